@@ -1,2 +1,40 @@
-//! Dou Dizhu rules (斗地主). Work in progress.
+//! Dou Dizhu (斗地主) rules: everything a deal needs, as plain synchronous functions over
+//! plain data. No I/O, no clock (actions take the caller's `now_ms`), no global state.
+//!
+//! Modules:
+//! - [`card`]: ranks, suits, the 54 cards, [`CardSet`], card text (`S3 HT BJ RJ`).
+//! - [`ranks`]: [`RankCounts`], a multiset of ranks, and rank text (`3 3 3 4`).
+//! - [`combination`]: reading a multiset as one [`Combination`] ([`classify`]) and
+//!   [`Combination::beats`].
+//! - [`moves`]: every distinct lead ([`leads`]) and every reply that beats a play
+//!   ([`replies`]).
+//! - [`shuffle`]: the seeded shuffle, the [`Commitment`], [`verify`].
+//! - [`seat`]: [`Seat`] and the first-bidder rotation.
+//! - [`bidding`]: the bidding (叫分) state machine.
+//! - [`scoring`]: points, spring, anti-spring, escape ([`Settlement`]).
+//! - [`deal`]: one deal as a state machine ([`Deal`]) with events, errors, timeouts,
+//!   auto-play (托管), per-seat views and the record of a finished deal.
 #![forbid(unsafe_code)]
+
+pub mod bidding;
+pub mod card;
+pub mod combination;
+pub mod deal;
+pub mod moves;
+pub mod ranks;
+pub mod scoring;
+pub mod seat;
+pub mod shuffle;
+
+pub use bidding::{Bid, BidError, BidOutOfRange, Bidding, BiddingOutcome};
+pub use card::{Card, CardSet, ParseError, Rank, Suit, parse_card_text};
+pub use combination::{Combination, Kind, classify};
+pub use deal::{
+    ActionError, Actor, Audience, Deal, DealRecord, DealRules, Event, EventBody, NewDealError,
+    Phase, PlayView, SeatBid, SeatView, TimeControl, Trick, Turn,
+};
+pub use moves::{Play, leads, legal_plays, replies};
+pub use ranks::RankCounts;
+pub use scoring::{Outcome, PlayedOut, Settlement, settle, settle_escape};
+pub use seat::{Seat, first_bidder_of_first_deal, next_first_bidder};
+pub use shuffle::{Commitment, Dealt, Seed, VerifyError, deal, verify};

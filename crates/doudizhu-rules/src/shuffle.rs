@@ -1,0 +1,273 @@
+//! Fair dealing (发牌): the shuffle from a 32-byte seed, the commitment published at the
+//! deal, and the check anyone can run once the seed is revealed.
+//!
+//! The algorithm, exactly (the crate README repeats it for other languages):
+//! 1. Start from the fixed deck order: card id `rank_index * 4 + suit_index` for ranks
+//!    `3 4 5 6 7 8 9 T J Q K A 2` (index 0..12) and suits ♠ ♥ ♣ ♦ (index 0..3), then 52 =
+//!    small joker, 53 = big joker.
+//! 2. Random words: the ChaCha20 keystream (RFC 8439 block function, 20 rounds) with
+//!    key = the seed, nonce = 12 zero bytes, block counter starting at 0, read as
+//!    consecutive little-endian `u32` words (this is `rand_chacha::ChaCha20Rng::from_seed`
+//!    with `next_u32`).
+//! 3. Fisher–Yates from the top: for `i` from 53 down to 1, draw `j` uniform in `0..=i`
+//!    and swap `deck[i]` and `deck[j]`. A uniform `j` takes the next word `w`, rejects it
+//!    while `w >= 2^32 - (2^32 mod (i+1))`, and is `w mod (i+1)`.
+//! 4. Seat 0 gets `deck[0..17]`, seat 1 `deck[17..34]`, seat 2 `deck[34..51]`, the kitty
+//!    is `deck[51..54]`.
+//!
+//! Commitment: SHA-256 over the 32 seed bytes followed by the deal id's UTF-8 bytes,
+//! published as lower-case hex.
+
+use std::fmt;
+
+use rand::{CryptoRng, RngCore, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use crate::card::{Card, CardSet};
+use crate::seat::Seat;
+
+/// Cards dealt to each seat.
+pub const HAND_SIZE: usize = 17;
+/// Cards in the kitty (底牌).
+pub const KITTY_SIZE: usize = 3;
+
+/// The secret a deal's cards come from. Serialized as 64 hex digits.
+///
+/// Its `Debug` form hides the bytes so it never lands in a log by accident.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Seed([u8; 32]);
+
+impl Seed {
+    pub fn from_bytes(bytes: [u8; 32]) -> Seed {
+        Seed(bytes)
+    }
+
+    /// A fresh seed from a cryptographic random source (the dealer uses the OS's).
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Seed {
+        let mut bytes = [0u8; 32];
+        rng.fill_bytes(&mut bytes);
+        Seed(bytes)
+    }
+
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    pub fn from_hex(text: &str) -> Result<Seed, HexError> {
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(text, &mut bytes).map_err(|_| HexError)?;
+        Ok(Seed(bytes))
+    }
+}
+
+impl fmt::Debug for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Seed(..)")
+    }
+}
+
+impl From<Seed> for String {
+    fn from(seed: Seed) -> String {
+        seed.to_hex()
+    }
+}
+
+impl TryFrom<String> for Seed {
+    type Error = HexError;
+    fn try_from(text: String) -> Result<Seed, HexError> {
+        Seed::from_hex(&text)
+    }
+}
+
+/// Text that should have been 64 hex digits was not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("expected 64 hex digits")]
+pub struct HexError;
+
+/// SHA-256 of (seed ‖ deal id), published when the cards are dealt. Serialized as hex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Commitment([u8; 32]);
+
+impl Commitment {
+    /// The commitment to `seed` for the deal `deal_id`.
+    pub fn new(seed: &Seed, deal_id: &str) -> Commitment {
+        let mut hasher = Sha256::new();
+        hasher.update(seed.0);
+        hasher.update(deal_id.as_bytes());
+        Commitment(hasher.finalize().into())
+    }
+
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    pub fn from_hex(text: &str) -> Result<Commitment, HexError> {
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(text, &mut bytes).map_err(|_| HexError)?;
+        Ok(Commitment(bytes))
+    }
+}
+
+impl fmt::Display for Commitment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl From<Commitment> for String {
+    fn from(commitment: Commitment) -> String {
+        commitment.to_hex()
+    }
+}
+
+impl TryFrom<String> for Commitment {
+    type Error = HexError;
+    fn try_from(text: String) -> Result<Commitment, HexError> {
+        Commitment::from_hex(&text)
+    }
+}
+
+/// The three hands and the kitty of one deal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dealt {
+    pub hands: [CardSet; 3],
+    pub kitty: CardSet,
+}
+
+impl Dealt {
+    pub fn hand(&self, seat: Seat) -> CardSet {
+        self.hands[seat.index()]
+    }
+}
+
+/// The whole deck after the shuffle, top first.
+pub fn shuffled_deck(seed: &Seed) -> [Card; Card::DECK_SIZE] {
+    let mut deck: [Card; Card::DECK_SIZE] = std::array::from_fn(|id| {
+        Card::from_id(id as u8).expect("ids below the deck size are cards")
+    });
+    let mut rng = ChaCha20Rng::from_seed(seed.0);
+    for i in (1..Card::DECK_SIZE).rev() {
+        let j = uniform_below(&mut rng, i as u32 + 1);
+        deck.swap(i, j as usize);
+    }
+    deck
+}
+
+/// Uniform in `0..bound` by rejection, so any language gets the same numbers.
+fn uniform_below(rng: &mut ChaCha20Rng, bound: u32) -> u32 {
+    debug_assert!(bound > 0);
+    let zone = (1u64 << 32) - ((1u64 << 32) % u64::from(bound));
+    loop {
+        let word = rng.next_u32();
+        if u64::from(word) < zone {
+            return word % bound;
+        }
+    }
+}
+
+/// Shuffles and deals: 17 cards to each seat and 3 to the kitty.
+pub fn deal(seed: &Seed) -> Dealt {
+    let deck = shuffled_deck(seed);
+    let hands = std::array::from_fn(|seat| {
+        deck[seat * HAND_SIZE..(seat + 1) * HAND_SIZE]
+            .iter()
+            .copied()
+            .collect()
+    });
+    let kitty = deck[3 * HAND_SIZE..].iter().copied().collect();
+    Dealt { hands, kitty }
+}
+
+/// Why a revealed deal does not check out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum VerifyError {
+    #[error("the seed and deal id do not hash to the commitment")]
+    CommitmentMismatch,
+    #[error("seat {0}'s hand is not what the seed deals")]
+    HandMismatch(Seat),
+    #[error("the kitty is not what the seed deals")]
+    KittyMismatch,
+}
+
+/// Checks a revealed deal: the seed matches the commitment for this deal id, and the
+/// shuffle of the seed gives exactly these hands (seat 0, 1, 2) and this kitty.
+pub fn verify(
+    seed: &Seed,
+    commitment: &Commitment,
+    deal_id: &str,
+    hands: &[CardSet; 3],
+    kitty: CardSet,
+) -> Result<(), VerifyError> {
+    if Commitment::new(seed, deal_id) != *commitment {
+        return Err(VerifyError::CommitmentMismatch);
+    }
+    let dealt = deal(seed);
+    for seat in Seat::ALL {
+        if dealt.hand(seat) != hands[seat.index()] {
+            return Err(VerifyError::HandMismatch(seat));
+        }
+    }
+    if dealt.kitty != kitty {
+        return Err(VerifyError::KittyMismatch);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_random_words_are_the_rfc_8439_chacha20_keystream() {
+        // RFC 8439 appendix A.1, test vector #1: all-zero key and nonce, counter 0.
+        let mut rng = ChaCha20Rng::from_seed([0; 32]);
+        assert_eq!(rng.next_u32(), 0xade0_b876);
+        assert_eq!(rng.next_u32(), 0x903d_f1a0);
+    }
+
+    #[test]
+    fn a_deal_uses_every_card_once() {
+        let dealt = deal(&Seed::from_bytes([7; 32]));
+        let mut all = dealt.kitty;
+        for hand in dealt.hands {
+            assert_eq!(hand.len(), HAND_SIZE);
+            assert!(all.intersection(hand).is_empty());
+            all = all.union(hand);
+        }
+        assert_eq!(all, CardSet::DECK);
+    }
+
+    #[test]
+    fn verify_accepts_the_true_deal_and_rejects_any_change() {
+        let seed = Seed::from_bytes([42; 32]);
+        let commitment = Commitment::new(&seed, "table-1/deal-1");
+        let dealt = deal(&seed);
+        assert_eq!(
+            verify(&seed, &commitment, "table-1/deal-1", &dealt.hands, dealt.kitty),
+            Ok(())
+        );
+        assert_eq!(
+            verify(&seed, &commitment, "table-1/deal-2", &dealt.hands, dealt.kitty),
+            Err(VerifyError::CommitmentMismatch)
+        );
+        let mut swapped = dealt.hands;
+        swapped.swap(0, 1);
+        assert_eq!(
+            verify(&seed, &commitment, "table-1/deal-1", &swapped, dealt.kitty),
+            Err(VerifyError::HandMismatch(Seat::ALL[0]))
+        );
+    }
+}
