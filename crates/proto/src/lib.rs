@@ -1,1 +1,24 @@
-//! placeholder
+//! gamehub's gRPC contract as Rust types: the messages, clients and servers generated
+//! from the `.proto` files under the workspace's `proto/` directory (one module per
+//! protobuf package, e.g. [`gamehub::ledger::v1`]), and the encoded file descriptor
+//! set that gRPC reflection serves ([`FILE_DESCRIPTOR_SET`]).
+//!
+//! Nothing here is written by hand except this file; edit the `.proto` files instead.
+#![forbid(unsafe_code)]
+#![allow(
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    clippy::unwrap_used,
+    rust_2018_idioms
+)]
+
+include!(concat!(env!("OUT_DIR"), "/gamehub.rs"));
+
+/// The encoded `FileDescriptorSet` of every gamehub proto (with imports and source
+/// comments), for `tonic-reflection`.
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/gamehub_descriptor.bin"));
+
+pub use gamehub::common::v1 as common;
+pub use gamehub::ledger::v1 as ledger;

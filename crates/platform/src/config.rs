@@ -1,0 +1,406 @@
+//! Configuration from environment variables, with defaults that run on a laptop
+//! (PostgreSQL and Redis on 127.0.0.1, a development signing key).
+//!
+//! Every service reads the [`CommonConfig`] part; a service adds its own settings with
+//! the same [`Env`] reader, so every variable is parsed once, at start, with an error
+//! that names the variable and says what it expected.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The signing key used when `GAMEHUB_JWT_SECRET` is not set. Fine on a laptop; a
+/// configuration marked production refuses to start with it.
+pub const DEVELOPMENT_JWT_SECRET: &str = "gamehub-development-key-do-not-use-in-production";
+
+/// A configuration value that was present but could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("configuration variable {name}={value:?} is invalid: {reason}")]
+pub struct ConfigError {
+    /// The environment variable.
+    pub name: String,
+    /// What it held.
+    pub value: String,
+    /// What was expected instead.
+    pub reason: String,
+}
+
+/// A string that never prints: `Debug` and `Display` show `[redacted]`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// Reads variables from the process environment, or from a map in tests.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// When set, variables come from here instead of the process environment.
+    overrides: Option<HashMap<String, String>>,
+}
+
+impl Env {
+    /// Reads the real process environment.
+    pub fn process() -> Self {
+        Self { overrides: None }
+    }
+
+    /// Reads only the given pairs (tests, embedded setups).
+    pub fn from_pairs<I, K, V>(pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        Self {
+            overrides: Some(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The raw value of a variable, if set and not empty.
+    pub fn raw(&self, name: &str) -> Option<String> {
+        let value = match &self.overrides {
+            Some(map) => map.get(name).cloned(),
+            None => std::env::var(name).ok(),
+        };
+        value.filter(|v| !v.trim().is_empty())
+    }
+
+    /// A string variable with a default.
+    pub fn string(&self, name: &str, default: &str) -> String {
+        self.raw(name).unwrap_or_else(|| default.to_owned())
+    }
+
+    /// A parsed variable with a default; `what` says what a valid value looks like.
+    pub fn parse<T: FromStr>(&self, name: &str, default: T, what: &str) -> Result<T, ConfigError> {
+        match self.raw(name) {
+            None => Ok(default),
+            Some(value) => value.trim().parse().map_err(|_| ConfigError {
+                name: name.to_owned(),
+                value,
+                reason: format!("expected {what}"),
+            }),
+        }
+    }
+
+    /// A duration given in milliseconds.
+    pub fn millis(&self, name: &str, default: Duration) -> Result<Duration, ConfigError> {
+        let ms = self.parse(
+            name,
+            u64::try_from(default.as_millis()).unwrap_or(u64::MAX),
+            "a whole number of milliseconds",
+        )?;
+        Ok(Duration::from_millis(ms))
+    }
+
+    /// A boolean (`true/false`, `1/0`, `yes/no`).
+    pub fn flag(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
+        match self.raw(name) {
+            None => Ok(default),
+            Some(value) => match value.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => Ok(true),
+                "0" | "false" | "no" | "off" => Ok(false),
+                _ => Err(ConfigError {
+                    name: name.to_owned(),
+                    value,
+                    reason: "expected true or false".to_owned(),
+                }),
+            },
+        }
+    }
+
+    /// A socket address such as `0.0.0.0:50051`.
+    pub fn addr(&self, name: &str, default: &str) -> Result<SocketAddr, ConfigError> {
+        let value = self.string(name, default);
+        value.parse().map_err(|_| ConfigError {
+            name: name.to_owned(),
+            value,
+            reason: "expected host:port with a numeric IP, e.g. 0.0.0.0:50051".to_owned(),
+        })
+    }
+}
+
+/// Whether this deployment is a laptop/test setup or a real one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Environment {
+    /// Development keys allowed; `gamehub token` mints tokens.
+    Development,
+    /// Development keys refused.
+    Production,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, with the trace id of the request.
+    Json,
+}
+
+/// Limits and timeouts every gRPC server applies (see [`crate::server`]).
+#[derive(Debug, Clone)]
+pub struct ServerLimits {
+    /// A unary call taking longer is cancelled with `DEADLINE_EXCEEDED`.
+    pub request_timeout: Duration,
+    /// Requests handled at once by one server; the rest wait (bounded by the timeout).
+    pub concurrency_limit: usize,
+    /// The largest request message accepted (bytes); larger ones get `RESOURCE_EXHAUSTED`.
+    pub max_message_bytes: usize,
+    /// After SIGTERM, how long in-flight calls and streams may take to finish.
+    pub shutdown_grace: Duration,
+    /// After SIGTERM, how long to report NOT_SERVING before refusing new calls, so load
+    /// balancers stop sending traffic first.
+    pub shutdown_drain_delay: Duration,
+    /// Requests per second each player may make to player-facing RPCs (0 = unlimited).
+    pub player_rate_per_second: u32,
+    /// Burst of requests a player may make at once above the steady rate.
+    pub player_rate_burst: u32,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        Self {
+            request_timeout: Duration::from_secs(10),
+            concurrency_limit: 2048,
+            max_message_bytes: 1024 * 1024,
+            shutdown_grace: Duration::from_secs(10),
+            shutdown_drain_delay: Duration::ZERO,
+            player_rate_per_second: 50,
+            player_rate_burst: 100,
+        }
+    }
+}
+
+/// Settings every gamehub service shares.
+#[derive(Debug, Clone)]
+pub struct CommonConfig {
+    /// `GAMEHUB_ENV`: `development` (default) or `production`.
+    pub environment: Environment,
+    /// `DATABASE_URL`: the ledger's PostgreSQL.
+    pub database_url: Secret,
+    /// `REDIS_URL`: live table state, tickets and outboxes.
+    pub redis_url: Secret,
+    /// `GAMEHUB_JWT_SECRET`: the HMAC key that signs and verifies bearer tokens.
+    pub jwt_secret: Secret,
+    /// `GAMEHUB_TIMEZONE`: the zone whose midnight ends a day for the daily caps.
+    pub timezone: chrono_tz::Tz,
+    /// `GAMEHUB_LOG_FORMAT`: `text` (default) or `json`.
+    pub log_format: LogFormat,
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where traces go over OTLP/gRPC; unset = no export.
+    pub otlp_endpoint: Option<String>,
+    /// `GAMEHUB_METRICS_ADDR`: where Prometheus metrics are served; unset = not served.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Server limits (`GAMEHUB_REQUEST_TIMEOUT_MS`, `GAMEHUB_CONCURRENCY_LIMIT`,
+    /// `GAMEHUB_MAX_MESSAGE_BYTES`, `GAMEHUB_SHUTDOWN_GRACE_MS`,
+    /// `GAMEHUB_SHUTDOWN_DRAIN_DELAY_MS`, `GAMEHUB_PLAYER_RATE_PER_SECOND`,
+    /// `GAMEHUB_PLAYER_RATE_BURST`).
+    pub limits: ServerLimits,
+    /// `GAMEHUB_LEDGER_URL`: how the game services and matchmaking reach the ledger.
+    pub ledger_url: String,
+    /// `GAMEHUB_GOMOKU_URL`: how matchmaking reaches the Gomoku referee.
+    pub gomoku_url: String,
+    /// `GAMEHUB_DOUDIZHU_URL`: how matchmaking reaches the Dou Dizhu dealer.
+    pub doudizhu_url: String,
+    /// `GAMEHUB_MATCHMAKING_URL`: where clients find matchmaking.
+    pub matchmaking_url: String,
+}
+
+/// Default ports of the four services.
+pub mod ports {
+    /// Matchmaking.
+    pub const MATCHMAKING: u16 = 50051;
+    /// Gomoku referee.
+    pub const GOMOKU: u16 = 50052;
+    /// Dou Dizhu dealer.
+    pub const DOUDIZHU: u16 = 50053;
+    /// Ledger.
+    pub const LEDGER: u16 = 50054;
+}
+
+impl CommonConfig {
+    /// Reads the shared settings.
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let environment = match env.string("GAMEHUB_ENV", "development").as_str() {
+            "development" | "dev" => Environment::Development,
+            "production" | "prod" => Environment::Production,
+            other => {
+                return Err(ConfigError {
+                    name: "GAMEHUB_ENV".into(),
+                    value: other.into(),
+                    reason: "expected development or production".into(),
+                });
+            }
+        };
+        let jwt_secret = Secret::new(env.string("GAMEHUB_JWT_SECRET", DEVELOPMENT_JWT_SECRET));
+        if environment == Environment::Production {
+            if jwt_secret.expose() == DEVELOPMENT_JWT_SECRET {
+                return Err(ConfigError {
+                    name: "GAMEHUB_JWT_SECRET".into(),
+                    value: "[development key]".into(),
+                    reason: "a production configuration needs its own signing key".into(),
+                });
+            }
+            if jwt_secret.expose().len() < 32 {
+                return Err(ConfigError {
+                    name: "GAMEHUB_JWT_SECRET".into(),
+                    value: "[redacted]".into(),
+                    reason: "a production signing key needs at least 32 characters".into(),
+                });
+            }
+        }
+        let tz_name = env.string("GAMEHUB_TIMEZONE", "Asia/Shanghai");
+        let timezone = tz_name.parse().map_err(|_| ConfigError {
+            name: "GAMEHUB_TIMEZONE".into(),
+            value: tz_name.clone(),
+            reason: "expected an IANA time zone such as Asia/Shanghai or UTC".into(),
+        })?;
+        let log_format = match env.string("GAMEHUB_LOG_FORMAT", "text").as_str() {
+            "text" => LogFormat::Text,
+            "json" => LogFormat::Json,
+            other => {
+                return Err(ConfigError {
+                    name: "GAMEHUB_LOG_FORMAT".into(),
+                    value: other.into(),
+                    reason: "expected text or json".into(),
+                });
+            }
+        };
+        let metrics_addr = match env.raw("GAMEHUB_METRICS_ADDR") {
+            None => None,
+            Some(_) => Some(env.addr("GAMEHUB_METRICS_ADDR", "127.0.0.1:9090")?),
+        };
+        let defaults = ServerLimits::default();
+        let limits = ServerLimits {
+            request_timeout: env.millis("GAMEHUB_REQUEST_TIMEOUT_MS", defaults.request_timeout)?,
+            concurrency_limit: env.parse(
+                "GAMEHUB_CONCURRENCY_LIMIT",
+                defaults.concurrency_limit,
+                "a positive whole number",
+            )?,
+            max_message_bytes: env.parse(
+                "GAMEHUB_MAX_MESSAGE_BYTES",
+                defaults.max_message_bytes,
+                "a number of bytes",
+            )?,
+            shutdown_grace: env.millis("GAMEHUB_SHUTDOWN_GRACE_MS", defaults.shutdown_grace)?,
+            shutdown_drain_delay: env.millis(
+                "GAMEHUB_SHUTDOWN_DRAIN_DELAY_MS",
+                defaults.shutdown_drain_delay,
+            )?,
+            player_rate_per_second: env.parse(
+                "GAMEHUB_PLAYER_RATE_PER_SECOND",
+                defaults.player_rate_per_second,
+                "requests per second (0 = unlimited)",
+            )?,
+            player_rate_burst: env.parse(
+                "GAMEHUB_PLAYER_RATE_BURST",
+                defaults.player_rate_burst,
+                "a number of requests",
+            )?,
+        };
+        if limits.concurrency_limit == 0 {
+            return Err(ConfigError {
+                name: "GAMEHUB_CONCURRENCY_LIMIT".into(),
+                value: "0".into(),
+                reason: "expected a positive whole number".into(),
+            });
+        }
+        let local = |port: u16| format!("http://127.0.0.1:{port}");
+        Ok(Self {
+            environment,
+            database_url: Secret::new(
+                env.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamehub"),
+            ),
+            redis_url: Secret::new(env.string("REDIS_URL", "redis://127.0.0.1:6379")),
+            jwt_secret,
+            timezone,
+            log_format,
+            otlp_endpoint: env.raw("OTEL_EXPORTER_OTLP_ENDPOINT"),
+            metrics_addr,
+            limits,
+            ledger_url: env.string("GAMEHUB_LEDGER_URL", &local(ports::LEDGER)),
+            gomoku_url: env.string("GAMEHUB_GOMOKU_URL", &local(ports::GOMOKU)),
+            doudizhu_url: env.string("GAMEHUB_DOUDIZHU_URL", &local(ports::DOUDIZHU)),
+            matchmaking_url: env.string("GAMEHUB_MATCHMAKING_URL", &local(ports::MATCHMAKING)),
+        })
+    }
+
+    /// A configuration for tests: laptop defaults, no environment read.
+    pub fn for_tests() -> Self {
+        // The empty environment always parses: every value takes its default.
+        Self::from_env(&Env::from_pairs(Vec::<(String, String)>::new()))
+            .unwrap_or_else(|e| panic!("default configuration must parse: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_run_on_a_laptop() {
+        let config = CommonConfig::for_tests();
+        assert_eq!(config.environment, Environment::Development);
+        assert!(config.database_url.expose().contains("127.0.0.1:5432"));
+        assert_eq!(config.redis_url.expose(), "redis://127.0.0.1:6379");
+        assert_eq!(config.timezone, chrono_tz::Asia::Shanghai);
+        assert_eq!(config.otlp_endpoint, None);
+    }
+
+    #[test]
+    fn secrets_never_print() {
+        let config = CommonConfig::for_tests();
+        let printed = format!("{config:?}");
+        assert!(!printed.contains(DEVELOPMENT_JWT_SECRET));
+        assert!(printed.contains("[redacted]"));
+    }
+
+    #[test]
+    fn production_refuses_the_development_key() {
+        let env = Env::from_pairs([("GAMEHUB_ENV", "production")]);
+        let err = CommonConfig::from_env(&env).unwrap_err();
+        assert_eq!(err.name, "GAMEHUB_JWT_SECRET");
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let env = Env::from_pairs([("GAMEHUB_REQUEST_TIMEOUT_MS", "soon")]);
+        let err = CommonConfig::from_env(&env).unwrap_err();
+        assert_eq!(err.name, "GAMEHUB_REQUEST_TIMEOUT_MS");
+        assert!(err.to_string().contains("milliseconds"));
+        let env = Env::from_pairs([("GAMEHUB_TIMEZONE", "Mars/Olympus")]);
+        assert_eq!(
+            CommonConfig::from_env(&env).unwrap_err().name,
+            "GAMEHUB_TIMEZONE"
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! The one mapping from service errors to gRPC statuses.
+//!
+//! Each service has its own `thiserror` enum in the game's words and converts it into
+//! an [`ApiError`] in one function; [`ApiError`] becomes a [`tonic::Status`] here.
+//! Messages of client errors say what to fix. Internal errors (SQL, Redis, bugs) are
+//! logged with their context and an incident id, and the client sees only
+//! "internal error (incident …)", never the internals.
+
+use std::fmt;
+use std::time::Duration;
+
+use tonic::{Code, Status};
+
+/// An error as the client will see it.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The request is malformed: a missing field, an off-board point, an unknown enum.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// The thing named does not exist (unknown table, ticket, game, player).
+    #[error("{0}")]
+    NotFound(String),
+    /// The request is well formed but not allowed in the current state (not your turn,
+    /// wrong phase, cards not in hand, insufficient balance).
+    #[error("{0}")]
+    FailedPrecondition(String),
+    /// The id is already used by a different request.
+    #[error("{0}")]
+    AlreadyExists(String),
+    /// No or bad credentials.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// Valid credentials that may not do this.
+    #[error("{0}")]
+    PermissionDenied(String),
+    /// A concurrent change won; the client may retry.
+    #[error("{0}")]
+    Aborted(String),
+    /// A limit was hit; `retry_after` says when to try again, when known.
+    #[error("{message}")]
+    ResourceExhausted {
+        /// What limit, in words.
+        message: String,
+        /// When trying again may succeed.
+        retry_after: Option<Duration>,
+    },
+    /// A dependency (Redis, PostgreSQL, another service) is not answering; retry later.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A bug or an unexpected failure. The source is logged, never sent.
+    #[error("internal error: {0:#}")]
+    Internal(anyhow::Error),
+}
+
+/// The metadata key carrying a retry hint in milliseconds on `RESOURCE_EXHAUSTED`.
+pub const RETRY_AFTER_MS: &str = "retry-after-ms";
+
+impl ApiError {
+    /// An internal error with its context; it is logged when turned into a status.
+    pub fn internal(err: impl Into<anyhow::Error>) -> Self {
+        Self::Internal(err.into())
+    }
+
+    /// The gRPC code of this error.
+    pub fn code(&self) -> Code {
+        match self {
+            Self::InvalidArgument(_) => Code::InvalidArgument,
+            Self::NotFound(_) => Code::NotFound,
+            Self::FailedPrecondition(_) => Code::FailedPrecondition,
+            Self::AlreadyExists(_) => Code::AlreadyExists,
+            Self::Unauthenticated(_) => Code::Unauthenticated,
+            Self::PermissionDenied(_) => Code::PermissionDenied,
+            Self::Aborted(_) => Code::Aborted,
+            Self::ResourceExhausted { .. } => Code::ResourceExhausted,
+            Self::Unavailable(_) => Code::Unavailable,
+            Self::Internal(_) => Code::Internal,
+        }
+    }
+}
+
+impl From<ApiError> for Status {
+    fn from(err: ApiError) -> Self {
+        match err {
+            ApiError::Internal(source) => {
+                let incident = uuid::Uuid::new_v4().simple().to_string();
+                let incident = &incident[..12];
+                tracing::error!(incident, error = format!("{source:#}"), "internal error");
+                Status::internal(format!(
+                    "internal error (incident {incident}); the operators have the details"
+                ))
+            }
+            ApiError::ResourceExhausted {
+                message,
+                retry_after,
+            } => {
+                let mut status = Status::resource_exhausted(message);
+                if let Some(after) = retry_after {
+                    let ms = after.as_millis().max(1).to_string();
+                    if let Ok(value) = ms.parse() {
+                        status.metadata_mut().insert(RETRY_AFTER_MS, value);
+                    }
+                }
+                status
+            }
+            other => {
+                let code = other.code();
+                Status::new(code, other.to_string())
+            }
+        }
+    }
+}
+
+/// Redis failures are unavailability from the client's point of view; the details
+/// go to the log.
+impl From<redis::RedisError> for ApiError {
+    fn from(err: redis::RedisError) -> Self {
+        crate::metrics::dependency_error("redis");
+        tracing::warn!(error = %err, "redis error");
+        if err.is_io_error() || err.is_connection_dropped() || err.is_timeout() {
+            ApiError::Unavailable("live state store unavailable; retry shortly".into())
+        } else {
+            ApiError::Internal(err.into())
+        }
+    }
+}
+
+/// A helper to build `InvalidArgument` errors that name the field.
+pub fn invalid(field: &str, problem: impl fmt::Display) -> ApiError {
+    ApiError::InvalidArgument(format!("{field}: {problem}"))
+}
+
+/// Checks a required string field: present, not longer than `max` characters.
+pub fn required<'a>(field: &str, value: &'a str, max: usize) -> Result<&'a str, ApiError> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        return Err(invalid(field, "is required"));
+    }
+    if trimmed.chars().count() > max {
+        return Err(invalid(field, format!("is longer than {max} characters")));
+    }
+    Ok(trimmed)
+}
+
+/// Checks an id field: 1–`max` characters of ASCII letters, digits, `-`, `_`, `.`, `:`.
+pub fn id<'a>(field: &str, value: &'a str, max: usize) -> Result<&'a str, ApiError> {
+    let value = required(field, value, max)?;
+    if !value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':' | b'@'))
+    {
+        return Err(invalid(
+            field,
+            "may contain only ASCII letters, digits and - _ . : @",
+        ));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_hide_their_source() {
+        let status: Status =
+            ApiError::internal(anyhow::anyhow!("relation \"accounts\" does not exist")).into();
+        assert_eq!(status.code(), Code::Internal);
+        assert!(!status.message().contains("accounts"));
+        assert!(status.message().contains("incident"));
+    }
+
+    #[test]
+    fn resource_exhausted_carries_a_retry_hint() {
+        let status: Status = ApiError::ResourceExhausted {
+            message: "too many requests".into(),
+            retry_after: Some(Duration::from_millis(250)),
+        }
+        .into();
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        assert_eq!(
+            status
+                .metadata()
+                .get(RETRY_AFTER_MS)
+                .and_then(|v| v.to_str().ok()),
+            Some("250")
+        );
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        assert!(id("table_id", "t-1", 64).is_ok());
+        assert!(id("table_id", "", 64).is_err());
+        assert!(id("table_id", "a b", 64).is_err());
+        assert!(id("table_id", &"x".repeat(65), 64).is_err());
+    }
+}

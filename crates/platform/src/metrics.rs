@@ -1,0 +1,219 @@
+//! Metrics an operator scrapes, in the Prometheus text format, served at
+//! `GET /metrics` on `GAMEHUB_METRICS_ADDR` (see [`serve`]).
+//!
+//! | metric | type | labels | meaning |
+//! |---|---|---|---|
+//! | `gamehub_rpc_requests_total` | counter | `rpc`, `code` | gRPC calls by method and status code |
+//! | `gamehub_rpc_duration_seconds` | histogram | `rpc` | time to the response headers |
+//! | `gamehub_dependency_errors_total` | counter | `dependency` | failed calls to redis, postgres, ledger, … |
+//! | `gamehub_live_tables` | gauge | `game` | open tables in Redis |
+//! | `gamehub_queued_tickets` | gauge | `room` | tickets waiting in matchmaking |
+//! | `gamehub_settlement_backlog` | gauge | `game` | finished games not yet acknowledged by the ledger |
+//! | `gamehub_settlement_lag_seconds` | gauge | `game` | age of the oldest unacknowledged settlement |
+//! | `gamehub_settlements_total` | counter | `game`, `result` | settlement deliveries (`ok`, `retry`, `dead`) |
+//! | `gamehub_timeouts_applied_total` | counter | `game` | clock deadlines applied by the sweeper |
+//! | `gamehub_rate_limited_total` | counter | | calls refused by the per-player rate limit |
+
+use std::net::SocketAddr;
+use std::sync::LazyLock;
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
+    TextEncoder,
+};
+
+/// All gamehub metrics of this process.
+pub struct Metrics {
+    /// The registry the text endpoint encodes.
+    pub registry: Registry,
+    /// See the module table.
+    pub rpc_requests: IntCounterVec,
+    /// See the module table.
+    pub rpc_duration: HistogramVec,
+    /// See the module table.
+    pub dependency_errors: IntCounterVec,
+    /// See the module table.
+    pub live_tables: IntGaugeVec,
+    /// See the module table.
+    pub queued_tickets: IntGaugeVec,
+    /// See the module table.
+    pub settlement_backlog: IntGaugeVec,
+    /// See the module table.
+    pub settlement_lag_seconds: IntGaugeVec,
+    /// See the module table.
+    pub settlements: IntCounterVec,
+    /// See the module table.
+    pub timeouts_applied: IntCounterVec,
+    /// See the module table.
+    pub rate_limited: IntCounter,
+}
+
+fn build() -> Result<Metrics, prometheus::Error> {
+    let registry = Registry::new();
+    let rpc_requests = IntCounterVec::new(
+        Opts::new(
+            "gamehub_rpc_requests_total",
+            "gRPC calls by method and status code",
+        ),
+        &["rpc", "code"],
+    )?;
+    let rpc_duration = HistogramVec::new(
+        HistogramOpts::new(
+            "gamehub_rpc_duration_seconds",
+            "time from request to response headers",
+        )
+        .buckets(vec![
+            0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+        ]),
+        &["rpc"],
+    )?;
+    let dependency_errors = IntCounterVec::new(
+        Opts::new(
+            "gamehub_dependency_errors_total",
+            "failed calls to a dependency",
+        ),
+        &["dependency"],
+    )?;
+    let live_tables = IntGaugeVec::new(
+        Opts::new("gamehub_live_tables", "open tables in Redis"),
+        &["game"],
+    )?;
+    let queued_tickets = IntGaugeVec::new(
+        Opts::new("gamehub_queued_tickets", "tickets waiting in matchmaking"),
+        &["room"],
+    )?;
+    let settlement_backlog = IntGaugeVec::new(
+        Opts::new(
+            "gamehub_settlement_backlog",
+            "finished games not yet acknowledged by the ledger",
+        ),
+        &["game"],
+    )?;
+    let settlement_lag_seconds = IntGaugeVec::new(
+        Opts::new(
+            "gamehub_settlement_lag_seconds",
+            "age of the oldest unacknowledged settlement",
+        ),
+        &["game"],
+    )?;
+    let settlements = IntCounterVec::new(
+        Opts::new(
+            "gamehub_settlements_total",
+            "settlement deliveries by result",
+        ),
+        &["game", "result"],
+    )?;
+    let timeouts_applied = IntCounterVec::new(
+        Opts::new("gamehub_timeouts_applied_total", "clock deadlines applied"),
+        &["game"],
+    )?;
+    let rate_limited = IntCounter::new(
+        "gamehub_rate_limited_total",
+        "calls refused by the per-player rate limit",
+    )?;
+    registry.register(Box::new(rpc_requests.clone()))?;
+    registry.register(Box::new(rpc_duration.clone()))?;
+    registry.register(Box::new(dependency_errors.clone()))?;
+    registry.register(Box::new(live_tables.clone()))?;
+    registry.register(Box::new(queued_tickets.clone()))?;
+    registry.register(Box::new(settlement_backlog.clone()))?;
+    registry.register(Box::new(settlement_lag_seconds.clone()))?;
+    registry.register(Box::new(settlements.clone()))?;
+    registry.register(Box::new(timeouts_applied.clone()))?;
+    registry.register(Box::new(rate_limited.clone()))?;
+    Ok(Metrics {
+        registry,
+        rpc_requests,
+        rpc_duration,
+        dependency_errors,
+        live_tables,
+        queued_tickets,
+        settlement_backlog,
+        settlement_lag_seconds,
+        settlements,
+        timeouts_applied,
+        rate_limited,
+    })
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    // The names and labels above are constants; registering them cannot fail.
+    build().unwrap_or_else(|e| panic!("metric definitions are valid: {e}"))
+});
+
+/// The process's metrics.
+pub fn metrics() -> &'static Metrics {
+    &METRICS
+}
+
+/// Counts a failed call to a dependency (`redis`, `postgres`, `ledger`, …).
+pub fn dependency_error(dependency: &str) {
+    metrics()
+        .dependency_errors
+        .with_label_values(&[dependency])
+        .inc();
+}
+
+/// The metrics in the Prometheus text format.
+pub fn render() -> String {
+    let mut buf = Vec::new();
+    let encoder = TextEncoder::new();
+    if encoder
+        .encode(&metrics().registry.gather(), &mut buf)
+        .is_err()
+    {
+        return String::new();
+    }
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// Serves `GET /metrics` on `addr` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use http_body_util::Full;
+    use hyper::body::Bytes;
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => accepted?,
+            () = &mut shutdown => return Ok(()),
+        };
+        tokio::spawn(async move {
+            let service = service_fn(|req: hyper::Request<hyper::body::Incoming>| async move {
+                let response = if req.uri().path() == "/metrics" {
+                    hyper::Response::builder()
+                        .header("content-type", "text/plain; version=0.0.4")
+                        .body(Full::new(Bytes::from(render())))
+                } else {
+                    hyper::Response::builder()
+                        .status(404)
+                        .body(Full::new(Bytes::from_static(b"see /metrics\n")))
+                };
+                response.map_err(|e| std::io::Error::other(e.to_string()))
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Binds `addr` and serves metrics in the background; returns the bound address.
+pub async fn spawn(
+    addr: SocketAddr,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    tokio::spawn(async move {
+        if let Err(e) = serve(listener, shutdown).await {
+            tracing::warn!(error = %e, "metrics endpoint stopped");
+        }
+    });
+    Ok(bound)
+}

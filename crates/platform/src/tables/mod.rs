@@ -1,0 +1,846 @@
+//! Live tables in Redis: the one storage pattern of the Gomoku referee and the Dou
+//! Dizhu dealer.
+//!
+//! A table is a state snapshot with a version, an event stream and a few companions.
+//! Every change is **one atomic step** ([`TableStore::commit`], a Lua script): check
+//! the version (and the request's idempotency key), write the new state, append the
+//! events, set or clear the next clock deadline, record a settlement in the outbox,
+//! and notify watchers. Two replicas racing on one table: exactly one step applies;
+//! the other sees a version conflict, reloads and re-judges ([`TableStore::update`]).
+//!
+//! ## Keys and Redis Cluster
+//! A Lua script may only touch keys of one cluster slot, and the deadline index and
+//! the settlement outbox must change in the same step as the table. So the hash tag
+//! is the table's *shard* (one of [`SHARDS`], derived from the table id), and each
+//! shard keeps its own deadline index and outbox beside its tables:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
+//! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound |
+//! | `gh:{G:SS}:t:ID:rq` / `:ro` | hash / list | recent request keys → their sequence (idempotency) |
+//! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms) |
+//! | `gh:{G:SS}:outbox` | hash | game id → settlement not yet acknowledged |
+//! | `gh:{G:SS}:live` | set | open table ids |
+//!
+//! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
+//! share its tag, so the design runs unchanged on Redis Cluster.
+
+pub mod hub;
+pub mod settler;
+pub mod sweeper;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::aio::ConnectionManager;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+/// How many shards (hash tags) tables spread over. Changing it orphans live tables.
+pub const SHARDS: u32 = 32;
+
+/// How many times [`TableStore::update`] retries after losing a race.
+const MAX_UPDATE_ATTEMPTS: usize = 8;
+
+/// Wall-clock milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// The shard of a table: FNV-1a of its id, modulo [`SHARDS`]. Stable across
+/// processes and versions.
+pub fn shard_of(table_id: &str) -> u32 {
+    let mut hash: u32 = 0x811c_9dc5;
+    for byte in table_id.bytes() {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hash % SHARDS
+}
+
+/// Who may see an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// Every seat and spectator.
+    All,
+    /// Only this seat (e.g. a dealt hand).
+    Seat(u8),
+}
+
+impl Audience {
+    fn encode(self) -> String {
+        match self {
+            Audience::All => "*".to_owned(),
+            Audience::Seat(seat) => seat.to_string(),
+        }
+    }
+
+    fn decode(text: &str) -> Self {
+        match text.parse() {
+            Ok(seat) => Audience::Seat(seat),
+            Err(_) => Audience::All,
+        }
+    }
+
+    /// Whether a watcher sitting at `seat` (None: a spectator) may see it.
+    pub fn admits(self, seat: Option<u8>) -> bool {
+        match self {
+            Audience::All => true,
+            Audience::Seat(s) => seat == Some(s),
+        }
+    }
+}
+
+/// An event to append in a step: who may see it and its encoded payload (the service's
+/// protobuf event message).
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// Who may see it.
+    pub audience: Audience,
+    /// The encoded event.
+    pub payload: Vec<u8>,
+}
+
+impl NewEvent {
+    /// An event every watcher sees.
+    pub fn public(payload: Vec<u8>) -> Self {
+        Self {
+            audience: Audience::All,
+            payload,
+        }
+    }
+
+    /// An event only `seat` sees.
+    pub fn private(seat: u8, payload: Vec<u8>) -> Self {
+        Self {
+            audience: Audience::Seat(seat),
+            payload,
+        }
+    }
+}
+
+/// An event as stored: its sequence number (1, 2, … per table), audience and payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Position in the table's stream; what clients resume from.
+    pub seq: u64,
+    /// Who may see it.
+    pub audience: Audience,
+    /// The encoded event.
+    pub payload: Vec<u8>,
+}
+
+/// A finished game waiting for the ledger, written in the step that ended it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct OutboxEntry {
+    /// The game id (the ledger's idempotency key).
+    pub game_id: String,
+    /// The table the game was played at; its shard holds this entry.
+    pub table_id: String,
+    /// When the game ended, Unix ms (settlement lag is measured from it).
+    pub created_ms: u64,
+    /// The trace of the action that ended the game, so the settlement joins it.
+    pub traceparent: String,
+    /// The encoded `gamehub.ledger.v1.SettleGameRequest`, hex.
+    pub request_hex: String,
+}
+
+impl OutboxEntry {
+    /// An entry for `request` (whose `table_id` names the table it is stored beside),
+    /// stamped now and with the current trace.
+    pub fn new(request: &gamehub_proto::ledger::SettleGameRequest) -> Self {
+        use prost::Message;
+        Self {
+            game_id: request.game_id.clone(),
+            table_id: request.table_id.clone(),
+            created_ms: now_ms(),
+            traceparent: crate::telemetry::current_traceparent(),
+            request_hex: hex::encode(request.encode_to_vec()),
+        }
+    }
+
+    /// The settlement request it carries.
+    pub fn request(&self) -> anyhow::Result<gamehub_proto::ledger::SettleGameRequest> {
+        use prost::Message;
+        let bytes = hex::decode(&self.request_hex)?;
+        Ok(gamehub_proto::ledger::SettleGameRequest::decode(
+            bytes.as_slice(),
+        )?)
+    }
+}
+
+/// What one step changes besides the state.
+#[derive(Debug, Clone)]
+pub struct Change<T> {
+    /// Events to append, in order.
+    pub events: Vec<NewEvent>,
+    /// The next clock deadline (Unix ms), or None when no clock runs.
+    pub deadline_ms: Option<u64>,
+    /// A finished game to settle.
+    pub settlement: Option<OutboxEntry>,
+    /// The table is over for good: drop it from the live set and let its keys expire.
+    pub close: bool,
+    /// Whatever the caller wants back from its closure.
+    pub output: T,
+}
+
+impl<T> Change<T> {
+    /// A change with events and the next deadline, returning `output`.
+    pub fn new(events: Vec<NewEvent>, deadline_ms: Option<u64>, output: T) -> Self {
+        Self {
+            events,
+            deadline_ms,
+            settlement: None,
+            close: false,
+            output,
+        }
+    }
+}
+
+/// A table as loaded.
+#[derive(Debug, Clone)]
+pub struct Loaded<S> {
+    /// The version the next step must expect.
+    pub version: u64,
+    /// The sequence of the last event appended.
+    pub last_seq: u64,
+    /// The state.
+    pub state: S,
+}
+
+/// The result of [`TableStore::update`].
+#[derive(Debug, Clone)]
+pub enum Updated<T> {
+    /// The step applied.
+    Applied {
+        /// The table's new version.
+        version: u64,
+        /// The sequence of the last event appended.
+        last_seq: u64,
+        /// What the closure returned.
+        output: T,
+    },
+    /// The same request key was applied before; nothing was done this time.
+    Duplicate {
+        /// The sequence of the last event the first application appended.
+        last_seq: u64,
+    },
+}
+
+/// Sizes and lifetimes of stored tables.
+#[derive(Debug, Clone)]
+pub struct StoreLimits {
+    /// Events kept per table stream (approximately; older ones are trimmed).
+    pub max_events_per_table: usize,
+    /// Request keys remembered per table for idempotent retries.
+    pub max_request_keys: usize,
+    /// How long a table's keys live after its last change while open.
+    pub idle_table_ttl: Duration,
+    /// How long a closed table's keys remain readable.
+    pub closed_table_ttl: Duration,
+    /// The largest encoded state accepted (a bug guard).
+    pub max_state_bytes: usize,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        Self {
+            max_events_per_table: 1000,
+            max_request_keys: 64,
+            idle_table_ttl: Duration::from_secs(24 * 3600),
+            closed_table_ttl: Duration::from_secs(3600),
+            max_state_bytes: 256 * 1024,
+        }
+    }
+}
+
+const COMMIT_SCRIPT: &str = r"
+-- KEYS: 1 state, 2 events, 3 request keys, 4 request order, 5 deadlines, 6 outbox, 7 live
+-- ARGV: 1 expected version, 2 state, 3 deadline ('' = none), 4 table id, 5 stream max length,
+--       6 request key ('' = none), 7 max request keys, 8 outbox field ('' = none),
+--       9 outbox value, 10 close ('1'), 11 ttl seconds, 12 notify channel, 13 event count,
+--       then an (audience, payload) pair per event
+local rk = ARGV[6]
+if rk ~= '' then
+  local prev = redis.call('HGET', KEYS[3], rk)
+  if prev then return {2, tonumber(prev)} end
+end
+local cur = redis.call('HMGET', KEYS[1], 'v', 'q')
+local v = tonumber(cur[1] or '0')
+if v ~= tonumber(ARGV[1]) then return {0, v} end
+local q = tonumber(cur[2] or '0')
+local n = tonumber(ARGV[13])
+for i = 0, n - 1 do
+  q = q + 1
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '0-' .. q, 'a', ARGV[14 + 2 * i], 'p', ARGV[15 + 2 * i])
+end
+v = v + 1
+redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2], 'q', q)
+if ARGV[3] ~= '' then
+  redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
+else
+  redis.call('ZREM', KEYS[5], ARGV[4])
+end
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[6], ARGV[8], ARGV[9])
+end
+if ARGV[10] == '1' then
+  redis.call('SREM', KEYS[7], ARGV[4])
+else
+  redis.call('SADD', KEYS[7], ARGV[4])
+end
+if rk ~= '' then
+  redis.call('HSET', KEYS[3], rk, q)
+  redis.call('RPUSH', KEYS[4], rk)
+  if redis.call('LLEN', KEYS[4]) > tonumber(ARGV[7]) then
+    local old = redis.call('LPOP', KEYS[4])
+    redis.call('HDEL', KEYS[3], old)
+  end
+end
+for i = 1, 4 do
+  redis.call('EXPIRE', KEYS[i], ARGV[11])
+end
+if n > 0 then
+  redis.call('PUBLISH', ARGV[12], ARGV[4])
+end
+return {1, v, q}
+";
+
+const RESCHEDULE_SCRIPT: &str = r"
+-- KEYS: 1 state, 2 deadlines; ARGV: 1 version seen, 2 deadline ('' = none), 3 table id
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if v ~= tonumber(ARGV[1]) then return 0 end
+if ARGV[2] ~= '' and v > 0 then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+else
+  redis.call('ZREM', KEYS[2], ARGV[3])
+end
+return 1
+";
+
+/// The low-level result of a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// Written: the new version and last event sequence.
+    Applied {
+        /// New version.
+        version: u64,
+        /// Last event sequence.
+        last_seq: u64,
+    },
+    /// Not written: the table's version is not the expected one.
+    Conflict {
+        /// The version found.
+        current_version: u64,
+    },
+    /// Not written: the request key was applied before.
+    Duplicate {
+        /// The last sequence of that application.
+        last_seq: u64,
+    },
+}
+
+/// The live tables of one game in Redis.
+#[derive(Clone)]
+pub struct TableStore {
+    redis: ConnectionManager,
+    game: &'static str,
+    limits: StoreLimits,
+    commit_script: Arc<redis::Script>,
+    reschedule_script: Arc<redis::Script>,
+}
+
+impl std::fmt::Debug for TableStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableStore")
+            .field("game", &self.game)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Connects to Redis with automatic reconnection.
+pub async fn connect(redis_url: &str) -> anyhow::Result<ConnectionManager> {
+    let client = redis::Client::open(redis_url)?;
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(Duration::from_secs(3)))
+        .set_response_timeout(Some(Duration::from_secs(5)))
+        .set_number_of_retries(3);
+    Ok(ConnectionManager::new_with_config(client, config).await?)
+}
+
+impl TableStore {
+    /// A store for `game`'s tables (`gomoku`, `doudizhu`) on `redis`.
+    pub fn new(redis: ConnectionManager, game: &'static str, limits: StoreLimits) -> Self {
+        Self {
+            redis,
+            game,
+            limits,
+            commit_script: Arc::new(redis::Script::new(COMMIT_SCRIPT)),
+            reschedule_script: Arc::new(redis::Script::new(RESCHEDULE_SCRIPT)),
+        }
+    }
+
+    /// The game this store holds.
+    pub fn game(&self) -> &'static str {
+        self.game
+    }
+
+    /// The Redis connection (shared, multiplexed).
+    pub fn redis(&self) -> ConnectionManager {
+        self.redis.clone()
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &StoreLimits {
+        &self.limits
+    }
+
+    fn tag(&self, shard: u32) -> String {
+        format!("{{{}:{:02}}}", self.game, shard)
+    }
+
+    fn table_key(&self, table_id: &str) -> String {
+        format!("gh:{}:t:{table_id}", self.tag(shard_of(table_id)))
+    }
+
+    fn events_key(&self, table_id: &str) -> String {
+        format!("{}:ev", self.table_key(table_id))
+    }
+
+    pub(crate) fn deadlines_key(&self, shard: u32) -> String {
+        format!("gh:{}:deadlines", self.tag(shard))
+    }
+
+    pub(crate) fn outbox_key(&self, shard: u32) -> String {
+        format!("gh:{}:outbox", self.tag(shard))
+    }
+
+    pub(crate) fn dead_letter_key(&self, shard: u32) -> String {
+        format!("gh:{}:outbox-dead", self.tag(shard))
+    }
+
+    pub(crate) fn lease_key(&self, shard: u32, game_id: &str) -> String {
+        format!("gh:{}:lease:{game_id}", self.tag(shard))
+    }
+
+    pub(crate) fn live_key(&self, shard: u32) -> String {
+        format!("gh:{}:live", self.tag(shard))
+    }
+
+    /// The pub/sub channel on which steps announce new events (payload: table id).
+    pub fn notify_channel(&self) -> String {
+        format!("gh:{}:events", self.game)
+    }
+
+    /// Loads a table's raw state; None when it does not exist.
+    pub async fn load_raw(&self, table_id: &str) -> Result<Option<Loaded<Vec<u8>>>, ApiError> {
+        let mut conn = self.redis.clone();
+        let (version, state, last_seq): (Option<u64>, Option<Vec<u8>>, Option<u64>) =
+            redis::cmd("HMGET")
+                .arg(self.table_key(table_id))
+                .arg("v")
+                .arg("s")
+                .arg("q")
+                .query_async(&mut conn)
+                .await?;
+        Ok(match (version, state) {
+            (Some(version), Some(state)) => Some(Loaded {
+                version,
+                last_seq: last_seq.unwrap_or(0),
+                state,
+            }),
+            _ => None,
+        })
+    }
+
+    /// Loads and decodes a table; None when it does not exist.
+    pub async fn load<S: DeserializeOwned>(
+        &self,
+        table_id: &str,
+    ) -> Result<Option<Loaded<S>>, ApiError> {
+        let Some(raw) = self.load_raw(table_id).await? else {
+            return Ok(None);
+        };
+        let state = serde_json::from_slice(&raw.state).map_err(|e| {
+            ApiError::internal(anyhow::anyhow!(
+                "table {table_id} state does not decode: {e}"
+            ))
+        })?;
+        Ok(Some(Loaded {
+            version: raw.version,
+            last_seq: raw.last_seq,
+            state,
+        }))
+    }
+
+    /// Whether `request_key` was applied at this table, and at which sequence.
+    pub async fn applied_request(
+        &self,
+        table_id: &str,
+        request_key: &str,
+    ) -> Result<Option<u64>, ApiError> {
+        let mut conn = self.redis.clone();
+        let seq: Option<u64> = redis::cmd("HGET")
+            .arg(format!("{}:rq", self.table_key(table_id)))
+            .arg(request_key)
+            .query_async(&mut conn)
+            .await?;
+        Ok(seq)
+    }
+
+    /// The atomic step. See the module documentation.
+    pub async fn commit(
+        &self,
+        table_id: &str,
+        expected_version: u64,
+        state: &[u8],
+        change: &Change<()>,
+        request_key: Option<&str>,
+    ) -> Result<CommitOutcome, ApiError> {
+        if state.len() > self.limits.max_state_bytes {
+            return Err(ApiError::internal(anyhow::anyhow!(
+                "table {table_id} state of {} bytes exceeds the {} byte limit",
+                state.len(),
+                self.limits.max_state_bytes
+            )));
+        }
+        let shard = shard_of(table_id);
+        let table_key = self.table_key(table_id);
+        let ttl = if change.close {
+            self.limits.closed_table_ttl
+        } else {
+            self.limits.idle_table_ttl
+        };
+        let outbox = match &change.settlement {
+            Some(entry) => Some((
+                entry.game_id.clone(),
+                serde_json::to_vec(entry).map_err(ApiError::internal)?,
+            )),
+            None => None,
+        };
+        let mut invocation = self.commit_script.prepare_invoke();
+        invocation
+            .key(&table_key)
+            .key(self.events_key(table_id))
+            .key(format!("{table_key}:rq"))
+            .key(format!("{table_key}:ro"))
+            .key(self.deadlines_key(shard))
+            .key(self.outbox_key(shard))
+            .key(self.live_key(shard))
+            .arg(expected_version)
+            .arg(state)
+            .arg(
+                change
+                    .deadline_ms
+                    .map(|d| d.to_string())
+                    .unwrap_or_default(),
+            )
+            .arg(table_id)
+            .arg(self.limits.max_events_per_table)
+            .arg(request_key.unwrap_or(""))
+            .arg(self.limits.max_request_keys)
+            .arg(outbox.as_ref().map(|(k, _)| k.as_str()).unwrap_or(""))
+            .arg(outbox.as_ref().map(|(_, v)| v.as_slice()).unwrap_or(b""))
+            .arg(if change.close { "1" } else { "0" })
+            .arg(ttl.as_secs().max(1))
+            .arg(self.notify_channel())
+            .arg(change.events.len());
+        for event in &change.events {
+            invocation.arg(event.audience.encode()).arg(&event.payload);
+        }
+        let mut conn = self.redis.clone();
+        let reply: Vec<u64> = invocation.invoke_async(&mut conn).await?;
+        match reply.as_slice() {
+            [1, version, last_seq] => Ok(CommitOutcome::Applied {
+                version: *version,
+                last_seq: *last_seq,
+            }),
+            [0, current_version] => Ok(CommitOutcome::Conflict {
+                current_version: *current_version,
+            }),
+            [2, last_seq] => Ok(CommitOutcome::Duplicate {
+                last_seq: *last_seq,
+            }),
+            other => Err(ApiError::internal(anyhow::anyhow!(
+                "unexpected commit reply {other:?}"
+            ))),
+        }
+    }
+
+    /// Creates a table with its first state; refuses with ALREADY_EXISTS when the id is
+    /// taken, unless `request_key` shows this very request created it before.
+    pub async fn create<S: Serialize>(
+        &self,
+        table_id: &str,
+        state: &S,
+        change: Change<()>,
+        request_key: Option<&str>,
+    ) -> Result<Updated<()>, ApiError> {
+        let bytes = serde_json::to_vec(state).map_err(ApiError::internal)?;
+        match self
+            .commit(table_id, 0, &bytes, &change, request_key)
+            .await?
+        {
+            CommitOutcome::Applied { version, last_seq } => Ok(Updated::Applied {
+                version,
+                last_seq,
+                output: (),
+            }),
+            CommitOutcome::Duplicate { last_seq } => Ok(Updated::Duplicate { last_seq }),
+            CommitOutcome::Conflict { .. } => Err(ApiError::AlreadyExists(format!(
+                "table {table_id} already exists"
+            ))),
+        }
+    }
+
+    /// Loads a table, lets `apply` judge and change it, and commits the result as one
+    /// step, retrying from a fresh load when another step won the race.
+    ///
+    /// `apply` must be a pure function of the state it is given (it may run several
+    /// times); an error from it is returned as is and nothing is written. A request key
+    /// applied before returns [`Updated::Duplicate`] without calling `apply`.
+    pub async fn update<S, T, F>(
+        &self,
+        table_id: &str,
+        request_key: Option<&str>,
+        mut apply: F,
+    ) -> Result<Updated<T>, ApiError>
+    where
+        S: Serialize + DeserializeOwned,
+        F: FnMut(&mut S, u64) -> Result<Change<T>, ApiError>,
+    {
+        for attempt in 0..MAX_UPDATE_ATTEMPTS {
+            if let Some(key) = request_key
+                && let Some(last_seq) = self.applied_request(table_id, key).await?
+            {
+                return Ok(Updated::Duplicate { last_seq });
+            }
+            let Some(loaded) = self.load::<S>(table_id).await? else {
+                return Err(ApiError::NotFound(format!(
+                    "no table {table_id}; it never existed or has been closed"
+                )));
+            };
+            let mut state = loaded.state;
+            let change = apply(&mut state, loaded.version)?;
+            let Change {
+                events,
+                deadline_ms,
+                settlement,
+                close,
+                output,
+            } = change;
+            let bytes = serde_json::to_vec(&state).map_err(ApiError::internal)?;
+            let plain = Change {
+                events,
+                deadline_ms,
+                settlement,
+                close,
+                output: (),
+            };
+            match self
+                .commit(table_id, loaded.version, &bytes, &plain, request_key)
+                .await?
+            {
+                CommitOutcome::Applied { version, last_seq } => {
+                    return Ok(Updated::Applied {
+                        version,
+                        last_seq,
+                        output,
+                    });
+                }
+                CommitOutcome::Duplicate { last_seq } => {
+                    return Ok(Updated::Duplicate { last_seq });
+                }
+                CommitOutcome::Conflict { current_version } => {
+                    tracing::debug!(
+                        table_id,
+                        attempt,
+                        expected = loaded.version,
+                        current_version,
+                        "lost a race; reloading"
+                    );
+                    let jitter = rand::random::<u64>() % (2 + attempt as u64 * 2);
+                    tokio::time::sleep(Duration::from_millis(jitter)).await;
+                }
+            }
+        }
+        Err(ApiError::Aborted(format!(
+            "table {table_id} is changing too fast; retry the request"
+        )))
+    }
+
+    /// Puts the deadline index in line with a loaded table's deadline, unless the table
+    /// changed since it was loaded (its own step then set the index). Sweepers use it
+    /// when a due entry turns out not to be due.
+    pub async fn reschedule(
+        &self,
+        table_id: &str,
+        version_seen: u64,
+        deadline_ms: Option<u64>,
+    ) -> Result<bool, ApiError> {
+        let mut conn = self.redis.clone();
+        let applied: u64 = self
+            .reschedule_script
+            .key(self.table_key(table_id))
+            .key(self.deadlines_key(shard_of(table_id)))
+            .arg(version_seen)
+            .arg(deadline_ms.map(|d| d.to_string()).unwrap_or_default())
+            .arg(table_id)
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(applied == 1)
+    }
+
+    /// Events after sequence `after_seq`, oldest first, at most `limit`.
+    pub async fn events_after(
+        &self,
+        table_id: &str,
+        after_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, ApiError> {
+        let mut conn = self.redis.clone();
+        let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+            .arg(self.events_key(table_id))
+            .arg(format!("(0-{after_seq}"))
+            .arg("+")
+            .arg("COUNT")
+            .arg(limit.max(1))
+            .query_async(&mut conn)
+            .await?;
+        let mut events = Vec::with_capacity(reply.ids.len());
+        for entry in reply.ids {
+            let seq = entry
+                .id
+                .split_once('-')
+                .and_then(|(_, s)| s.parse::<u64>().ok())
+                .ok_or_else(|| ApiError::internal(anyhow::anyhow!("bad stream id {}", entry.id)))?;
+            let audience: String = entry.get("a").unwrap_or_default();
+            let payload: Vec<u8> = entry.get("p").unwrap_or_default();
+            events.push(StoredEvent {
+                seq,
+                audience: Audience::decode(&audience),
+                payload,
+            });
+        }
+        Ok(events)
+    }
+
+    /// Open tables (the live sets of every shard).
+    pub async fn live_tables(&self) -> Result<u64, ApiError> {
+        let mut pipe = redis::pipe();
+        for shard in 0..SHARDS {
+            pipe.cmd("SCARD").arg(self.live_key(shard));
+        }
+        let mut conn = self.redis.clone();
+        let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
+        Ok(counts.iter().sum())
+    }
+
+    /// Table ids whose deadline is at or before `now_ms`, at most `limit` per shard.
+    pub async fn due_tables(&self, now_ms: u64, limit: usize) -> Result<Vec<String>, ApiError> {
+        let mut pipe = redis::pipe();
+        for shard in 0..SHARDS {
+            pipe.cmd("ZRANGEBYSCORE")
+                .arg(self.deadlines_key(shard))
+                .arg("-inf")
+                .arg(now_ms)
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit);
+        }
+        let mut conn = self.redis.clone();
+        let per_shard: Vec<Vec<String>> = pipe.query_async(&mut conn).await?;
+        Ok(per_shard.into_iter().flatten().collect())
+    }
+
+    /// The next deadline recorded for a table (Unix ms), if any.
+    pub async fn deadline_of(&self, table_id: &str) -> Result<Option<u64>, ApiError> {
+        let mut conn = self.redis.clone();
+        let score: Option<f64> = redis::cmd("ZSCORE")
+            .arg(self.deadlines_key(shard_of(table_id)))
+            .arg(table_id)
+            .query_async(&mut conn)
+            .await?;
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(score.map(|s| s as u64))
+    }
+
+    /// Settlements not yet acknowledged, across shards (at most `limit` per shard).
+    pub async fn pending_settlements(&self, limit: usize) -> Result<Vec<OutboxEntry>, ApiError> {
+        let mut entries = Vec::new();
+        let mut conn = self.redis.clone();
+        for shard in 0..SHARDS {
+            let (_cursor, pairs): (u64, Vec<(String, Vec<u8>)>) = redis::cmd("HSCAN")
+                .arg(self.outbox_key(shard))
+                .arg(0)
+                .arg("COUNT")
+                .arg(limit)
+                .query_async(&mut conn)
+                .await?;
+            for (game_id, value) in pairs.into_iter().take(limit) {
+                match serde_json::from_slice::<OutboxEntry>(&value) {
+                    Ok(entry) => entries.push(entry),
+                    Err(e) => {
+                        tracing::error!(game = self.game, game_id, error = %e, "undecodable outbox entry; moving to dead letters");
+                        let _: () = redis::pipe()
+                            .atomic()
+                            .cmd("HSET")
+                            .arg(self.dead_letter_key(shard))
+                            .arg(&game_id)
+                            .arg(&value)
+                            .cmd("HDEL")
+                            .arg(self.outbox_key(shard))
+                            .arg(&game_id)
+                            .query_async(&mut conn)
+                            .await?;
+                    }
+                }
+            }
+        }
+        Ok(entries)
+    }
+
+    /// Number of settlements waiting, across shards.
+    pub async fn settlement_backlog(&self) -> Result<u64, ApiError> {
+        let mut pipe = redis::pipe();
+        for shard in 0..SHARDS {
+            pipe.cmd("HLEN").arg(self.outbox_key(shard));
+        }
+        let mut conn = self.redis.clone();
+        let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
+        Ok(counts.iter().sum())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_are_stable_and_spread() {
+        assert_eq!(shard_of("table-1"), shard_of("table-1"));
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..1000 {
+            seen.insert(shard_of(&format!("t-{i}")));
+        }
+        assert_eq!(seen.len(), SHARDS as usize);
+    }
+
+    #[test]
+    fn audiences_round_trip() {
+        for audience in [Audience::All, Audience::Seat(0), Audience::Seat(2)] {
+            assert_eq!(Audience::decode(&audience.encode()), audience);
+        }
+        assert!(Audience::All.admits(None));
+        assert!(Audience::Seat(1).admits(Some(1)));
+        assert!(!Audience::Seat(1).admits(Some(0)));
+        assert!(!Audience::Seat(1).admits(None));
+    }
+}

@@ -1,0 +1,503 @@
+//! The Redis table store against a real Redis (127.0.0.1:6379 or `REDIS_URL`): the
+//! atomic step, races, idempotency, watching, deadlines and the settlement outbox.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures::StreamExt;
+use gamehub_platform::ApiError;
+use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits};
+use gamehub_platform::tables::sweeper::{DeadlineHandler, SweepConfig, run_sweeper};
+use gamehub_platform::tables::{
+    Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated, now_ms,
+};
+use serde::{Deserialize, Serialize};
+
+fn redis_url() -> String {
+    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// A store under a namespace of its own, so tests never see each other's keys.
+async fn store(limits: StoreLimits) -> TableStore {
+    let game: &'static str =
+        Box::leak(format!("test{}", uuid::Uuid::new_v4().simple()).into_boxed_str());
+    let conn = gamehub_platform::tables::connect(&redis_url())
+        .await
+        .unwrap();
+    TableStore::new(conn, game, limits)
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Counter {
+    count: u64,
+}
+
+fn change(events: Vec<NewEvent>, deadline_ms: Option<u64>) -> Change<()> {
+    Change::new(events, deadline_ms, ())
+}
+
+#[tokio::test]
+async fn a_step_applies_once_and_a_stale_version_conflicts() {
+    let store = store(StoreLimits::default()).await;
+    let created = store
+        .create(
+            "t1",
+            &Counter { count: 0 },
+            change(vec![NewEvent::public(b"open".to_vec())], None),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(matches!(
+        created,
+        Updated::Applied {
+            version: 1,
+            last_seq: 1,
+            ..
+        }
+    ));
+
+    let state = serde_json::to_vec(&Counter { count: 1 }).unwrap();
+    let first = store
+        .commit(
+            "t1",
+            1,
+            &state,
+            &change(vec![NewEvent::public(b"one".to_vec())], Some(123)),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        first,
+        CommitOutcome::Applied {
+            version: 2,
+            last_seq: 2
+        }
+    );
+    let stale = store
+        .commit(
+            "t1",
+            1,
+            &state,
+            &change(vec![NewEvent::public(b"again".to_vec())], None),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(stale, CommitOutcome::Conflict { current_version: 2 });
+
+    let loaded = store.load::<Counter>("t1").await.unwrap().unwrap();
+    assert_eq!(loaded.state, Counter { count: 1 });
+    assert_eq!(loaded.version, 2);
+    assert_eq!(loaded.last_seq, 2);
+    assert_eq!(store.deadline_of("t1").await.unwrap(), Some(123));
+    let events = store.events_after("t1", 0, 10).await.unwrap();
+    let payloads: Vec<_> = events.iter().map(|e| e.payload.clone()).collect();
+    assert_eq!(
+        payloads,
+        vec![b"open".to_vec(), b"one".to_vec()],
+        "the losing step appended nothing"
+    );
+}
+
+#[tokio::test]
+async fn creating_an_existing_table_is_refused() {
+    let store = store(StoreLimits::default()).await;
+    store
+        .create("t", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    let again = store
+        .create("t", &Counter { count: 5 }, change(vec![], None), None)
+        .await;
+    assert!(matches!(again, Err(ApiError::AlreadyExists(_))));
+    // The same create retried with its request key is a duplicate, not an error.
+    store
+        .create(
+            "u",
+            &Counter { count: 0 },
+            change(vec![], None),
+            Some("open-u"),
+        )
+        .await
+        .unwrap();
+    let retried = store
+        .create(
+            "u",
+            &Counter { count: 0 },
+            change(vec![], None),
+            Some("open-u"),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(retried, Updated::Duplicate { .. }));
+}
+
+#[tokio::test]
+async fn racing_updates_all_apply_exactly_once() {
+    let store = store(StoreLimits::default()).await;
+    store
+        .create("race", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            store
+                .update::<Counter, _, _>("race", Some(&format!("req-{i}")), |c, _| {
+                    c.count += 1;
+                    Ok(Change::new(
+                        vec![NewEvent::public(c.count.to_string().into_bytes())],
+                        None,
+                        c.count,
+                    ))
+                })
+                .await
+        }));
+    }
+    let mut applied = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(Updated::Applied { .. }) => applied += 1,
+            Ok(Updated::Duplicate { .. }) => panic!("no request was retried"),
+            Err(ApiError::Aborted(_)) => {}
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    let loaded = store.load::<Counter>("race").await.unwrap().unwrap();
+    assert_eq!(
+        loaded.state.count, applied,
+        "every applied update counted once"
+    );
+    assert!(
+        applied >= 20,
+        "almost all racers get through with retries (got {applied})"
+    );
+    let events = store.events_after("race", 0, 100).await.unwrap();
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        seqs,
+        (1..=applied).collect::<Vec<_>>(),
+        "event sequence has no gap or repeat"
+    );
+}
+
+#[tokio::test]
+async fn a_retried_request_is_not_applied_twice() {
+    let store = store(StoreLimits::default()).await;
+    store
+        .create("idem", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        store
+            .update::<Counter, _, _>("idem", Some("alice:move-1"), |c, _| {
+                c.count += 1;
+                Ok(Change::new(
+                    vec![NewEvent::public(b"moved".to_vec())],
+                    None,
+                    (),
+                ))
+            })
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        store
+            .load::<Counter>("idem")
+            .await
+            .unwrap()
+            .unwrap()
+            .state
+            .count,
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_refused_update_changes_nothing() {
+    let store = store(StoreLimits::default()).await;
+    store
+        .create("r", &Counter { count: 7 }, change(vec![], Some(99)), None)
+        .await
+        .unwrap();
+    let result = store
+        .update::<Counter, (), _>("r", None, |c, _| {
+            c.count = 1000;
+            Err(ApiError::FailedPrecondition("not your turn".into()))
+        })
+        .await;
+    assert!(matches!(result, Err(ApiError::FailedPrecondition(_))));
+    let loaded = store.load::<Counter>("r").await.unwrap().unwrap();
+    assert_eq!((loaded.state.count, loaded.version), (7, 1));
+    assert!(matches!(
+        store
+            .update::<Counter, (), _>("missing", None, |_, _| unreachable!())
+            .await,
+        Err(ApiError::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn streams_are_trimmed_to_their_bound() {
+    let limits = StoreLimits {
+        max_events_per_table: 50,
+        ..StoreLimits::default()
+    };
+    let store = store(limits).await;
+    store
+        .create("long", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    for _ in 0..600 {
+        store
+            .update::<Counter, _, _>("long", None, |c, _| {
+                c.count += 1;
+                Ok(Change::new(vec![NewEvent::public(vec![1])], None, ()))
+            })
+            .await
+            .unwrap();
+    }
+    let kept = store.events_after("long", 0, 10_000).await.unwrap();
+    assert!(kept.len() < 300, "kept {} events", kept.len());
+    assert_eq!(kept.last().unwrap().seq, 600);
+}
+
+async fn next_item(
+    stream: &mut (impl futures::Stream<Item = Result<WatchItem, ApiError>> + Unpin),
+) -> WatchItem {
+    tokio::time::timeout(Duration::from_secs(5), stream.next())
+        .await
+        .expect("an item within 5 s")
+        .expect("the stream goes on")
+        .expect("no error")
+}
+
+#[tokio::test]
+async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
+    let store = store(StoreLimits::default()).await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(
+        store.clone(),
+        WatchLimits {
+            poll_interval: Duration::from_millis(200),
+            ..WatchLimits::default()
+        },
+    );
+    tokio::spawn(hub.clone().run(redis_url(), shutdown.listener()));
+    store
+        .create(
+            "w",
+            &Counter { count: 0 },
+            change(vec![NewEvent::public(b"e1".to_vec())], None),
+            None,
+        )
+        .await
+        .unwrap();
+
+    let mut stream = Box::pin(
+        hub.watch("w".into(), Some(0), None, shutdown.listener())
+            .unwrap(),
+    );
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 1),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    for i in 2..=4u8 {
+        let audience = if i == 3 {
+            Audience::Seat(1)
+        } else {
+            Audience::All
+        };
+        store
+            .update::<Counter, _, _>("w", None, move |c, _| {
+                c.count += 1;
+                Ok(Change::new(
+                    vec![NewEvent {
+                        audience,
+                        payload: vec![i],
+                    }],
+                    None,
+                    (),
+                ))
+            })
+            .await
+            .unwrap();
+    }
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        match next_item(&mut stream).await {
+            WatchItem::Event(e) => seen.push(e.seq),
+            other => panic!("expected an event, got {other:?}"),
+        }
+    }
+    assert_eq!(seen, vec![2, 4], "seat 0 never sees seat 1's private event");
+    drop(stream);
+
+    // Resume after event 2: exactly the later events seat 1 may see, no snapshot.
+    let mut resumed = Box::pin(
+        hub.watch("w".into(), Some(1), Some(2), shutdown.listener())
+            .unwrap(),
+    );
+    let mut seqs = Vec::new();
+    for _ in 0..2 {
+        match next_item(&mut resumed).await {
+            WatchItem::Event(e) => seqs.push(e.seq),
+            other => panic!("expected an event, got {other:?}"),
+        }
+    }
+    assert_eq!(seqs, vec![3, 4]);
+    shutdown.trigger();
+}
+
+#[tokio::test]
+async fn resuming_past_trimmed_events_starts_with_a_snapshot() {
+    let store = store(StoreLimits {
+        max_events_per_table: 10,
+        ..StoreLimits::default()
+    })
+    .await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    store
+        .create("g", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    for _ in 0..500 {
+        store
+            .update::<Counter, _, _>("g", None, |c, _| {
+                c.count += 1;
+                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
+            })
+            .await
+            .unwrap();
+    }
+    let mut stream = Box::pin(
+        hub.watch("g".into(), None, Some(3), shutdown.listener())
+            .unwrap(),
+    );
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 500),
+        other => panic!("expected a snapshot after a gap, got {other:?}"),
+    }
+    shutdown.trigger();
+}
+
+#[tokio::test]
+async fn watchers_per_table_are_bounded() {
+    let store = store(StoreLimits::default()).await;
+    let hub = EventHub::new(
+        store,
+        WatchLimits {
+            max_watchers_per_table: 2,
+            ..WatchLimits::default()
+        },
+    );
+    let a = hub.subscribe("t").unwrap();
+    let _b = hub.subscribe("t").unwrap();
+    assert!(matches!(
+        hub.subscribe("t"),
+        Err(ApiError::ResourceExhausted { .. })
+    ));
+    drop(a);
+    assert!(
+        hub.subscribe("t").is_ok(),
+        "a freed place can be taken again"
+    );
+}
+
+/// Applies a "timeout" by bumping the counter when the table's stored deadline passed.
+struct Timeouts {
+    store: TableStore,
+    applied: AtomicUsize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Clocked {
+    deadline_ms: Option<u64>,
+    timeouts: u64,
+}
+
+impl DeadlineHandler for Timeouts {
+    async fn on_deadline(&self, table_id: String, now_ms: u64) {
+        let result = self
+            .store
+            .update::<Clocked, bool, _>(&table_id, None, |t, _| {
+                if t.deadline_ms.is_some_and(|d| d <= now_ms) {
+                    t.timeouts += 1;
+                    t.deadline_ms = None;
+                    Ok(Change::new(
+                        vec![NewEvent::public(b"timeout".to_vec())],
+                        None,
+                        true,
+                    ))
+                } else {
+                    Ok(Change::new(vec![], t.deadline_ms, false))
+                }
+            })
+            .await;
+        if let Ok(Updated::Applied { output: true, .. }) = result {
+            self.applied.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_deadline_is_applied_once_by_racing_sweepers() {
+    let store = store(StoreLimits::default()).await;
+    let shutdown = Shutdown::new();
+    let handler = Arc::new(Timeouts {
+        store: store.clone(),
+        applied: AtomicUsize::new(0),
+    });
+    let deadline = now_ms() + 300;
+    for i in 0..10 {
+        store
+            .create(
+                &format!("c{i}"),
+                &Clocked {
+                    deadline_ms: Some(deadline),
+                    timeouts: 0,
+                },
+                change(vec![], Some(deadline)),
+                None,
+            )
+            .await
+            .unwrap();
+    }
+    let config = SweepConfig {
+        interval: Duration::from_millis(20),
+        ..SweepConfig::default()
+    };
+    for _ in 0..3 {
+        tokio::spawn(run_sweeper(
+            store.clone(),
+            handler.clone(),
+            config.clone(),
+            shutdown.listener(),
+        ));
+    }
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while handler.applied.load(Ordering::SeqCst) < 10 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("all ten timeouts applied");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    shutdown.trigger();
+    for i in 0..10 {
+        let t = store
+            .load::<Clocked>(&format!("c{i}"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.state.timeouts, 1, "table c{i} timed out exactly once");
+        assert_eq!(store.deadline_of(&format!("c{i}")).await.unwrap(), None);
+    }
+    assert_eq!(handler.applied.load(Ordering::SeqCst), 10);
+}
