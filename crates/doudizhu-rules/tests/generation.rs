@@ -150,3 +150,34 @@ fn nothing_answers_the_rocket() {
     let kinds: Vec<Kind> = on_bomb.iter().map(|p| p.combination.kind).collect();
     assert_eq!(kinds, [Kind::Bomb, Kind::Rocket]);
 }
+
+#[test]
+fn every_combination_of_the_deck_is_counted_as_in_rlcard() {
+    // All distinct leads from a whole deck are all valid combinations of at most 20 cards.
+    // RLCard 1.2.0's action space (`card_type.json`) holds the same 27,471 combinations
+    // with the same kinds and lengths; `bench-python/compare_rlcard.py` checks it one by
+    // one. Here the counts per kind, as RLCard reports them.
+    let deck = ranks("3333444455556666777788889999TTTTJJJJQQQQKKKKAAAA2222XD");
+    let plays = leads(&deck);
+    assert_eq!(generated(&plays).len(), 27_471);
+    let count = |kind: Kind| plays.iter().filter(|p| p.combination.kind == kind).count();
+    let expected = [
+        (Kind::Single, 15),
+        (Kind::Pair, 13),
+        (Kind::Triple, 13),
+        (Kind::TripleWithSingle, 182),
+        (Kind::TripleWithPair, 156),
+        (Kind::Straight, 36),
+        (Kind::PairStraight, 52),
+        (Kind::TripleStraight, 45),
+        (Kind::AirplaneWithSingles, 21_822),
+        (Kind::AirplaneWithPairs, 2_939),
+        (Kind::FourWithTwoSingles, 1_326),
+        (Kind::FourWithTwoPairs, 858),
+        (Kind::Bomb, 13),
+        (Kind::Rocket, 1),
+    ];
+    for (kind, n) in expected {
+        assert_eq!(count(kind), n, "{kind}");
+    }
+}
