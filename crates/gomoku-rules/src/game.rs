@@ -787,8 +787,8 @@ impl Game {
         let mut events = Vec::new();
         match plan {
             Plan::Place { point, verdict } => {
-                self.end_turn(seat, now, &mut events);
-                self.put_stone(seat, point, verdict, now, &mut events);
+                let lapsed = self.end_turn(seat, now);
+                self.put_stone(seat, point, verdict, now, lapsed, &mut events);
             }
             Plan::Claim => match self.pending_claim.take() {
                 Some(kind) => {
@@ -797,31 +797,34 @@ impl Game {
                 }
                 None => {
                     // A wrong claim costs white its turn (seed 001: 失去一次执子权).
-                    self.end_turn(seat, now, &mut events);
+                    let lapsed = self.end_turn(seat, now);
                     events.push(Event::ForbiddenClaimRejected { seat });
+                    events.extend(lapsed);
                     self.to_move = Color::Black;
                 }
             },
             Plan::Swap => {
-                self.end_turn(seat, now, &mut events);
+                let lapsed = self.end_turn(seat, now);
                 self.black_seat = seat;
                 events.push(Event::Swapped { seat, black_seat: seat });
+                events.extend(lapsed);
                 // The new white (the former black) plays move 4.
                 self.to_move = Color::White;
                 self.phase = Phase::Play;
             }
             Plan::Propose { proposals } => {
-                self.end_turn(seat, now, &mut events);
+                let lapsed = self.end_turn(seat, now);
                 events.push(Event::FifthProposed { seat, proposals });
+                events.extend(lapsed);
                 self.phase = Phase::ChooseFifth { proposals };
                 self.to_move = Color::White;
             }
             Plan::Choose { point, rejected, verdict } => {
-                self.end_turn(seat, now, &mut events);
+                let lapsed = self.end_turn(seat, now);
                 events.push(Event::FifthChosen { seat, point, rejected });
                 self.phase = Phase::Play;
                 self.to_move = Color::Black;
-                self.put_stone(self.black_seat, point, verdict, now, &mut events);
+                self.put_stone(self.black_seat, point, verdict, now, lapsed, &mut events);
             }
             Plan::OfferDraw => {
                 self.draw_offer = Some(seat);
@@ -851,20 +854,28 @@ impl Game {
     }
 
     /// The acting seat finishes its turn: its clock stops, and an offer from its opponent
-    /// lapses (SPEC: an offer lapses when the offerer's opponent moves).
-    fn end_turn(&mut self, seat: Seat, now: u64, events: &mut Vec<Event>) {
+    /// lapses (SPEC: an offer lapses when the offerer's opponent moves). Returns the
+    /// lapse event for the caller to publish after the action's own event.
+    fn end_turn(&mut self, seat: Seat, now: u64) -> Option<Event> {
         let used = now.saturating_sub(self.turn_started_ms);
         let left = &mut self.remaining_ms[seat.index()];
         *left = left.saturating_sub(used);
         self.turn_started_ms = now;
-        if let Some(offered_by) = self.draw_offer.filter(|&by| by != seat) {
-            self.draw_offer = None;
-            events.push(Event::DrawLapsed { offered_by });
-        }
+        let offered_by = self.draw_offer.filter(|&by| by != seat)?;
+        self.draw_offer = None;
+        Some(Event::DrawLapsed { offered_by })
     }
 
     /// Puts the side to move's stone and settles what it did.
-    fn put_stone(&mut self, seat: Seat, point: Point, verdict: Verdict, now: u64, events: &mut Vec<Event>) {
+    fn put_stone(
+        &mut self,
+        seat: Seat,
+        point: Point,
+        verdict: Verdict,
+        now: u64,
+        lapsed: Option<Event>,
+        events: &mut Vec<Event>,
+    ) {
         let color = self.to_move;
         // A validated point is empty; should it not be, refuse quietly rather than panic.
         if self.board.place(point, color).is_err() {
@@ -875,6 +886,7 @@ impl Game {
         self.turn_started_ms = now;
         let ply = u16::try_from(self.moves.len()).unwrap_or(u16::MAX);
         events.push(Event::StonePlaced { ply, seat, color, point });
+        events.extend(lapsed);
         if color == Color::White {
             // White played instead of claiming: black's forbidden move is forgiven for good.
             self.pending_claim = None;
