@@ -60,7 +60,7 @@ pub struct Stone {
 
 /// Why a black move is forbidden under Renju rules (禁手). When a move is forbidden for
 /// several reasons, the first of this order is reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ForbiddenKind {
     /// Six or more in a row (长连).

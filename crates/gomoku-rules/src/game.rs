@@ -643,7 +643,8 @@ impl Game {
             Plan::Timeout { deadline } => deadline,
             _ => now,
         };
-        self.last_ms = now;
+        // A timeout is logged at its deadline, so that a replay reaches the same state.
+        self.last_ms = logged_at;
         self.log.push(LogEntry { at_ms: logged_at.saturating_sub(self.started_ms), seat, action });
         Ok(self.apply(seat, plan, now))
     }
