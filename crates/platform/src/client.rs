@@ -154,3 +154,20 @@ pub fn service_channel(
         OutgoingInterceptor::new(token),
     ))
 }
+
+/// Asks a server's standard health service whether `service` (empty: the whole
+/// server) is SERVING. Used by the binaries' `health` subcommand (container
+/// healthchecks) and by tests.
+pub async fn check_health(url: &str, service: &str) -> anyhow::Result<bool> {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    let mut client = HealthClient::new(channel(url, Duration::from_secs(3))?);
+    let response = client
+        .check(HealthCheckRequest {
+            service: service.to_owned(),
+        })
+        .await?
+        .into_inner();
+    Ok(response.status == ServingStatus::Serving as i32)
+}

@@ -539,3 +539,14 @@ mod tests {
         assert!(shutdown.is_triggered());
     }
 }
+
+/// A service started in the background: where it listens and the task serving it.
+#[derive(Debug)]
+pub struct Started {
+    /// The service's name, e.g. "ledger".
+    pub name: &'static str,
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// Resolves when the service stopped (after shutdown), with its result.
+    pub task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}

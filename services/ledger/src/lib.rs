@@ -1,0 +1,2 @@
+//! The ledger service (work in progress).
+#![forbid(unsafe_code)]
