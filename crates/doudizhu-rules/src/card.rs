@@ -497,6 +497,9 @@ mod tests {
             hand.pick(&ranks).map(|s| s.to_string()),
             Some("S3 H3 BJ".to_string())
         );
-        assert_eq!(hand.pick(&crate::RankCounts::parse("D").expect("valid")), None);
+        assert_eq!(
+            hand.pick(&crate::RankCounts::parse("D").expect("valid")),
+            None
+        );
     }
 }

@@ -231,11 +231,9 @@ pub fn classify(ranks: &RankCounts) -> Option<Combination> {
         5 if ranks_with[3] == 1 && ranks_with[2] == 1 => {
             Some(Combination::new(Kind::TripleWithPair, lowest_with[3], 1))
         }
-        _ => {
-            chain(total, distinct, lowest, highest, &ranks_with)
-                .or_else(|| four_with_kickers(counts, total, &ranks_with, &lowest_with))
-                .or_else(|| airplane(counts, total, &ranks_with))
-        }
+        _ => chain(total, distinct, lowest, highest, &ranks_with)
+            .or_else(|| four_with_kickers(counts, total, &ranks_with, &lowest_with))
+            .or_else(|| airplane(counts, total, &ranks_with)),
     };
     debug_assert!(found.is_none_or(|c| c.card_count() == total));
     found
@@ -300,8 +298,8 @@ fn airplane(
     if ranks_with[4] != 0 {
         return None;
     }
-    let with_singles = total % 4 == 0 && total >= 8;
-    let with_pairs = total % 5 == 0 && total >= 10;
+    let with_singles = total.is_multiple_of(4) && total >= 8;
+    let with_pairs = total.is_multiple_of(5) && total >= 10;
     if !with_singles && !with_pairs {
         return None;
     }
@@ -327,10 +325,7 @@ fn airplane(
                 ));
             }
             let pairs = total / 5;
-            if with_pairs
-                && run_length == pairs
-                && ranks_with[3] == pairs
-                && ranks_with[2] == pairs
+            if with_pairs && run_length == pairs && ranks_with[3] == pairs && ranks_with[2] == pairs
             {
                 return Some(Combination::new(
                     Kind::AirplaneWithPairs,
@@ -355,7 +350,10 @@ mod tests {
     #[test]
     fn the_examples_of_the_judge_read_as_documented() {
         let c = read("3 3 3 4").expect("valid");
-        assert_eq!((c.kind, c.rank, c.length), (Kind::TripleWithSingle, Rank::Three, 1));
+        assert_eq!(
+            (c.kind, c.rank, c.length),
+            (Kind::TripleWithSingle, Rank::Three, 1)
+        );
         let c = read("3 4 5 6 7").expect("valid");
         assert_eq!((c.kind, c.rank, c.length), (Kind::Straight, Rank::Three, 5));
         let c = read("333444 5 6").expect("valid");

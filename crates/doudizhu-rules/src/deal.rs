@@ -157,7 +157,10 @@ pub enum EventBody {
         points_base: u32,
     },
     /// A seat's own 17 cards. Private to that seat.
-    HandDealt { seat: Seat, cards: Vec<Card> },
+    HandDealt {
+        seat: Seat,
+        cards: Vec<Card>,
+    },
     /// `seat` is to act until `deadline_ms`; `lead` when it must play (no pass).
     TurnStarted {
         seat: Seat,
@@ -165,7 +168,11 @@ pub enum EventBody {
         deadline_ms: u64,
         lead: bool,
     },
-    BidMade { seat: Seat, bid: Bid, by: Actor },
+    BidMade {
+        seat: Seat,
+        bid: Bid,
+        by: Actor,
+    },
     /// Bidding is over: `seat` is landlord, takes the kitty, which is shown to all.
     LandlordChosen {
         seat: Seat,
@@ -179,13 +186,26 @@ pub enum EventBody {
         by: Actor,
         cards_left: u8,
     },
-    Passed { seat: Seat, by: Actor },
+    Passed {
+        seat: Seat,
+        by: Actor,
+    },
     /// A bomb or rocket doubled the multiplier.
-    MultiplierChanged { multiplier: u64 },
-    AutoPlayChanged { seat: Seat, on: bool },
-    Escaped { seat: Seat },
+    MultiplierChanged {
+        multiplier: u64,
+    },
+    AutoPlayChanged {
+        seat: Seat,
+        on: bool,
+    },
+    Escaped {
+        seat: Seat,
+    },
     /// The deal is over; the seed is revealed so anyone can check the shuffle.
-    DealEnded { settlement: Settlement, seed: Seed },
+    DealEnded {
+        settlement: Settlement,
+        seed: Seed,
+    },
 }
 
 /// Why an action was refused. The deal is unchanged. Messages never name cards.
@@ -384,7 +404,10 @@ impl Deal {
     pub fn legal_plays(&self, seat: Seat) -> Result<Vec<Play>, ActionError> {
         self.check_turn(seat, Phase::Playing)?;
         let hand = self.hands[seat.index()].rank_counts();
-        Ok(legal_plays(&hand, self.trick.as_ref().map(|t| &t.combination)))
+        Ok(legal_plays(
+            &hand,
+            self.trick.as_ref().map(|t| &t.combination),
+        ))
     }
 
     // ---- actions by a seat ---------------------------------------------------------
@@ -689,8 +712,7 @@ impl Deal {
         if !cards.is_subset(hand) {
             return Err(ActionError::CardsNotInHand);
         }
-        let combination =
-            classify(&cards.rank_counts()).ok_or(ActionError::InvalidCombination)?;
+        let combination = classify(&cards.rank_counts()).ok_or(ActionError::InvalidCombination)?;
         if let Some(trick) = &self.trick
             && !combination.beats(&trick.combination)
         {
@@ -883,4 +905,3 @@ impl DealRecord {
         )
     }
 }
-

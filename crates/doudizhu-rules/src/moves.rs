@@ -46,7 +46,11 @@ pub fn replies(hand: &RankCounts, previous: &Combination) -> Vec<Play> {
             generator.kind(Kind::Rocket, 1, None);
         }
         kind => {
-            generator.kind(kind, usize::from(previous.length), Some(previous.rank.index()));
+            generator.kind(
+                kind,
+                usize::from(previous.length),
+                Some(previous.rank.index()),
+            );
             generator.kind(Kind::Bomb, 1, None);
             generator.kind(Kind::Rocket, 1, None);
         }
@@ -318,7 +322,13 @@ fn multisets(caps: &[u8; RANKS], size: usize, visit: &mut impl FnMut(&[u8; RANKS
 
 /// Every `size`-element subset of `items`, in lexicographic order.
 fn subsets(items: &[usize], size: usize) -> Vec<Vec<usize>> {
-    fn go(items: &[usize], size: usize, from: usize, current: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    fn go(
+        items: &[usize],
+        size: usize,
+        from: usize,
+        current: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
         if current.len() == size {
             out.push(current.clone());
             return;

@@ -11,7 +11,9 @@ use crate::card::{MAX_TEXT_LEN, ParseError, Rank};
 /// forgotten. Index 0 is `3`, 14 the big joker; at most 4 of a rank and 1 of each joker.
 ///
 /// Serialized as rank text (`"3 3 3 4"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 #[serde(into = "String", try_from = "String")]
 pub struct RankCounts([u8; Rank::COUNT]);
 
@@ -175,8 +177,14 @@ mod tests {
         assert_eq!(RankCounts::parse("xd").expect("valid").to_string(), "X D");
         assert_eq!(RankCounts::parse("33333"), Err(ParseError::TooManyOfRank));
         assert_eq!(RankCounts::parse("XX"), Err(ParseError::TooManyOfRank));
-        assert_eq!(RankCounts::parse("3 1"), Err(ParseError::UnexpectedChar('1')));
-        assert_eq!(RankCounts::parse("3 Z"), Err(ParseError::UnexpectedChar('Z')));
+        assert_eq!(
+            RankCounts::parse("3 1"),
+            Err(ParseError::UnexpectedChar('1'))
+        );
+        assert_eq!(
+            RankCounts::parse("3 Z"),
+            Err(ParseError::UnexpectedChar('Z'))
+        );
         assert!(RankCounts::parse("").expect("valid").is_empty());
     }
 }

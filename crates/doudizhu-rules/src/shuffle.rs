@@ -256,11 +256,23 @@ mod tests {
         let commitment = Commitment::new(&seed, "table-1/deal-1");
         let dealt = deal(&seed);
         assert_eq!(
-            verify(&seed, &commitment, "table-1/deal-1", &dealt.hands, dealt.kitty),
+            verify(
+                &seed,
+                &commitment,
+                "table-1/deal-1",
+                &dealt.hands,
+                dealt.kitty
+            ),
             Ok(())
         );
         assert_eq!(
-            verify(&seed, &commitment, "table-1/deal-2", &dealt.hands, dealt.kitty),
+            verify(
+                &seed,
+                &commitment,
+                "table-1/deal-2",
+                &dealt.hands,
+                dealt.kitty
+            ),
             Err(VerifyError::CommitmentMismatch)
         );
         let mut swapped = dealt.hands;
@@ -268,6 +280,29 @@ mod tests {
         assert_eq!(
             verify(&seed, &commitment, "table-1/deal-1", &swapped, dealt.kitty),
             Err(VerifyError::HandMismatch(Seat::ALL[0]))
+        );
+    }
+}
+
+#[cfg(test)]
+mod golden {
+    use super::*;
+
+    /// The README's test vector, also printed by `reference/shuffle.py` (an independent
+    /// Python implementation): seed bytes 0, 1, ..., 31, deal id "table-1/deal-1".
+    #[test]
+    fn the_shuffle_matches_the_published_test_vector() {
+        let seed = Seed::from_bytes(std::array::from_fn(|i| i as u8));
+        let deck: Vec<String> = shuffled_deck(&seed).iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            deck.join(" "),
+            "RJ SK S4 D9 CQ H8 DA C8 CK S9 DJ D7 H2 CT CA DQ D6 S3 D3 DK H9 S8 C5 H6 H4 H5 \
+             C7 H7 C2 C6 C3 S2 SJ S6 HT D8 BJ S7 C4 C9 ST H3 D5 DT SA D2 D4 CJ SQ S5 HK HJ HA HQ"
+        );
+        assert_eq!(deal(&seed).kitty.to_string(), "HJ HQ HA");
+        assert_eq!(
+            Commitment::new(&seed, "table-1/deal-1").to_hex(),
+            "1982f41e8e74aa4ae0d31f6ed1f0ec38950b83307a102ef8b1bb84c37ae403d4"
         );
     }
 }

@@ -23,9 +23,15 @@ fn rules() -> DealRules {
 }
 
 fn new_deal(seed_byte: u8, first_bidder: Seat) -> Deal {
-    Deal::new("table-7/deal-1", Seed::from_bytes([seed_byte; 32]), first_bidder, rules(), 0)
-        .expect("valid deal")
-        .0
+    Deal::new(
+        "table-7/deal-1",
+        Seed::from_bytes([seed_byte; 32]),
+        first_bidder,
+        rules(),
+        0,
+    )
+    .expect("valid deal")
+    .0
 }
 
 /// A deal where seat 0 bid `bid` and became landlord, at time 0.
@@ -64,7 +70,9 @@ fn the_opening_events_show_each_seat_only_its_own_hand() {
         }
     }
     assert_eq!(dealt_to, Seat::ALL);
-    assert!(matches!(events[0].body, EventBody::DealStarted { first_bidder, .. } if first_bidder == seat(2)));
+    assert!(
+        matches!(events[0].body, EventBody::DealStarted { first_bidder, .. } if first_bidder == seat(2))
+    );
     assert_eq!(deal.to_act(), Some(seat(2)));
     assert_eq!(deal.deadline_ms(), Some(1_000 + TURN_MS));
 }
@@ -80,7 +88,9 @@ fn nobody_sees_the_kitty_before_a_landlord_is_chosen() {
     let kitty = events
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::LandlordChosen { seat: s, kitty, .. } if *s == seat(0) => Some(kitty.clone()),
+            EventBody::LandlordChosen { seat: s, kitty, .. } if *s == seat(0) => {
+                Some(kitty.clone())
+            }
             _ => None,
         })
         .expect("landlord chosen");
@@ -123,7 +133,10 @@ fn all_passing_ends_the_deal_for_a_redeal() {
     let settlement = deal.settlement().expect("settled");
     assert_eq!(settlement.outcome, Outcome::Redeal);
     assert_eq!(settlement.points, [0, 0, 0]);
-    assert!(matches!(events.last().map(|e| &e.body), Some(EventBody::DealEnded { .. })));
+    assert!(matches!(
+        events.last().map(|e| &e.body),
+        Some(EventBody::DealEnded { .. })
+    ));
     assert_eq!(next_first_bidder(seat(0)), seat(1));
     assert_eq!(next_first_bidder(seat(2)), seat(0));
 }
@@ -139,38 +152,67 @@ fn refused_actions_leave_the_deal_unchanged() {
     );
     assert_eq!(
         deal.play(seat(0), &[some_card], 0),
-        Err(ActionError::WrongPhase { phase: Phase::Bidding })
+        Err(ActionError::WrongPhase {
+            phase: Phase::Bidding
+        })
     );
-    assert!(matches!(deal.bid_points(seat(0), 4, 0), Err(ActionError::BidOutOfRange(_))));
+    assert!(matches!(
+        deal.bid_points(seat(0), 4, 0),
+        Err(ActionError::BidOutOfRange(_))
+    ));
     assert_eq!(deal, before);
 
     deal.bid(seat(0), Bid::Two, 0).expect("bid");
     let before = deal.clone();
-    assert_eq!(deal.bid(seat(1), Bid::One, 0), Err(ActionError::BidNotHigher { highest: 2 }));
-    assert_eq!(deal.bid(seat(1), Bid::Two, 0), Err(ActionError::BidNotHigher { highest: 2 }));
+    assert_eq!(
+        deal.bid(seat(1), Bid::One, 0),
+        Err(ActionError::BidNotHigher { highest: 2 })
+    );
+    assert_eq!(
+        deal.bid(seat(1), Bid::Two, 0),
+        Err(ActionError::BidNotHigher { highest: 2 })
+    );
     assert_eq!(deal, before);
 
     deal.bid(seat(1), Bid::Pass, 0).expect("pass");
     deal.bid(seat(2), Bid::Pass, 0).expect("pass");
     let before = deal.clone();
     assert_eq!(deal.pass(seat(0), 0), Err(ActionError::CannotPassOnLead));
-    assert_eq!(deal.bid(seat(0), Bid::Three, 0), Err(ActionError::WrongPhase { phase: Phase::Playing }));
+    assert_eq!(
+        deal.bid(seat(0), Bid::Three, 0),
+        Err(ActionError::WrongPhase {
+            phase: Phase::Playing
+        })
+    );
     let farmer_card = lowest(&deal, seat(1));
-    assert_eq!(deal.play(seat(0), &[farmer_card], 0), Err(ActionError::CardsNotInHand));
+    assert_eq!(
+        deal.play(seat(0), &[farmer_card], 0),
+        Err(ActionError::CardsNotInHand)
+    );
     assert_eq!(deal.play(seat(0), &[], 0), Err(ActionError::EmptyPlay));
     let c = lowest(&deal, seat(0));
-    assert_eq!(deal.play(seat(0), &[c, c], 0), Err(ActionError::DuplicateCard));
+    assert_eq!(
+        deal.play(seat(0), &[c, c], 0),
+        Err(ActionError::DuplicateCard)
+    );
     let (low, high) = (lowest(&deal, seat(0)), highest(&deal, seat(0)));
     if low.rank() != high.rank() {
-        assert_eq!(deal.play(seat(0), &[low, high], 0), Err(ActionError::InvalidCombination));
+        assert_eq!(
+            deal.play(seat(0), &[low, high], 0),
+            Err(ActionError::InvalidCombination)
+        );
     }
     assert_eq!(deal, before);
 
     // A single that does not beat.
-    deal.play(seat(0), &[high], 0).expect("lead the highest card");
+    deal.play(seat(0), &[high], 0)
+        .expect("lead the highest card");
     let before = deal.clone();
     let low = lowest(&deal, seat(1));
-    assert!(matches!(deal.play(seat(1), &[low], 0), Err(ActionError::DoesNotBeat { .. })));
+    assert!(matches!(
+        deal.play(seat(1), &[low], 0),
+        Err(ActionError::DoesNotBeat { .. })
+    ));
     assert_eq!(deal, before);
 }
 
@@ -178,7 +220,9 @@ fn refused_actions_leave_the_deal_unchanged() {
 fn errors_never_name_cards() {
     let mut deal = landlord_deal(Bid::Three);
     let farmer_card = lowest(&deal, seat(1));
-    let error = deal.play(seat(0), &[farmer_card], 0).expect_err("not in hand");
+    let error = deal
+        .play(seat(0), &[farmer_card], 0)
+        .expect_err("not in hand");
     let text = error.to_string();
     assert!(!text.contains(&farmer_card.to_string()), "{text}");
 }
@@ -194,7 +238,11 @@ fn after_two_passes_the_last_player_leads() {
     let events = deal.pass(seat(2), 0).expect("pass");
     assert_eq!(deal.to_act(), Some(seat(0)));
     assert!(deal.trick().is_none());
-    assert!(events.iter().any(|e| matches!(e.body, EventBody::TurnStarted { lead: true, .. })));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e.body, EventBody::TurnStarted { lead: true, .. }))
+    );
     assert_eq!(deal.pass(seat(0), 0), Err(ActionError::CannotPassOnLead));
 }
 
@@ -225,7 +273,10 @@ fn anti_spring_doubles_when_the_landlord_played_only_its_opening_play() {
     let opening = lowest(&deal, seat(0));
     deal.play(seat(0), &[opening], 0).expect("lead");
     let answer = highest(&deal, seat(1));
-    assert!(answer.rank() > opening.rank(), "pick a seed where the farmer can answer");
+    assert!(
+        answer.rank() > opening.rank(),
+        "pick a seed where the farmer can answer"
+    );
     deal.play(seat(1), &[answer], 0).expect("beat");
     deal.pass(seat(2), 0).expect("pass");
     deal.pass(seat(0), 0).expect("pass");
@@ -250,7 +301,11 @@ fn a_timeout_in_bidding_is_a_pass() {
     assert!(deal.check_timeout(TURN_MS - 1).is_empty());
     let events = deal.check_timeout(TURN_MS);
     assert!(events.iter().any(|e| e.body
-        == EventBody::BidMade { seat: seat(0), bid: Bid::Pass, by: Actor::Timeout }));
+        == EventBody::BidMade {
+            seat: seat(0),
+            bid: Bid::Pass,
+            by: Actor::Timeout
+        }));
     assert_eq!(deal.to_act(), Some(seat(1)));
     assert_eq!(deal.deadline_ms(), Some(2 * TURN_MS));
 }
@@ -265,7 +320,11 @@ fn a_timeout_when_leading_plays_the_lowest_single_and_when_following_passes() {
             if *s == seat(0) && cards == &vec![low] && combination.kind == Kind::Single)));
     assert_eq!(deal.to_act(), Some(seat(1)));
     let events = deal.check_timeout(2 * TURN_MS);
-    assert!(events.iter().any(|e| e.body == EventBody::Passed { seat: seat(1), by: Actor::Timeout }));
+    assert!(events.iter().any(|e| e.body
+        == EventBody::Passed {
+            seat: seat(1),
+            by: Actor::Timeout
+        }));
 }
 
 #[test]
@@ -286,7 +345,13 @@ fn two_timeouts_in_a_row_put_a_seat_on_auto_play_until_it_acts() {
     // On auto-play the deadline is short, and auto_play_pending plays at once.
     assert_eq!(deal.deadline_ms(), Some(now + AUTO_MS));
     let events = deal.auto_play_pending(now);
-    assert!(events.iter().all(|e| !matches!(e.body, EventBody::Played { by: Actor::Seat, .. })));
+    assert!(events.iter().all(|e| !matches!(
+        e.body,
+        EventBody::Played {
+            by: Actor::Seat,
+            ..
+        }
+    )));
     // Every seat is on auto-play, so the deal runs to its end.
     assert_eq!(deal.phase(), Phase::Finished);
 }
@@ -300,7 +365,11 @@ fn acting_clears_auto_play() {
     assert_eq!(deal.deadline_ms(), Some(AUTO_MS));
     let events = deal.bid(seat(1), Bid::Two, 10).expect("bid");
     assert!(!deal.is_on_auto_play(seat(1)));
-    assert!(events.iter().any(|e| e.body == EventBody::AutoPlayChanged { seat: seat(1), on: false }));
+    assert!(events.iter().any(|e| e.body
+        == EventBody::AutoPlayChanged {
+            seat: seat(1),
+            on: false
+        }));
     // A single timeout does not put a seat on auto-play.
     deal.check_timeout(10 + TURN_MS);
     assert!(!deal.is_on_auto_play(seat(2)));
@@ -349,7 +418,11 @@ fn a_deal_round_trips_through_json_compactly() {
     let json = serde_json::to_string(&deal).expect("serialize");
     let back: Deal = serde_json::from_str(&json).expect("deserialize");
     assert_eq!(back, deal);
-    assert!(json.len() < 1_500, "mid-deal state is {} bytes: {json}", json.len());
+    assert!(
+        json.len() < 1_500,
+        "mid-deal state is {} bytes: {json}",
+        json.len()
+    );
     println!("mid-deal state: {} bytes of JSON: {json}", json.len());
 }
 

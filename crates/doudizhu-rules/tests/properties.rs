@@ -84,13 +84,19 @@ impl Watcher {
     fn check_views(&self, deal: &Deal) {
         for seat in Seat::ALL {
             let view = deal.view(seat);
-            assert_eq!(view.hand.iter().copied().collect::<CardSet>(), deal.hand(seat));
+            assert_eq!(
+                view.hand.iter().copied().collect::<CardSet>(),
+                deal.hand(seat)
+            );
             let shown = cards_of(&view);
             assert!(
                 shown.is_subset(deal.hand(seat).union(self.public)),
                 "seat {seat}'s view shows another seat's cards"
             );
-            let counts: Vec<u8> = Seat::ALL.iter().map(|s| deal.hand(*s).len() as u8).collect();
+            let counts: Vec<u8> = Seat::ALL
+                .iter()
+                .map(|s| deal.hand(*s).len() as u8)
+                .collect();
             assert_eq!(view.cards_left.to_vec(), counts);
         }
     }
@@ -98,7 +104,11 @@ impl Watcher {
 
 fn check_conservation(deal: &Deal, watcher: &Watcher) {
     let view = deal.view(Seat::ALL[0]);
-    let played: CardSet = view.turns.iter().flat_map(|t| t.cards.iter().copied()).collect();
+    let played: CardSet = view
+        .turns
+        .iter()
+        .flat_map(|t| t.cards.iter().copied())
+        .collect();
     let mut all = played;
     let mut total = played.len();
     for seat in Seat::ALL {
@@ -121,7 +131,9 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
     let roll = rng.random_range(0..1000);
     *now += rng.random_range(0..3_000);
     if roll < 3 {
-        return deal.escape(Seat::ALL[rng.random_range(0..3)], *now).expect("escape");
+        return deal
+            .escape(Seat::ALL[rng.random_range(0..3)], *now)
+            .expect("escape");
     }
     if roll < 60 {
         *now = (*now).max(deal.deadline_ms().expect("running"));
@@ -129,7 +141,9 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
     }
     if roll < 90 {
         let who = Seat::ALL[rng.random_range(0..3)];
-        return deal.set_auto_play(who, rng.random_bool(0.5), *now).expect("toggle");
+        return deal
+            .set_auto_play(who, rng.random_bool(0.5), *now)
+            .expect("toggle");
     }
     if roll < 110 {
         let events = deal.auto_play_pending(*now);
@@ -139,7 +153,13 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
     }
     match deal.phase() {
         Phase::Bidding => {
-            let highest = deal.view(seat).bids.iter().map(|b| b.bid).max().unwrap_or(Bid::Pass);
+            let highest = deal
+                .view(seat)
+                .bids
+                .iter()
+                .map(|b| b.bid)
+                .max()
+                .unwrap_or(Bid::Pass);
             let choices: Vec<Bid> = [Bid::Pass, Bid::One, Bid::Two, Bid::Three]
                 .into_iter()
                 .filter(|b| *b == Bid::Pass || *b > highest)
@@ -153,7 +173,11 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
                 return deal.pass(seat, *now).expect("a legal pass");
             }
             let play = plays[rng.random_range(0..plays.len())];
-            let cards = deal.hand(seat).pick(&play.ranks).expect("from the hand").to_vec();
+            let cards = deal
+                .hand(seat)
+                .pick(&play.ranks)
+                .expect("from the hand")
+                .to_vec();
             deal.play(seat, &cards, *now).expect("a legal play")
         }
         Phase::Finished => unreachable!("checked by to_act"),
@@ -167,7 +191,10 @@ fn run_random_deal(seed: u64) -> Deal {
     let mut now = rng.random_range(0..1_000_000);
     let (mut deal, events) =
         Deal::new("t/deal", Seed::from_bytes(seed_bytes), first, rules(), now).expect("deal");
-    let mut watcher = Watcher { public: CardSet::EMPTY, ended: 0 };
+    let mut watcher = Watcher {
+        public: CardSet::EMPTY,
+        ended: 0,
+    };
     watcher.check_events(&deal, &events);
     for _ in 0..MAX_STEPS {
         if deal.phase() == Phase::Finished {
@@ -195,9 +222,11 @@ fn run_random_deal(seed: u64) -> Deal {
         Outcome::LandlordWon | Outcome::FarmersWon { .. } => {
             assert_eq!(settlement.points.iter().sum::<i64>(), 0, "zero-sum");
             let landlord = deal.landlord().expect("landlord");
-            assert!(deal.hand(Seat::ALL[0]).is_empty()
-                || deal.hand(Seat::ALL[1]).is_empty()
-                || deal.hand(Seat::ALL[2]).is_empty());
+            assert!(
+                deal.hand(Seat::ALL[0]).is_empty()
+                    || deal.hand(Seat::ALL[1]).is_empty()
+                    || deal.hand(Seat::ALL[2]).is_empty()
+            );
             let won = settlement.outcome == Outcome::LandlordWon;
             assert_eq!(settlement.points[landlord.index()] > 0, won);
         }

@@ -36,20 +36,32 @@ fn a_landlord_loss_is_the_reverse() {
 
 #[test]
 fn base_is_the_winning_bid_times_the_points_base() {
-    let s = settle(&PlayedOut { points_base: 100, bid: Bid::Two, ..played_out(1) });
+    let s = settle(&PlayedOut {
+        points_base: 100,
+        bid: Bid::Two,
+        ..played_out(1)
+    });
     assert_eq!(s.points, [-200, 400, -200]);
 }
 
 #[test]
 fn each_bomb_or_rocket_played_doubles_the_multiplier() {
-    let s = settle(&PlayedOut { bombs: 2, rockets: 1, ..played_out(0) });
+    let s = settle(&PlayedOut {
+        bombs: 2,
+        rockets: 1,
+        ..played_out(0)
+    });
     assert_eq!(s.multiplier, 8);
     assert_eq!(s.points, [24, -48, 24]);
 }
 
 #[test]
 fn spring_doubles_again() {
-    let s = settle(&PlayedOut { bombs: 1, farmer_cards_played: 0, ..played_out(1) });
+    let s = settle(&PlayedOut {
+        bombs: 1,
+        farmer_cards_played: 0,
+        ..played_out(1)
+    });
     assert!(s.spring);
     assert_eq!(s.multiplier, 4);
     assert_eq!(s.points, [-12, 24, -12]);
@@ -57,18 +69,28 @@ fn spring_doubles_again() {
 
 #[test]
 fn no_spring_if_a_farmer_played_a_card() {
-    let s = settle(&PlayedOut { farmer_cards_played: 1, ..played_out(1) });
+    let s = settle(&PlayedOut {
+        farmer_cards_played: 1,
+        ..played_out(1)
+    });
     assert!(!s.spring);
 }
 
 #[test]
 fn anti_spring_doubles_again() {
-    let s = settle(&PlayedOut { landlord_plays: 1, ..played_out(0) });
+    let s = settle(&PlayedOut {
+        landlord_plays: 1,
+        ..played_out(0)
+    });
     assert!(s.anti_spring && !s.spring);
     assert_eq!(s.points, [6, -12, 6]);
     // The landlord playing out in its one play is a spring when farmers played nothing,
     // never an anti-spring.
-    let s = settle(&PlayedOut { landlord_plays: 1, farmer_cards_played: 0, ..played_out(1) });
+    let s = settle(&PlayedOut {
+        landlord_plays: 1,
+        farmer_cards_played: 0,
+        ..played_out(1)
+    });
     assert!(s.spring && !s.anti_spring);
 }
 
@@ -81,9 +103,18 @@ fn escape_costs_three_times_base_times_multiplier_and_voids_the_deal_for_the_oth
 
 #[test]
 fn escape_before_any_bid_costs_three() {
-    assert_eq!(settle_escape(1, seat(2), None, None, 0, 0).points, [0, 0, -3]);
-    assert_eq!(settle_escape(1, seat(2), None, Some(Bid::Pass), 0, 0).points, [0, 0, -3]);
-    assert_eq!(settle_escape(20, seat(1), None, Some(Bid::One), 0, 0).points, [0, -60, 0]);
+    assert_eq!(
+        settle_escape(1, seat(2), None, None, 0, 0).points,
+        [0, 0, -3]
+    );
+    assert_eq!(
+        settle_escape(1, seat(2), None, Some(Bid::Pass), 0, 0).points,
+        [0, 0, -3]
+    );
+    assert_eq!(
+        settle_escape(20, seat(1), None, Some(Bid::One), 0, 0).points,
+        [0, -60, 0]
+    );
 }
 
 #[test]

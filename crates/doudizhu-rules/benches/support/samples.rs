@@ -47,6 +47,9 @@ fn pick_play(hand: &RankCounts, salt: u64) -> RankCounts {
         .collect();
     let mix = salt.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17;
     let kind = kinds[(mix % kinds.len() as u64) as usize];
-    let of_kind: Vec<_> = plays.iter().filter(|p| p.combination.kind == kind).collect();
+    let of_kind: Vec<_> = plays
+        .iter()
+        .filter(|p| p.combination.kind == kind)
+        .collect();
     of_kind[((mix >> 20) % of_kind.len() as u64) as usize].ranks
 }

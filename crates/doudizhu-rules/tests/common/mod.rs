@@ -44,9 +44,14 @@ pub fn readings(counts: &[u8; 15]) -> Vec<Combination> {
     };
     let rest_len = |rest: &[u8; 15]| rest.iter().map(|&c| usize::from(c)).sum::<usize>();
     // Singles, pairs, triples, bombs, rocket.
-    for rank in 0..15 {
-        for (size, kind) in [(1, Kind::Single), (2, Kind::Pair), (3, Kind::Triple), (4, Kind::Bomb)] {
-            if n == size && counts[rank] as usize == size && (size == 1 || rank <= TWO) {
+    for (rank, &count) in counts.iter().enumerate() {
+        for (size, kind) in [
+            (1, Kind::Single),
+            (2, Kind::Pair),
+            (3, Kind::Triple),
+            (4, Kind::Bomb),
+        ] {
+            if n == size && usize::from(count) == size && (size == 1 || rank <= TWO) {
                 found.push(combination(kind, rank, 1));
             }
         }
@@ -56,7 +61,9 @@ pub fn readings(counts: &[u8; 15]) -> Vec<Combination> {
     }
     // Triple with a single or a pair.
     for triple in 0..=TWO {
-        let Some(rest) = without(&[(triple, 3)]) else { continue };
+        let Some(rest) = without(&[(triple, 3)]) else {
+            continue;
+        };
         if rest[triple] != 0 {
             continue;
         }
@@ -69,7 +76,11 @@ pub fn readings(counts: &[u8; 15]) -> Vec<Combination> {
         }
     }
     // Chains: straights, pair straights, triple straights.
-    for (width, min, kind) in [(1u8, 5, Kind::Straight), (2, 3, Kind::PairStraight), (3, 2, Kind::TripleStraight)] {
+    for (width, min, kind) in [
+        (1u8, 5, Kind::Straight),
+        (2, 3, Kind::PairStraight),
+        (3, 2, Kind::TripleStraight),
+    ] {
         for start in 0..=ACE {
             for length in min..=(ACE + 1 - start) {
                 let mut body = [0u8; 15];
@@ -110,7 +121,9 @@ pub fn readings(counts: &[u8; 15]) -> Vec<Combination> {
     }
     // Four with two.
     for four in 0..=TWO {
-        let Some(rest) = without(&[(four, 4)]) else { continue };
+        let Some(rest) = without(&[(four, 4)]) else {
+            continue;
+        };
         if n == 6 && !both_jokers(&rest) {
             found.push(combination(Kind::FourWithTwoSingles, four, 1));
         }
@@ -124,7 +137,12 @@ pub fn readings(counts: &[u8; 15]) -> Vec<Combination> {
 
 /// Calls `visit` with every sub-multiset of `counts` (the empty one included).
 pub fn sub_multisets(counts: &[u8; 15], visit: &mut impl FnMut(&[u8; 15])) {
-    fn go(counts: &[u8; 15], rank: usize, current: &mut [u8; 15], visit: &mut impl FnMut(&[u8; 15])) {
+    fn go(
+        counts: &[u8; 15],
+        rank: usize,
+        current: &mut [u8; 15],
+        visit: &mut impl FnMut(&[u8; 15]),
+    ) {
         if rank == 15 {
             visit(current);
             return;
