@@ -239,7 +239,11 @@ impl GrpcServer {
         health
             .set_service_status("", ServingStatus::NotServing)
             .await;
-        tokio::time::sleep(limits.shutdown_drain_delay).await;
+        // Keep serving (health checks included) while load balancers notice.
+        tokio::select! {
+            result = &mut server => return result.map_err(Into::into),
+            () = tokio::time::sleep(limits.shutdown_drain_delay) => {},
+        }
         let _ = stop_tx.send(());
         match tokio::time::timeout(limits.shutdown_grace, &mut server).await {
             Ok(result) => {

@@ -116,6 +116,19 @@ pub async fn run_settler(
                     continue;
                 }
             }
+            // Another replica may have delivered it between our scan and our lease.
+            match still_pending(&store, &entry).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    release_lease(&store, &entry).await;
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "settlement outbox check failed");
+                    release_lease(&store, &entry).await;
+                    continue;
+                }
+            }
             let outcome = deliver(&store, &mut ledger.clone(), &entry).await;
             match outcome {
                 Delivery::Acknowledged(response) => {
@@ -214,6 +227,15 @@ async fn take_lease(
         .query_async(&mut conn)
         .await?;
     Ok(set.is_some())
+}
+
+async fn still_pending(store: &TableStore, entry: &OutboxEntry) -> Result<bool, redis::RedisError> {
+    let mut conn = store.redis();
+    redis::cmd("HEXISTS")
+        .arg(store.outbox_key(shard_of(&entry.table_id)))
+        .arg(&entry.game_id)
+        .query_async(&mut conn)
+        .await
 }
 
 async fn release_lease(store: &TableStore, entry: &OutboxEntry) {
