@@ -1,6 +1,7 @@
 //! The shared gRPC server and settler over real sockets: authentication, health,
 //! reflection, the per-player rate limit, graceful shutdown, and exactly-once
 //! settlement delivery through a ledger that is down for a while.
+#![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

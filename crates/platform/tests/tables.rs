@@ -1,5 +1,6 @@
 //! The Redis table store against a real Redis (127.0.0.1:6379 or `REDIS_URL`): the
 //! atomic step, races, idempotency, watching, deadlines and the settlement outbox.
+#![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
