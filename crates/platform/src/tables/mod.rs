@@ -495,6 +495,35 @@ impl TableStore {
         Ok(seq)
     }
 
+    /// Loads a table and, in the same round trip, whether `request_key` was applied.
+    async fn load_for_update(
+        &self,
+        table_id: &str,
+        request_key: Option<&str>,
+    ) -> Result<(Option<Loaded<Vec<u8>>>, Option<u64>), ApiError> {
+        let table_key = self.table_key(table_id);
+        let mut pipe = redis::pipe();
+        pipe.cmd("HMGET").arg(&table_key).arg("v").arg("s").arg("q");
+        pipe.cmd("HGET")
+            .arg(format!("{table_key}:rq"))
+            .arg(request_key.unwrap_or(""));
+        let mut conn = self.redis.clone();
+        #[allow(clippy::type_complexity)]
+        let ((version, state, last_seq), applied): (
+            (Option<u64>, Option<Vec<u8>>, Option<u64>),
+            Option<u64>,
+        ) = pipe.query_async(&mut conn).await?;
+        let loaded = match (version, state) {
+            (Some(version), Some(state)) => Some(Loaded {
+                version,
+                last_seq: last_seq.unwrap_or(0),
+                state,
+            }),
+            _ => None,
+        };
+        Ok((loaded, applied.filter(|_| request_key.is_some())))
+    }
+
     /// The atomic step. See the module documentation.
     pub async fn commit(
         &self,
@@ -617,15 +646,23 @@ impl TableStore {
         F: FnMut(&mut S, u64) -> Result<Change<T>, ApiError>,
     {
         for attempt in 0..MAX_UPDATE_ATTEMPTS {
-            if let Some(key) = request_key
-                && let Some(last_seq) = self.applied_request(table_id, key).await?
-            {
+            let (loaded, applied) = self.load_for_update(table_id, request_key).await?;
+            if let Some(last_seq) = applied {
                 return Ok(Updated::Duplicate { last_seq });
             }
-            let Some(loaded) = self.load::<S>(table_id).await? else {
+            let Some(loaded) = loaded else {
                 return Err(ApiError::NotFound(format!(
                     "no table {table_id}; it never existed or has been closed"
                 )));
+            };
+            let loaded: Loaded<S> = Loaded {
+                version: loaded.version,
+                last_seq: loaded.last_seq,
+                state: serde_json::from_slice(&loaded.state).map_err(|e| {
+                    ApiError::internal(anyhow::anyhow!(
+                        "table {table_id} state does not decode: {e}"
+                    ))
+                })?,
             };
             let mut state = loaded.state;
             let change = apply(&mut state, loaded.version)?;
