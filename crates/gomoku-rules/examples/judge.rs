@@ -40,13 +40,20 @@ pub fn judge(line: &str) -> Result<&'static str, String> {
         other => return Err(format!("unknown to_move {other:?}: use black or white")),
     };
     let mut board = Board::new();
-    for (stones, stone_color) in [(&position.black, Color::Black), (&position.white, Color::White)] {
+    for (stones, stone_color) in [
+        (&position.black, Color::Black),
+        (&position.white, Color::White),
+    ] {
         for text in stones {
-            let point = Point::parse(text).map_err(|e| format!("{stone_color} stone {text:?}: {e}"))?;
-            board.place(point, stone_color).map_err(|e| format!("{stone_color} stone: {e}"))?;
+            let point =
+                Point::parse(text).map_err(|e| format!("{stone_color} stone {text:?}: {e}"))?;
+            board
+                .place(point, stone_color)
+                .map_err(|e| format!("{stone_color} stone: {e}"))?;
         }
     }
-    let point = Point::parse(&position.point).map_err(|e| format!("move {:?}: {e}", position.point))?;
+    let point =
+        Point::parse(&position.point).map_err(|e| format!("move {:?}: {e}", position.point))?;
     if !board.is_empty(point) {
         return Err(format!("move {point} is already occupied"));
     }

@@ -121,7 +121,6 @@ pub struct Occupied {
     pub point: Point,
 }
 
-
 /// Rows, columns and the 29 + 29 diagonals.
 const LINES: usize = 15 + 15 + 29 + 29;
 /// A stone at position `pos` of a line is stored at bit `pos + PAD`, so that a window of
@@ -140,7 +139,12 @@ const fn build_point_lines() -> [[(u8, u8); 4]; POINTS] {
     while index < POINTS {
         let x = (index % SIZE as usize) as u8;
         let y = (index / SIZE as usize) as u8;
-        table[index] = [(y, x), (15 + x, y), (30 + (x + 14 - y), x), (59 + (x + y), x)];
+        table[index] = [
+            (y, x),
+            (15 + x, y),
+            (30 + (x + 14 - y), x),
+            (59 + (x + y), x),
+        ];
         index += 1;
     }
     table
@@ -184,7 +188,11 @@ impl Default for Board {
 impl Board {
     /// An empty board.
     pub const fn new() -> Board {
-        Board { cells: [0; POINTS], lines: [[0; LINES]; 2], stones: 0 }
+        Board {
+            cells: [0; POINTS],
+            lines: [[0; LINES]; 2],
+            stones: 0,
+        }
     }
 
     /// The stone on `point`, if any.
@@ -278,7 +286,10 @@ impl Board {
     #[inline]
     pub fn longest_run(&self, point: Point, color: Color) -> u32 {
         let index = point.index();
-        (0..4).map(|dir| self.run(index, dir, color)).max().unwrap_or(0)
+        (0..4)
+            .map(|dir| self.run(index, dir, color))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Whether a `color` stone on `point` (placed or not) wins under `rules`: five or more,
@@ -369,13 +380,16 @@ impl Board {
                 continue;
             }
             let points = three >> 8;
-            let is_live = shape::STRAIGHT_FOUR_OFFSETS.iter().enumerate().any(|(bit, &offset)| {
-                if points & (1 << bit) == 0 {
-                    return false;
-                }
-                let q = (index as isize + INDEX_STEP[dir] * offset as isize) as usize;
-                !matches!(self.black_verdict_mut(q), Verdict::Forbidden(_))
-            });
+            let is_live = shape::STRAIGHT_FOUR_OFFSETS
+                .iter()
+                .enumerate()
+                .any(|(bit, &offset)| {
+                    if points & (1 << bit) == 0 {
+                        return false;
+                    }
+                    let q = (index as isize + INDEX_STEP[dir] * offset as isize) as usize;
+                    !matches!(self.black_verdict_mut(q), Verdict::Forbidden(_))
+                });
             judged += 1;
             if is_live {
                 live += 1;
@@ -419,16 +433,13 @@ impl Board {
     /// Natural draw (和局): no line of five points holds only one color's stones and
     /// empty points, so neither side can ever make five. A full board is the plain case.
     pub fn is_dead(&self) -> bool {
-        for line in 0..LINES {
-            let valid = LINE_VALID[line];
-            for color in 0..2 {
-                let free = valid & !self.lines[1 - color][line];
-                if free & (free >> 1) & (free >> 2) & (free >> 3) & (free >> 4) != 0 {
-                    return false;
-                }
-            }
-        }
-        true
+        let has_five_room =
+            |free: u32| free & (free >> 1) & (free >> 2) & (free >> 3) & (free >> 4) != 0;
+        let [black, white] = &self.lines;
+        !LINE_VALID
+            .iter()
+            .zip(black.iter().zip(white))
+            .any(|(&valid, (&b, &w))| has_five_room(valid & !w) || has_five_room(valid & !b))
     }
 
     /// The board seen through a symmetry.

@@ -150,7 +150,10 @@ pub struct TimeControl {
 
 impl TimeControl {
     /// No clock at all.
-    pub const UNLIMITED: TimeControl = TimeControl { per_move_ms: 0, total_ms: 0 };
+    pub const UNLIMITED: TimeControl = TimeControl {
+        per_move_ms: 0,
+        total_ms: 0,
+    };
 }
 
 /// Everything that fixes a game before its first move.
@@ -303,7 +306,11 @@ impl GameResult {
         let mut seats = [0; 2];
         seats[black.index()] = b;
         seats[white.index()] = w;
-        Points { seats, black: b, white: w }
+        Points {
+            seats,
+            black: b,
+            white: w,
+        }
     }
 
     /// A short English description, e.g. `white wins: forbidden move (double three)`.
@@ -313,7 +320,13 @@ impl GameResult {
             Outcome::WhiteWins => "white wins",
             Outcome::Draw => "draw",
         };
-        let color = |seat: Seat| if seat == self.black_seat { "black" } else { "white" };
+        let color = |seat: Seat| {
+            if seat == self.black_seat {
+                "black"
+            } else {
+                "white"
+            }
+        };
         let reason = match self.reason {
             EndReason::Five => "five".to_owned(),
             EndReason::ForbiddenMove { kind } => format!("forbidden move ({kind})"),
@@ -335,20 +348,48 @@ impl GameResult {
 #[serde(rename_all = "snake_case", tag = "event")]
 pub enum Event {
     /// A stone went on the board; `ply` counts stones from 1.
-    StonePlaced { ply: u16, seat: Seat, color: Color, point: Point },
+    StonePlaced {
+        ply: u16,
+        seat: Seat,
+        color: Color,
+        point: Point,
+    },
     /// White's claim was right: black's last move was forbidden (the game ends).
-    ForbiddenClaimUpheld { seat: Seat, kind: ForbiddenKind },
+    ForbiddenClaimUpheld {
+        seat: Seat,
+        kind: ForbiddenKind,
+    },
     /// White's claim was wrong: white loses its turn and black moves again.
-    ForbiddenClaimRejected { seat: Seat },
-    DrawOffered { seat: Seat },
-    DrawDeclined { seat: Seat },
+    ForbiddenClaimRejected {
+        seat: Seat,
+    },
+    DrawOffered {
+        seat: Seat,
+    },
+    DrawDeclined {
+        seat: Seat,
+    },
     /// The offer lapsed because the offerer's opponent moved.
-    DrawLapsed { offered_by: Seat },
+    DrawLapsed {
+        offered_by: Seat,
+    },
     /// `seat` (white) swapped colors; `black_seat` now holds black.
-    Swapped { seat: Seat, black_seat: Seat },
-    FifthProposed { seat: Seat, proposals: [Point; 2] },
-    FifthChosen { seat: Seat, point: Point, rejected: Point },
-    GameOver { result: GameResult },
+    Swapped {
+        seat: Seat,
+        black_seat: Seat,
+    },
+    FifthProposed {
+        seat: Seat,
+        proposals: [Point; 2],
+    },
+    FifthChosen {
+        seat: Seat,
+        point: Point,
+        rejected: Point,
+    },
+    GameOver {
+        result: GameResult,
+    },
 }
 
 /// Why an action was refused. The game is unchanged.
@@ -380,7 +421,9 @@ pub enum GameError {
     NoDrawOffer,
     #[error("the two fifth-move proposals must be different points")]
     IdenticalProposals,
-    #[error("the two fifth-move proposals {a} and {b} give equivalent positions (a rotation or reflection)")]
+    #[error(
+        "the two fifth-move proposals {a} and {b} give equivalent positions (a rotation or reflection)"
+    )]
     EquivalentProposals { a: Point, b: Point },
     #[error("the proposal {point} is forbidden for black: {kind}")]
     ForbiddenProposal { point: Point, kind: ForbiddenKind },
@@ -520,12 +563,20 @@ impl Game {
 
     /// The color `seat` holds now.
     pub fn color_of(&self, seat: Seat) -> Color {
-        if seat == self.black_seat { Color::Black } else { Color::White }
+        if seat == self.black_seat {
+            Color::Black
+        } else {
+            Color::White
+        }
     }
 
     /// The color whose turn it is (`None` once the game is over).
     pub fn to_move(&self) -> Option<Color> {
-        if self.is_over() { None } else { Some(self.to_move) }
+        if self.is_over() {
+            None
+        } else {
+            Some(self.to_move)
+        }
     }
 
     /// The seat that must act now, whose clock runs (`None` once the game is over).
@@ -573,7 +624,12 @@ impl Game {
     }
 
     /// Places a stone of `seat`'s color.
-    pub fn place(&mut self, seat: Seat, point: Point, now_ms: u64) -> Result<Vec<Event>, GameError> {
+    pub fn place(
+        &mut self,
+        seat: Seat,
+        point: Point,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
         self.act(seat, Action::Place(point), now_ms)
     }
 
@@ -610,11 +666,20 @@ impl Game {
         proposals: [Point; 2],
         now_ms: u64,
     ) -> Result<Vec<Event>, GameError> {
-        self.act(seat, Action::ProposeFifth(proposals[0], proposals[1]), now_ms)
+        self.act(
+            seat,
+            Action::ProposeFifth(proposals[0], proposals[1]),
+            now_ms,
+        )
     }
 
     /// Swap room: white keeps one of black's proposals as the fifth stone, then plays move 6.
-    pub fn choose_fifth(&mut self, seat: Seat, point: Point, now_ms: u64) -> Result<Vec<Event>, GameError> {
+    pub fn choose_fifth(
+        &mut self,
+        seat: Seat,
+        point: Point,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
         self.act(seat, Action::ChooseFifth(point), now_ms)
     }
 
@@ -628,15 +693,21 @@ impl Game {
     /// An action (other than [`Action::Timeout`]) arriving at or after the deadline of the
     /// side to act is refused with [`GameError::TimeExpired`]: the game was lost on time
     /// first, and the caller should run [`Game::check_timeout`].
-    pub fn act(&mut self, seat: Seat, action: Action, now_ms: u64) -> Result<Vec<Event>, GameError> {
+    pub fn act(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
         if self.is_over() {
             return Err(GameError::GameOver);
         }
         let now = now_ms.max(self.last_ms);
-        if action != Action::Timeout {
-            if let Some(deadline_ms) = self.deadline_ms().filter(|&d| now >= d) {
-                return Err(GameError::TimeExpired { deadline_ms });
-            }
+        if let Some(deadline_ms) = self
+            .deadline_ms()
+            .filter(|&d| now >= d && action != Action::Timeout)
+        {
+            return Err(GameError::TimeExpired { deadline_ms });
         }
         let plan = self.validate(seat, action, now)?;
         let logged_at = match plan {
@@ -645,7 +716,11 @@ impl Game {
         };
         // A timeout is logged at its deadline, so that a replay reaches the same state.
         self.last_ms = logged_at;
-        self.log.push(LogEntry { at_ms: logged_at.saturating_sub(self.started_ms), seat, action });
+        self.log.push(LogEntry {
+            at_ms: logged_at.saturating_sub(self.started_ms),
+            seat,
+            action,
+        });
         Ok(self.apply(seat, plan, now))
     }
 
@@ -667,7 +742,9 @@ impl Game {
                 self.check_opening(point)?;
                 let color = self.to_move;
                 let verdict = self.board.verdict(point, color, rule_set.rules());
-                if let (Verdict::Forbidden(kind), Some(ForbiddenPolicy::Refuse)) = (verdict, rule_set.policy()) {
+                if let (Verdict::Forbidden(kind), Some(ForbiddenPolicy::Refuse)) =
+                    (verdict, rule_set.policy())
+                {
                     return Err(GameError::Forbidden { point, kind });
                 }
                 Ok(Plan::Place { point, verdict })
@@ -713,7 +790,11 @@ impl Game {
                     _ => return Err(GameError::NotAProposal { point }),
                 };
                 let verdict = self.board.verdict(point, Color::Black, rule_set.rules());
-                Ok(Plan::Choose { point, rejected, verdict })
+                Ok(Plan::Choose {
+                    point,
+                    rejected,
+                    verdict,
+                })
             }
             Action::OfferDraw => {
                 if let Some(by) = self.draw_offer {
@@ -794,7 +875,11 @@ impl Game {
             Plan::Claim => match self.pending_claim.take() {
                 Some(kind) => {
                     events.push(Event::ForbiddenClaimUpheld { seat, kind });
-                    self.finish(Some(seat), EndReason::ForbiddenClaimed { kind }, &mut events);
+                    self.finish(
+                        Some(seat),
+                        EndReason::ForbiddenClaimed { kind },
+                        &mut events,
+                    );
                 }
                 None => {
                     // A wrong claim costs white its turn (seed 001: 失去一次执子权).
@@ -807,7 +892,10 @@ impl Game {
             Plan::Swap => {
                 let lapsed = self.end_turn(seat, now);
                 self.black_seat = seat;
-                events.push(Event::Swapped { seat, black_seat: seat });
+                events.push(Event::Swapped {
+                    seat,
+                    black_seat: seat,
+                });
                 events.extend(lapsed);
                 // The new white (the former black) plays move 4.
                 self.to_move = Color::White;
@@ -820,9 +908,17 @@ impl Game {
                 self.phase = Phase::ChooseFifth { proposals };
                 self.to_move = Color::White;
             }
-            Plan::Choose { point, rejected, verdict } => {
+            Plan::Choose {
+                point,
+                rejected,
+                verdict,
+            } => {
                 let lapsed = self.end_turn(seat, now);
-                events.push(Event::FifthChosen { seat, point, rejected });
+                events.push(Event::FifthChosen {
+                    seat,
+                    point,
+                    rejected,
+                });
                 self.phase = Phase::Play;
                 self.to_move = Color::Black;
                 self.put_stone(self.black_seat, point, verdict, now, lapsed, &mut events);
@@ -840,8 +936,14 @@ impl Game {
                 self.draw_offer = None;
                 self.finish(None, EndReason::DrawAgreed { offered_by }, &mut events);
             }
-            Plan::Resign => self.finish(Some(seat.other()), EndReason::Resignation { seat }, &mut events),
-            Plan::Escape => self.finish(Some(seat.other()), EndReason::Escape { seat }, &mut events),
+            Plan::Resign => self.finish(
+                Some(seat.other()),
+                EndReason::Resignation { seat },
+                &mut events,
+            ),
+            Plan::Escape => {
+                self.finish(Some(seat.other()), EndReason::Escape { seat }, &mut events)
+            }
             Plan::Timeout { deadline } => {
                 let used = deadline.saturating_sub(self.turn_started_ms);
                 let left = &mut self.remaining_ms[seat.index()];
@@ -886,7 +988,12 @@ impl Game {
         self.moves.push((point, color));
         self.turn_started_ms = now;
         let ply = u16::try_from(self.moves.len()).unwrap_or(u16::MAX);
-        events.push(Event::StonePlaced { ply, seat, color, point });
+        events.push(Event::StonePlaced {
+            ply,
+            seat,
+            color,
+            point,
+        });
         events.extend(lapsed);
         if color == Color::White {
             // White played instead of claiming: black's forbidden move is forgiven for good.
@@ -896,7 +1003,13 @@ impl Game {
             Verdict::Five => return self.finish(Some(seat), EndReason::Five, events),
             Verdict::Forbidden(kind) => match self.config.rule_set.policy() {
                 Some(ForbiddenPolicy::Claim) => self.pending_claim = Some(kind),
-                _ => return self.finish(Some(seat.other()), EndReason::ForbiddenMove { kind }, events),
+                _ => {
+                    return self.finish(
+                        Some(seat.other()),
+                        EndReason::ForbiddenMove { kind },
+                        events,
+                    );
+                }
             },
             Verdict::Allowed => {}
         }
@@ -918,7 +1031,12 @@ impl Game {
             Some(seat) if seat == self.black_seat => Outcome::BlackWins,
             Some(_) => Outcome::WhiteWins,
         };
-        let result = GameResult { outcome, reason, winner, black_seat: self.black_seat };
+        let result = GameResult {
+            outcome,
+            reason,
+            winner,
+            black_seat: self.black_seat,
+        };
         self.result = Some(result);
         self.phase = Phase::Over;
         self.draw_offer = None;
@@ -947,17 +1065,30 @@ impl Game {
 /// A validated action, with what validation learnt.
 #[derive(Debug, Clone, Copy)]
 enum Plan {
-    Place { point: Point, verdict: Verdict },
+    Place {
+        point: Point,
+        verdict: Verdict,
+    },
     Claim,
     Swap,
-    Propose { proposals: [Point; 2] },
-    Choose { point: Point, rejected: Point, verdict: Verdict },
+    Propose {
+        proposals: [Point; 2],
+    },
+    Choose {
+        point: Point,
+        rejected: Point,
+        verdict: Verdict,
+    },
     OfferDraw,
     DeclineDraw,
-    AcceptDraw { offered_by: Seat },
+    AcceptDraw {
+        offered_by: Seat,
+    },
     Resign,
     Escape,
-    Timeout { deadline: u64 },
+    Timeout {
+        deadline: u64,
+    },
 }
 
 /// Whether black on `a` and black on `b` give the same position up to a symmetry of the
@@ -968,5 +1099,9 @@ pub fn proposals_equivalent(board: &Board, a: Point, b: Point) -> bool {
     if with_a.place(a, Color::Black).is_err() || with_b.place(b, Color::Black).is_err() {
         return false;
     }
-    Symmetry::ALL.iter().any(|&s| with_a.stones().all(|stone| with_b.get(stone.point.transform(s)) == Some(stone.color)))
+    Symmetry::ALL.iter().any(|&s| {
+        with_a
+            .stones()
+            .all(|stone| with_b.get(stone.point.transform(s)) == Some(stone.color))
+    })
 }

@@ -19,10 +19,12 @@ pub mod point;
 pub mod record;
 mod shape;
 
-pub use board::{Board, Color, ForbiddenKind, Occupied, Rules, Stone, Verdict, forbidden_points, warm_up};
+pub use board::{
+    Board, Color, ForbiddenKind, Occupied, Rules, Stone, Verdict, forbidden_points, warm_up,
+};
 pub use game::{
-    Action, EndReason, Event, ForbiddenPolicy, Game, GameConfig, GameError, GameResult, LogEntry, Outcome, Phase,
-    Points, RuleSet, Seat, TimeControl, proposals_equivalent,
+    Action, EndReason, Event, ForbiddenPolicy, Game, GameConfig, GameError, GameResult, LogEntry,
+    Outcome, Phase, Points, RuleSet, Seat, TimeControl, proposals_equivalent,
 };
 pub use point::{Point, PointError, Symmetry};
 pub use record::{Record, RecordError, RecordInfo, Replay};

@@ -42,7 +42,11 @@ impl Point {
 
     /// The point at column `x`, row `y` (both from 0), or `None` off the board.
     pub const fn new(x: u8, y: u8) -> Option<Point> {
-        if x < SIZE && y < SIZE { Some(Point { x, y }) } else { None }
+        if x < SIZE && y < SIZE {
+            Some(Point { x, y })
+        } else {
+            None
+        }
     }
 
     /// Like [`Point::new`] but with an error that says what is wrong; takes any integer
@@ -70,11 +74,16 @@ impl Point {
         if !row_text.bytes().all(|b| b.is_ascii_digit()) || row_text.len() > 2 {
             return Err(PointError::BadRow(row_text.to_owned()));
         }
-        let row: u8 = row_text.parse().map_err(|_| PointError::BadRow(row_text.to_owned()))?;
+        let row: u8 = row_text
+            .parse()
+            .map_err(|_| PointError::BadRow(row_text.to_owned()))?;
         if !(1..=SIZE).contains(&row) {
             return Err(PointError::BadRow(row_text.to_owned()));
         }
-        Ok(Point { x: lower as u8 - b'a', y: row - 1 })
+        Ok(Point {
+            x: lower as u8 - b'a',
+            y: row - 1,
+        })
     }
 
     /// Column from 0 (left).
@@ -95,7 +104,10 @@ impl Point {
     /// The point with the given [`Point::index`].
     pub const fn from_index(index: usize) -> Option<Point> {
         if index < POINTS {
-            Some(Point { x: (index % SIZE as usize) as u8, y: (index / SIZE as usize) as u8 })
+            Some(Point {
+                x: (index % SIZE as usize) as u8,
+                y: (index / SIZE as usize) as u8,
+            })
         } else {
             None
         }
@@ -216,8 +228,14 @@ mod tests {
         assert_eq!(Point::parse("h0"), Err(PointError::BadRow("0".into())));
         assert_eq!(Point::parse("h8x"), Err(PointError::BadRow("8x".into())));
         assert_eq!(Point::parse("hé"), Err(PointError::BadRow("é".into())));
-        assert_eq!(Point::from_xy(15, 0), Err(PointError::OffBoard { x: 15, y: 0 }));
-        assert_eq!(Point::from_xy(-1, 3), Err(PointError::OffBoard { x: -1, y: 3 }));
+        assert_eq!(
+            Point::from_xy(15, 0),
+            Err(PointError::OffBoard { x: 15, y: 0 })
+        );
+        assert_eq!(
+            Point::from_xy(-1, 3),
+            Err(PointError::OffBoard { x: -1, y: 3 })
+        );
     }
 
     #[test]

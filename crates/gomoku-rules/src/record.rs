@@ -15,7 +15,9 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Board, Color};
-use crate::game::{Action, Game, GameConfig, GameError, LogEntry, Outcome, RuleSet, Seat, TimeControl};
+use crate::game::{
+    Action, Game, GameConfig, GameError, LogEntry, Outcome, RuleSet, Seat, TimeControl,
+};
 use crate::point::{Point, SIZE};
 
 /// Records larger than this are refused unread.
@@ -33,9 +35,17 @@ pub enum RecordError {
     #[error("the record has no [{0} \"...\"] header")]
     MissingTag(&'static str),
     #[error("ply {ply} ({token:?}): {message}")]
-    BadToken { ply: usize, token: String, message: String },
+    BadToken {
+        ply: usize,
+        token: String,
+        message: String,
+    },
     #[error("ply {ply} ({token}) is illegal: {error}")]
-    Illegal { ply: usize, token: String, error: GameError },
+    Illegal {
+        ply: usize,
+        token: String,
+        error: GameError,
+    },
     #[error("the record says the result is {declared:?} but the moves give {replayed:?}")]
     ResultMismatch { declared: String, replayed: String },
     #[error("more than {0} actions")]
@@ -76,7 +86,11 @@ fn result_code(game: &Game) -> &'static str {
 
 /// Writes one log entry as a token; `black_seat` is who held black at that moment.
 fn write_token(out: &mut String, entry: &LogEntry, black_seat: Seat) {
-    let color = if entry.seat == black_seat { Color::Black } else { Color::White };
+    let color = if entry.seat == black_seat {
+        Color::Black
+    } else {
+        Color::White
+    };
     // Writing to a String cannot fail.
     let _ = match entry.action {
         Action::Place(p) => write!(out, "{p}"),
@@ -100,7 +114,11 @@ fn write_log(game: &Game, per_line: usize) -> String {
     let mut black_seat = game.config().black_seat;
     for (i, entry) in game.log().iter().enumerate() {
         if i > 0 {
-            out.push(if per_line > 0 && i % per_line == 0 { '\n' } else { ' ' });
+            out.push(if per_line > 0 && i % per_line == 0 {
+                '\n'
+            } else {
+                ' '
+            });
         }
         write_token(&mut out, entry, black_seat);
         if entry.action == Action::Swap {
@@ -134,7 +152,9 @@ fn parse_point(text: &str) -> Result<Point, String> {
 fn parse_token(text: &str) -> Result<(Token, Option<u64>), String> {
     let (body, at_ms) = match text.split_once('@') {
         Some((body, time)) => {
-            let ms = time.parse::<u64>().map_err(|_| format!("bad time {time:?}: expected milliseconds"))?;
+            let ms = time
+                .parse::<u64>()
+                .map_err(|_| format!("bad time {time:?}: expected milliseconds"))?;
             (body, Some(ms))
         }
         None => (text, None),
@@ -147,7 +167,9 @@ fn parse_token(text: &str) -> Result<(Token, Option<u64>), String> {
             point => Token::Turn(Action::Place(parse_point(point)?)),
         },
         Some(("propose", points)) => {
-            let (a, b) = points.split_once(',').ok_or("propose needs two points: propose:j7,g9")?;
+            let (a, b) = points
+                .split_once(',')
+                .ok_or("propose needs two points: propose:j7,g9")?;
             Token::Turn(Action::ProposeFifth(parse_point(a)?, parse_point(b)?))
         }
         Some(("choose", point)) => Token::Turn(Action::ChooseFifth(parse_point(point)?)),
@@ -179,29 +201,48 @@ fn replay_tokens<'a>(
         if ply > MAX_RECORD_ACTIONS {
             return Err(RecordError::TooManyActions(MAX_RECORD_ACTIONS));
         }
-        let bad = |message: String| RecordError::BadToken { ply, token: text.to_owned(), message };
+        let bad = |message: String| RecordError::BadToken {
+            ply,
+            token: text.to_owned(),
+            message,
+        };
         let (token, at_ms) = parse_token(text).map_err(bad)?;
         let at_ms = at_ms.unwrap_or(last_ms);
         if at_ms < last_ms {
-            return Err(bad(format!("time {at_ms} ms is before the previous action's {last_ms} ms")));
+            return Err(bad(format!(
+                "time {at_ms} ms is before the previous action's {last_ms} ms"
+            )));
         }
         last_ms = at_ms;
         let (seat, action) = match token {
             Token::Turn(action) => match game.to_act() {
                 Some(seat) => (seat, action),
-                None => return Err(RecordError::Illegal { ply, token: text.to_owned(), error: GameError::GameOver }),
+                None => {
+                    return Err(RecordError::Illegal {
+                        ply,
+                        token: text.to_owned(),
+                        error: GameError::GameOver,
+                    });
+                }
             },
             Token::ByColor(action, color) => (game.seat_of(color), action),
         };
         game.act(seat, action, started_ms.saturating_add(at_ms))
-            .map_err(|error| RecordError::Illegal { ply, token: text.to_owned(), error })?;
+            .map_err(|error| RecordError::Illegal {
+                ply,
+                token: text.to_owned(),
+                error,
+            })?;
     }
     Ok(game)
 }
 
 fn check_size(text: &str) -> Result<(), RecordError> {
     if text.len() > MAX_RECORD_BYTES {
-        return Err(RecordError::TooLarge { bytes: text.len(), limit: MAX_RECORD_BYTES });
+        return Err(RecordError::TooLarge {
+            bytes: text.len(),
+            limit: MAX_RECORD_BYTES,
+        });
     }
     Ok(())
 }
@@ -224,7 +265,10 @@ impl Record {
         tag("Room", &self.info.room);
         tag("RuleSet", config.rule_set.name());
         let tc = config.time_control;
-        tag("TimeControl", &format!("{}/{}", tc.per_move_ms, tc.total_ms));
+        tag(
+            "TimeControl",
+            &format!("{}/{}", tc.per_move_ms, tc.total_ms),
+        );
         tag("Date", &self.info.date);
         tag("Black", &self.info.black);
         tag("White", &self.info.white);
@@ -256,13 +300,23 @@ impl Record {
             if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
                 continue;
             }
-            let syntax = |message: String| RecordError::Syntax { line: line_no, message };
+            let syntax = |message: String| RecordError::Syntax {
+                line: line_no,
+                message,
+            };
             if let Some(inner) = line.strip_prefix('[') {
-                let inner = inner.strip_suffix(']').ok_or_else(|| syntax("a header line ends with ]".into()))?;
-                let (name, value) =
-                    inner.split_once(' ').ok_or_else(|| syntax("a header line is [Name \"value\"]".into()))?;
-                let value = value.trim().strip_prefix('"').and_then(|v| v.strip_suffix('"'));
-                let value = value.ok_or_else(|| syntax("a header value is in double quotes".into()))?;
+                let inner = inner
+                    .strip_suffix(']')
+                    .ok_or_else(|| syntax("a header line ends with ]".into()))?;
+                let (name, value) = inner
+                    .split_once(' ')
+                    .ok_or_else(|| syntax("a header line is [Name \"value\"]".into()))?;
+                let value = value
+                    .trim()
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'));
+                let value =
+                    value.ok_or_else(|| syntax("a header value is in double quotes".into()))?;
                 match name {
                     "Room" => info.room = value.to_owned(),
                     "Black" => info.black = value.to_owned(),
@@ -291,13 +345,20 @@ impl Record {
             }
         }
         let rule_set = rule_set.ok_or(RecordError::MissingTag("RuleSet"))?;
-        let config = GameConfig { rule_set, time_control, black_seat };
+        let config = GameConfig {
+            rule_set,
+            time_control,
+            black_seat,
+        };
         let game = replay_tokens(config, started_ms, moves.into_iter())?;
         let replayed = result_code(&game);
         // Resignations, draws, timeouts and escapes are in the move list, so the result of
         // the replay is the whole truth; a header that disagrees is a corrupt record.
         if let Some(declared) = declared_result.filter(|d| d != replayed) {
-            return Err(RecordError::ResultMismatch { declared, replayed: replayed.to_owned() });
+            return Err(RecordError::ResultMismatch {
+                declared,
+                replayed: replayed.to_owned(),
+            });
         }
         Ok(Record { info, game })
     }
@@ -326,11 +387,18 @@ impl Record {
         check_size(text)?;
         let mut lines = text.lines().enumerate();
         let header = lines.next().map(|(_, l)| l.trim()).unwrap_or_default();
-        let syntax = |line: usize, message: &str| RecordError::Syntax { line, message: message.to_owned() };
+        let syntax = |line: usize, message: &str| RecordError::Syntax {
+            line,
+            message: message.to_owned(),
+        };
         if !header.starts_with("Piskvorky") {
             return Err(syntax(1, "a PSQ file starts with \"Piskvorky 15x15, ...\""));
         }
-        let size = header.split_whitespace().nth(1).unwrap_or_default().trim_end_matches(',');
+        let size = header
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .trim_end_matches(',');
         if size != "15x15" {
             return Err(syntax(1, "only 15x15 PSQ boards are supported"));
         }
@@ -352,9 +420,16 @@ impl Record {
             at_ms = at_ms.saturating_add(spent.unsigned_abs());
             tokens.push(format!("{point}@{at_ms}"));
         }
-        let config = GameConfig { rule_set, time_control: TimeControl::UNLIMITED, black_seat: Seat::ZERO };
+        let config = GameConfig {
+            rule_set,
+            time_control: TimeControl::UNLIMITED,
+            black_seat: Seat::ZERO,
+        };
         let game = replay_tokens(config, 0, tokens.iter().map(String::as_str))?;
-        Ok(Record { info: RecordInfo::default(), game })
+        Ok(Record {
+            info: RecordInfo::default(),
+            game,
+        })
     }
 }
 
@@ -385,9 +460,13 @@ impl Game {
     /// Reads [`Game::to_bytes`], replaying the log through the rules.
     pub fn from_bytes(bytes: &[u8]) -> Result<Game, RecordError> {
         if bytes.len() > MAX_STORED_BYTES {
-            return Err(RecordError::TooLarge { bytes: bytes.len(), limit: MAX_STORED_BYTES });
+            return Err(RecordError::TooLarge {
+                bytes: bytes.len(),
+                limit: MAX_STORED_BYTES,
+            });
         }
-        let stored: StoredGame = serde_json::from_slice(bytes).map_err(|e| RecordError::Stored(e.to_string()))?;
+        let stored: StoredGame =
+            serde_json::from_slice(bytes).map_err(|e| RecordError::Stored(e.to_string()))?;
         Game::try_from(stored)
     }
 }
@@ -414,7 +493,10 @@ impl TryFrom<StoredGame> for Game {
             return Err(RecordError::Stored(format!("unknown version {}", stored.v)));
         }
         if stored.log.len() > MAX_STORED_BYTES {
-            return Err(RecordError::TooLarge { bytes: stored.log.len(), limit: MAX_STORED_BYTES });
+            return Err(RecordError::TooLarge {
+                bytes: stored.log.len(),
+                limit: MAX_STORED_BYTES,
+            });
         }
         let rule_set = RuleSet::parse(&stored.rules)
             .ok_or_else(|| RecordError::Stored(format!("unknown rule set {:?}", stored.rules)))?;
@@ -422,7 +504,10 @@ impl TryFrom<StoredGame> for Game {
             .ok_or_else(|| RecordError::Stored(format!("no seat {}", stored.black_seat)))?;
         let config = GameConfig {
             rule_set,
-            time_control: TimeControl { per_move_ms: stored.per_move_ms, total_ms: stored.total_ms },
+            time_control: TimeControl {
+                per_move_ms: stored.per_move_ms,
+                total_ms: stored.total_ms,
+            },
             black_seat,
         };
         replay_tokens(config, stored.start_ms, stored.log.split_whitespace())
@@ -453,7 +538,11 @@ pub struct Replay {
 impl Replay {
     /// A cursor over `game`'s stones, at the final position.
     pub fn new(game: &Game) -> Replay {
-        Replay { moves: game.moves().to_vec(), board: game.board().clone(), ply: game.moves().len() }
+        Replay {
+            moves: game.moves().to_vec(),
+            board: game.board().clone(),
+            ply: game.moves().len(),
+        }
     }
 
     /// Number of stones in the game.

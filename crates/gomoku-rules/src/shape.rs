@@ -152,8 +152,9 @@ fn classify(cells: &[u8; WINDOW as usize]) -> u16 {
         n if n >= 6 => return OVERLINE,
         _ => {}
     }
-    let five_points: Vec<usize> =
-        (center - 4..=center + 4).filter(|&q| completes_exact_five(&mut cells, q)).collect();
+    let five_points: Vec<usize> = (center - 4..=center + 4)
+        .filter(|&q| completes_exact_five(&mut cells, q))
+        .collect();
     match five_points.as_slice() {
         [] => {}
         [a, b] if b - a == 5 => return FOUR, // a straight four: one four, two ends
@@ -167,7 +168,11 @@ fn classify(cells: &[u8; WINDOW as usize]) -> u16 {
             straight_points |= 1 << bit;
         }
     }
-    if straight_points == 0 { NONE } else { THREE | (straight_points << 8) }
+    if straight_points == 0 {
+        NONE
+    } else {
+        THREE | (straight_points << 8)
+    }
 }
 
 #[cfg(test)]

@@ -25,12 +25,19 @@ fn position(top_left: &str, diagram: &str) -> (Board, Point) {
 fn black(top_left: &str, diagram: &str) -> Verdict {
     let (board, point) = position(top_left, diagram);
     let verdict = board.black_verdict(point);
-    let listed = board.forbidden_points().into_iter().find(|&(p, _)| p == point).map(|(_, kind)| kind);
+    let listed = board
+        .forbidden_points()
+        .into_iter()
+        .find(|&(p, _)| p == point)
+        .map(|(_, kind)| kind);
     let expected = match verdict {
         Forbidden(kind) => Some(kind),
         _ => None,
     };
-    assert_eq!(listed, expected, "forbidden_points disagrees with black_verdict at {point}");
+    assert_eq!(
+        listed, expected,
+        "forbidden_points disagrees with black_verdict at {point}"
+    );
     verdict
 }
 
@@ -125,13 +132,19 @@ fn five_against_the_corner_is_exact() {
 #[test]
 fn white_wins_with_six() {
     // RIF 9.1 / SPEC: white has no forbidden moves; six or more wins for white.
-    assert_eq!(judged("d8", "O O O * O O", Color::White, Rules::Renju), Five);
+    assert_eq!(
+        judged("d8", "O O O * O O", Color::White, Rules::Renju),
+        Five
+    );
 }
 
 #[test]
 fn black_wins_with_six_in_freestyle() {
     // SPEC section 3: freestyle, five or more wins for either color.
-    assert_eq!(judged("d8", "X X X * X X", Color::Black, Rules::Freestyle), Five);
+    assert_eq!(
+        judged("d8", "X X X * X X", Color::Black, Rules::Freestyle),
+        Five
+    );
 }
 
 // ---- fours ----
@@ -279,7 +292,10 @@ fn double_three_is_allowed_in_freestyle() {
         . . . . X . . .
         . . . . X . . .
         . . X X * . . .";
-    assert_eq!(judged("d10", diagram, Color::Black, Rules::Freestyle), Allowed);
+    assert_eq!(
+        judged("d10", diagram, Color::Black, Rules::Freestyle),
+        Allowed
+    );
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! and random input to every parser.
 
 use gomoku_rules::{
-    Action, Board, Color, EndReason, ForbiddenKind, Game, GameConfig, GameError, Outcome, Phase, Point, Record,
-    RecordInfo, RuleSet, Seat, Symmetry, TimeControl, Verdict,
+    Action, Board, Color, EndReason, ForbiddenKind, Game, GameConfig, GameError, Outcome, Phase,
+    Point, Record, RecordInfo, RuleSet, Seat, Symmetry, TimeControl, Verdict,
 };
 use proptest::prelude::*;
 
@@ -17,7 +17,11 @@ type Grid = [[u8; 15]; 15]; // 0 empty, 1 black, 2 white, indexed [x][y]
 const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 
 fn cell(g: &Grid, x: i32, y: i32) -> Option<u8> {
-    if (0..15).contains(&x) && (0..15).contains(&y) { Some(g[x as usize][y as usize]) } else { None }
+    if (0..15).contains(&x) && (0..15).contains(&y) {
+        Some(g[x as usize][y as usize])
+    } else {
+        None
+    }
 }
 
 /// The black run through (x, y) along d: (steps back, steps forward).
@@ -53,7 +57,11 @@ fn reference_verdict(g: &mut Grid, x: i32, y: i32) -> Verdict {
 }
 
 fn reference_placed(g: &mut Grid, x: i32, y: i32) -> Verdict {
-    let lengths: Vec<i32> = DIRS.iter().map(|&d| run(g, x, y, d)).map(|(b, f)| b + f + 1).collect();
+    let lengths: Vec<i32> = DIRS
+        .iter()
+        .map(|&d| run(g, x, y, d))
+        .map(|(b, f)| b + f + 1)
+        .collect();
     if lengths.contains(&5) {
         return Verdict::Five;
     }
@@ -63,9 +71,15 @@ fn reference_placed(g: &mut Grid, x: i32, y: i32) -> Verdict {
     let mut fours = 0;
     let mut threes: Vec<((i32, i32), Vec<i32>)> = Vec::new();
     for &d in &DIRS {
-        let five_points: Vec<i32> = (-4..=4).filter(|&k| k != 0 && five_through(g, x, y, k, d)).collect();
+        let five_points: Vec<i32> = (-4..=4)
+            .filter(|&k| k != 0 && five_through(g, x, y, k, d))
+            .collect();
         if !five_points.is_empty() {
-            fours += if five_points.len() == 2 && five_points[1] - five_points[0] == 5 { 1 } else { five_points.len() };
+            fours += if five_points.len() == 2 && five_points[1] - five_points[0] == 5 {
+                1
+            } else {
+                five_points.len()
+            };
             continue;
         }
         let mut straight = Vec::new();
@@ -102,7 +116,11 @@ fn reference_placed(g: &mut Grid, x: i32, y: i32) -> Verdict {
             })
         })
         .count();
-    if live >= 2 { Verdict::Forbidden(ForbiddenKind::DoubleThree) } else { Verdict::Allowed }
+    if live >= 2 {
+        Verdict::Forbidden(ForbiddenKind::DoubleThree)
+    } else {
+        Verdict::Allowed
+    }
 }
 
 fn grid_of(board: &Board) -> Grid {
@@ -115,8 +133,12 @@ fn grid_of(board: &Board) -> Grid {
 
 /// Dense positions in a region, where every shape shows up often.
 fn position() -> impl Strategy<Value = Board> {
-    (2u8..=6, 8u8..=13, prop::collection::vec((0u8..15, 0u8..15, prop::bool::weighted(0.65)), 8..70)).prop_map(
-        |(lo, hi, stones)| {
+    (
+        2u8..=6,
+        8u8..=13,
+        prop::collection::vec((0u8..15, 0u8..15, prop::bool::weighted(0.65)), 8..70),
+    )
+        .prop_map(|(lo, hi, stones)| {
             let mut board = Board::new();
             for (x, y, black) in stones {
                 let span = hi - lo + 1;
@@ -125,12 +147,11 @@ fn position() -> impl Strategy<Value = Board> {
                 let _ = board.place(point, color);
             }
             board
-        },
-    )
+        })
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn verdicts_match_the_naive_reference(board in position()) {
@@ -178,8 +199,22 @@ fn rule_set() -> impl Strategy<Value = RuleSet> {
 /// Plays a game from random choices: stones near the last ones, and sometimes the other
 /// actions of each phase. Returns the game; every refused action must leave it unchanged.
 fn random_game(rule_set: RuleSet, choices: &[u16], timed: bool) -> Game {
-    let tc = if timed { TimeControl { per_move_ms: 20_000, total_ms: 300_000 } } else { TimeControl::UNLIMITED };
-    let mut game = Game::new(GameConfig { rule_set, time_control: tc, black_seat: Seat::ONE }, 10_000);
+    let tc = if timed {
+        TimeControl {
+            per_move_ms: 20_000,
+            total_ms: 300_000,
+        }
+    } else {
+        TimeControl::UNLIMITED
+    };
+    let mut game = Game::new(
+        GameConfig {
+            rule_set,
+            time_control: tc,
+            black_seat: Seat::ONE,
+        },
+        10_000,
+    );
     let mut now = 10_000u64;
     let mut i = 0;
     let mut next = || {
@@ -202,11 +237,15 @@ fn random_game(rule_set: RuleSet, choices: &[u16], timed: bool) -> Game {
         let action = match game.phase() {
             Phase::SwapDecision if roll < 40 => Action::Swap,
             Phase::ProposeFifth => Action::ProposeFifth(near(&game, next()), near(&game, next())),
-            Phase::ChooseFifth { proposals } => Action::ChooseFifth(proposals[(next() % 2) as usize]),
+            Phase::ChooseFifth { proposals } => {
+                Action::ChooseFifth(proposals[(next() % 2) as usize])
+            }
             _ if roll < 2 => Action::OfferDraw,
             _ if roll < 3 && game.draw_offer().is_some() => Action::AcceptDraw,
             _ if roll < 5 && game.draw_offer().is_some() => Action::DeclineDraw,
-            _ if roll < 6 && rule_set == RuleSet::Renju(ForbiddenPolicy::Claim) => Action::ClaimForbidden,
+            _ if roll < 6 && rule_set == RuleSet::Renju(ForbiddenPolicy::Claim) => {
+                Action::ClaimForbidden
+            }
             _ if next() % 700 == 0 => Action::Resign,
             _ if roll < 75 => Action::Place(near(&game, next())),
             _ => {
@@ -253,12 +292,15 @@ fn check_consistent(game: &Game) {
         }
         let points = result.points(7);
         assert_eq!(points.seats[result.black_seat.index()], points.black);
-        assert_eq!(points.seats[result.black_seat.other().index()], points.white);
+        assert_eq!(
+            points.seats[result.black_seat.other().index()],
+            points.white
+        );
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_games_end_consistently_and_round_trip(

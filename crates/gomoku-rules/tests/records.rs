@@ -1,8 +1,8 @@
 //! Records: the text format, PSQ, the stored state and the replay cursor.
 
 use gomoku_rules::{
-    ForbiddenPolicy, Game, GameConfig, GameError, Point, Record, RecordError, RecordInfo, Replay, RuleSet, Seat,
-    TimeControl,
+    ForbiddenPolicy, Game, GameConfig, GameError, Point, Record, RecordError, RecordInfo, Replay,
+    RuleSet, Seat, TimeControl,
 };
 
 fn p(text: &str) -> Point {
@@ -10,7 +10,14 @@ fn p(text: &str) -> Point {
 }
 
 fn config(rule_set: RuleSet) -> GameConfig {
-    GameConfig { rule_set, time_control: TimeControl { per_move_ms: 60_000, total_ms: 900_000 }, black_seat: Seat::ONE }
+    GameConfig {
+        rule_set,
+        time_control: TimeControl {
+            per_move_ms: 60_000,
+            total_ms: 900_000,
+        },
+        black_seat: Seat::ONE,
+    }
 }
 
 fn info() -> RecordInfo {
@@ -33,8 +40,10 @@ fn eventful_swap_game() -> Game {
     g.place(b, p("j8"), t(6)).expect("3");
     g.swap(w, t(9)).expect("swap"); // seat 0 is black now
     g.offer_draw(w, t(10)).expect("offer by seat 0");
-    g.place(b, p("i7"), t(12)).expect("4 by seat 1, now white; the offer lapses");
-    g.propose_fifth(w, [p("g9"), p("k10")], t(15)).expect("5 proposals");
+    g.place(b, p("i7"), t(12))
+        .expect("4 by seat 1, now white; the offer lapses");
+    g.propose_fifth(w, [p("g9"), p("k10")], t(15))
+        .expect("5 proposals");
     g.choose_fifth(b, p("k10"), t(20)).expect("choice");
     g.place(b, p("g9"), t(25)).expect("6");
     g.offer_draw(b, t(26)).expect("offer");
@@ -51,9 +60,18 @@ fn text_record_round_trips_a_swap_game_with_every_action() {
     let text = record.to_text();
     assert!(text.contains("[RuleSet \"renju-swap\"]"), "{text}");
     assert!(text.contains("[Result \"1-0\"]"), "{text}");
-    assert!(text.contains("h8@1000 i9@3000 j8@6000 swap@9000 draw:black@10000 i7@12000"), "{text}");
-    assert!(text.contains("propose:g9,k10@15000 choose:k10@20000"), "{text}");
-    assert!(text.contains("decline:black@27000 j9@30000 resign:white@40000"), "{text}");
+    assert!(
+        text.contains("h8@1000 i9@3000 j8@6000 swap@9000 draw:black@10000 i7@12000"),
+        "{text}"
+    );
+    assert!(
+        text.contains("propose:g9,k10@15000 choose:k10@20000"),
+        "{text}"
+    );
+    assert!(
+        text.contains("decline:black@27000 j9@30000 resign:white@40000"),
+        "{text}"
+    );
     let back = Record::from_text(&text).expect("reads back");
     assert_eq!(back.game, game);
     assert_eq!(back.info.black, "alice");
@@ -72,18 +90,27 @@ fn a_hand_written_record_reads_without_times() {
 fn an_illegal_record_is_refused_with_the_ply_and_the_reason() {
     let text = "[RuleSet \"renju-lose\"]\n\nh8@0 h9@1 h8@2\n";
     match Record::from_text(text) {
-        Err(RecordError::Illegal { ply: 3, token, error: GameError::Occupied { point } }) => {
+        Err(RecordError::Illegal {
+            ply: 3,
+            token,
+            error: GameError::Occupied { point },
+        }) => {
             assert_eq!((token.as_str(), point), ("h8@2", p("h8")));
         }
         other => panic!("unexpected {other:?}"),
     }
-    let err = Record::from_text("[RuleSet \"renju-refuse\"]\nh8 a1 i8 a3 j9 a5 j10 a7 j8").expect_err("forbidden");
-    assert_eq!(err.to_string(), "ply 9 (j8) is illegal: j8 is forbidden for black: double three");
+    let err = Record::from_text("[RuleSet \"renju-refuse\"]\nh8 a1 i8 a3 j9 a5 j10 a7 j8")
+        .expect_err("forbidden");
+    assert_eq!(
+        err.to_string(),
+        "ply 9 (j8) is illegal: j8 is forbidden for black: double three"
+    );
     let err = Record::from_text("[RuleSet \"freestyle\"]\nh8 z9").expect_err("bad point");
     assert!(matches!(err, RecordError::BadToken { ply: 2, .. }), "{err}");
     let err = Record::from_text("h8 h9").expect_err("no rule set");
     assert_eq!(err, RecordError::MissingTag("RuleSet"));
-    let err = Record::from_text("[RuleSet \"freestyle\"]\n[Result \"1-0\"]\nh8 h9").expect_err("wrong result");
+    let err = Record::from_text("[RuleSet \"freestyle\"]\n[Result \"1-0\"]\nh8 h9")
+        .expect_err("wrong result");
     assert!(matches!(err, RecordError::ResultMismatch { .. }), "{err}");
     let err = Record::from_text("[RuleSet \"freestyle\"]\nh8@5 h9@4").expect_err("time goes back");
     assert!(matches!(err, RecordError::BadToken { ply: 2, .. }), "{err}");
@@ -103,10 +130,16 @@ fn psq_round_trips_stones_and_times() {
     let lines: Vec<&str> = psq.lines().collect();
     assert_eq!(lines[0], "Piskvorky 15x15, 11:11, 0");
     assert_eq!(lines[1], "8,8,700", "h8 is 8,8");
-    assert_eq!(lines[4], "1,15,700", "a1 is the bottom-left: x 1, y 15 counted from the top");
+    assert_eq!(
+        lines[4], "1,15,700",
+        "a1 is the bottom-left: x 1, y 15 counted from the top"
+    );
     assert_eq!(lines[5], "15,1,700", "o15 is the top-right");
-    let back = Record::from_psq(&format!("{psq}pbrain-one.exe\n-1\n"), RuleSet::Renju(ForbiddenPolicy::Lose))
-        .expect("reads");
+    let back = Record::from_psq(
+        &format!("{psq}pbrain-one.exe\n-1\n"),
+        RuleSet::Renju(ForbiddenPolicy::Lose),
+    )
+    .expect("reads");
     assert_eq!(back.game.moves(), g.moves());
     let at: Vec<u64> = back.game.log().iter().map(|e| e.at_ms).collect();
     assert_eq!(at, vec![700, 1400, 2100, 2800, 3500, 4200]);
@@ -114,12 +147,25 @@ fn psq_round_trips_stones_and_times() {
 
 #[test]
 fn psq_errors_name_the_line_or_ply() {
-    let err = Record::from_psq("Piskvorky 20x20, 11:11, 0\n", RuleSet::Freestyle).expect_err("size");
+    let err =
+        Record::from_psq("Piskvorky 20x20, 11:11, 0\n", RuleSet::Freestyle).expect_err("size");
     assert!(matches!(err, RecordError::Syntax { line: 1, .. }));
-    let err = Record::from_psq("Piskvorky 15x15, 11:11, 0\n8,8,0\n16,1,0\n", RuleSet::Freestyle).expect_err("off");
+    let err = Record::from_psq(
+        "Piskvorky 15x15, 11:11, 0\n8,8,0\n16,1,0\n",
+        RuleSet::Freestyle,
+    )
+    .expect_err("off");
     assert!(matches!(err, RecordError::Syntax { line: 3, .. }), "{err}");
-    let err = Record::from_psq("Piskvorky 15x15, 11:11, 0\n1,1,0\n", RuleSet::Freestyle).expect_err("not h8");
-    assert!(matches!(err, RecordError::Illegal { ply: 1, error: GameError::FirstMoveMustBeCenter { .. }, .. }));
+    let err = Record::from_psq("Piskvorky 15x15, 11:11, 0\n1,1,0\n", RuleSet::Freestyle)
+        .expect_err("not h8");
+    assert!(matches!(
+        err,
+        RecordError::Illegal {
+            ply: 1,
+            error: GameError::FirstMoveMustBeCenter { .. },
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -129,12 +175,17 @@ fn stored_state_round_trips_and_is_compact() {
     assert_eq!(Game::from_bytes(&bytes).expect("reads"), game);
     // serde through any format works too.
     let json = serde_json::to_string(&game).expect("serialize");
-    assert_eq!(serde_json::from_str::<Game>(&json).expect("deserialize"), game);
+    assert_eq!(
+        serde_json::from_str::<Game>(&json).expect("deserialize"),
+        game
+    );
 
     // A 60-ply game with realistic times (a few seconds a move, about 3 minutes in all).
     let mut g = Game::new(config(RuleSet::Freestyle), 1_700_000_000_000);
     let mut t = 1_700_000_000_000;
-    let points: Vec<Point> = Point::all().filter(|q| q.x() % 2 == 0 && q.y() % 3 != 2).collect();
+    let points: Vec<Point> = Point::all()
+        .filter(|q| q.x() % 2 == 0 && q.y() % 3 != 2)
+        .collect();
     let mut placed = 0;
     g.place(Seat::ONE, Point::CENTER, t).expect("h8");
     for q in points {
