@@ -2,7 +2,9 @@
 
 Input: JSON lines from `cargo run -q --release -p doudizhu-rules --example bench_hands`
 ({"hand", "prev", "play"} in rank text). For each engine and each task it times every
-sample once per round and prints the median per call, like the criterion benches:
+sample once per round and prints the median and the mean per call. (Criterion's figure
+is the median over its samples of the mean time per call, each sample cycling through
+the hands, so it compares with the mean here.)
 
 - classify: the sample's "play" (DouZero: move_detector.get_move_type; RLCard: its
   card_type table lookup, which is how RLCard classifies);
@@ -55,14 +57,15 @@ def douzero_replies(hand, prev):
     return GameEnv.get_legal_card_play_actions(env)
 
 
-def median_ns(function, inputs, rounds):
+def timed_ns(function, inputs, rounds):
+    """(median, mean) nanoseconds per call over every input, `rounds` times."""
     times = []
     for _ in range(rounds):
         for args in inputs:
             start = time.perf_counter_ns()
             function(*args)
             times.append(time.perf_counter_ns() - start)
-    return statistics.median(times)
+    return statistics.median(times), statistics.fmean(times)
 
 
 def main(path, rounds=3):
@@ -74,22 +77,23 @@ def main(path, rounds=3):
     table = CARD_TYPE[0]
     tasks = {
         "classify": (
-            median_ns(move_detector.get_move_type, [(p,) for _, _, p in dz], rounds),
-            median_ns(table.get, [(p,) for _, _, p in rl], rounds),
+            timed_ns(move_detector.get_move_type, [(p,) for _, _, p in dz], rounds),
+            timed_ns(table.get, [(p,) for _, _, p in rl], rounds),
         ),
         "replies": (
-            median_ns(douzero_replies, [(h, p) for h, p, _ in dz], rounds),
-            median_ns(get_gt_cards, [(rlcard_player(h), rlcard_player(p)) for h, p, _ in rl],
+            timed_ns(douzero_replies, [(h, p) for h, p, _ in dz], rounds),
+            timed_ns(get_gt_cards, [(rlcard_player(h), rlcard_player(p)) for h, p, _ in rl],
                       rounds),
         ),
         "leads": (
-            median_ns(lambda h: MovesGener(h).gen_moves(), [(h,) for h, _, _ in dz], rounds),
-            median_ns(DoudizhuJudger.playable_cards_from_hand, [(h,) for h, _, _ in rl], rounds),
+            timed_ns(lambda h: MovesGener(h).gen_moves(), [(h,) for h, _, _ in dz], rounds),
+            timed_ns(DoudizhuJudger.playable_cards_from_hand, [(h,) for h, _, _ in rl], rounds),
         ),
     }
-    print(f"{len(samples)} samples, {rounds} rounds, median per call:")
+    print(f"{len(samples)} samples, {rounds} rounds, per call (median / mean):")
     for task, (douzero, rlcard) in tasks.items():
-        print(f"  {task:9} douzero {douzero / 1000:10.2f} us   rlcard {rlcard / 1000:10.2f} us")
+        print(f"  {task:9} douzero {douzero[0] / 1000:8.2f} / {douzero[1] / 1000:8.2f} us"
+              f"   rlcard {rlcard[0] / 1000:8.2f} / {rlcard[1] / 1000:8.2f} us")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use doudizhu_rules::{classify, leads, replies};
+use doudizhu_rules::{RankCounts, classify, leads, replies};
 
 #[path = "support/samples.rs"]
 mod samples;
@@ -42,6 +42,11 @@ fn rules(c: &mut Criterion) {
             i = (i + 1) % SAMPLES;
             leads(black_box(&samples[i].hand))
         })
+    });
+    // The heaviest lead generation: five triples in a row and singles to carry.
+    let heavy = RankCounts::parse("333 444 555 666 777 8 9 T J Q").expect("rank text");
+    c.bench_function("all leads, heavy hand", |b| {
+        b.iter(|| leads(black_box(&heavy)))
     });
 }
 
