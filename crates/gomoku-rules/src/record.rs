@@ -451,7 +451,7 @@ pub const MAX_STORED_BYTES: usize = 64 * 1024;
 
 impl Game {
     /// The compact stored form (JSON of the configuration and the action log); a 60-ply
-    /// game takes about 650 bytes.
+    /// game with realistic times takes under 700 bytes (685 measured).
     pub fn to_bytes(&self) -> Vec<u8> {
         let stored = StoredGame::from(self.clone());
         serde_json::to_vec(&stored).unwrap_or_default()
