@@ -368,8 +368,9 @@ impl Board {
         }
     }
 
-    /// RIF 9.3: with black on `index`, a three is live only if one of its straight-four
-    /// points is itself not forbidden (judged with this stone on the board, recursively).
+    /// RIF 9.3 as SPEC section 3 words it: with black on `index`, a three is live only if
+    /// one of its straight-four points is a move that makes no five and is not forbidden
+    /// (judged with this stone on the board, recursively).
     fn has_two_live_threes(&mut self, index: usize, threes: [u16; 4]) -> bool {
         let candidates = threes.iter().filter(|&&s| s != 0).count();
         let mut live = 0;
@@ -388,7 +389,9 @@ impl Board {
                         return false;
                     }
                     let q = (index as isize + INDEX_STEP[dir] * offset as isize) as usize;
-                    !matches!(self.black_verdict_mut(q), Verdict::Forbidden(_))
+                    // SPEC 3: the straightening move must itself make no five and
+                    // not be forbidden.
+                    self.black_verdict_mut(q) == Verdict::Allowed
                 });
             judged += 1;
             if is_live {

@@ -506,11 +506,12 @@ fn three_levels_of_recursion_make_the_three_live_again() {
 }
 
 #[test]
-fn straight_four_point_that_also_makes_five_counts() {
-    // Own, a decision (README): the row three f8-h8 straightens at e8 (an overline in
-    // column e, forbidden) or i8, which also completes i8-i12, an exact five. A five is
-    // never forbidden (RIF 9.2), so i8 is admissible and the row three is live:
-    // with the column three h8-h10 this is a double three.
+fn straight_four_point_that_also_makes_five_does_not_count() {
+    // Own, from SPEC section 3's wording ("a straight four ... by a move that itself makes
+    // no five and is not forbidden"): the row three f8-h8 straightens at e8 (an overline
+    // in column e, forbidden) or i8, which also completes i8-i12, a five. Neither move
+    // qualifies, so the row three is not live and with the column three h8-h10 this is a
+    // single live three: allowed.
     let diagram = "
         . . . . . . . .
         . . . . . X . .
@@ -520,5 +521,5 @@ fn straight_four_point_that_also_makes_five_counts() {
         . . X X * . . .
         . X . . . . . .
         . X . . . . . .";
-    assert_eq!(black("d13", diagram), Forbidden(DoubleThree));
+    assert_eq!(black("d13", diagram), Allowed);
 }

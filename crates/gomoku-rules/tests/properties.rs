@@ -112,7 +112,7 @@ fn reference_placed(g: &mut Grid, x: i32, y: i32) -> Verdict {
         .filter(|(d, ks)| {
             ks.iter().any(|&k| {
                 let (qx, qy) = (x + d.0 * k, y + d.1 * k);
-                !matches!(reference_verdict(g, qx, qy), Verdict::Forbidden(_))
+                reference_verdict(g, qx, qy) == Verdict::Allowed
             })
         })
         .count();
