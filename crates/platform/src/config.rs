@@ -209,6 +209,9 @@ pub struct CommonConfig {
     pub database_url: Secret,
     /// `REDIS_URL`: live table state, tickets and outboxes.
     pub redis_url: Secret,
+    /// `GAMEHUB_REDIS_PREFIX`: the first part of every Redis key (`gh`), so several
+    /// deployments or test runs can share one Redis without seeing each other.
+    pub redis_prefix: String,
     /// `GAMEHUB_JWT_SECRET`: the HMAC key that signs and verifies bearer tokens.
     pub jwt_secret: Secret,
     /// `GAMEHUB_TIMEZONE`: the zone whose midnight ends a day for the daily caps.
@@ -341,6 +344,7 @@ impl CommonConfig {
                 env.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamehub"),
             ),
             redis_url: Secret::new(env.string("REDIS_URL", "redis://127.0.0.1:6379")),
+            redis_prefix: env.string("GAMEHUB_REDIS_PREFIX", "gh"),
             jwt_secret,
             timezone,
             log_format,

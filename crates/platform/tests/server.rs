@@ -332,6 +332,7 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
     let redis_url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let store = TableStore::new(
         gamehub_platform::tables::connect(&redis_url).await.unwrap(),
+        "gh",
         game,
         StoreLimits::default(),
     );

@@ -27,7 +27,7 @@ async fn store(limits: StoreLimits) -> TableStore {
     let conn = gamehub_platform::tables::connect(&redis_url())
         .await
         .unwrap();
-    TableStore::new(conn, game, limits)
+    TableStore::new(conn, "gh", game, limits)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

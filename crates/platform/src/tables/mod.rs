@@ -14,7 +14,7 @@
 //! is the table's *shard* (one of [`SHARDS`], derived from the table id), and each
 //! shard keeps its own deadline index and outbox beside its tables:
 //!
-//! | key | type | holds |
+//! | key (prefix `gh`) | type | holds |
 //! |---|---|---|
 //! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
 //! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound |
@@ -350,6 +350,7 @@ pub enum CommitOutcome {
 #[derive(Clone)]
 pub struct TableStore {
     redis: ConnectionManager,
+    prefix: Arc<str>,
     game: &'static str,
     limits: StoreLimits,
     commit_script: Arc<redis::Script>,
@@ -359,6 +360,7 @@ pub struct TableStore {
 impl std::fmt::Debug for TableStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TableStore")
+            .field("prefix", &self.prefix)
             .field("game", &self.game)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
@@ -376,10 +378,17 @@ pub async fn connect(redis_url: &str) -> anyhow::Result<ConnectionManager> {
 }
 
 impl TableStore {
-    /// A store for `game`'s tables (`gomoku`, `doudizhu`) on `redis`.
-    pub fn new(redis: ConnectionManager, game: &'static str, limits: StoreLimits) -> Self {
+    /// A store for `game`'s tables (`gomoku`, `doudizhu`) on `redis`, under the key
+    /// prefix `prefix` (`gh` by default; see `GAMEHUB_REDIS_PREFIX`; tests use their own).
+    pub fn new(
+        redis: ConnectionManager,
+        prefix: &str,
+        game: &'static str,
+        limits: StoreLimits,
+    ) -> Self {
         Self {
             redis,
+            prefix: Arc::from(prefix),
             game,
             limits,
             commit_script: Arc::new(redis::Script::new(COMMIT_SCRIPT)),
@@ -407,7 +416,11 @@ impl TableStore {
     }
 
     fn table_key(&self, table_id: &str) -> String {
-        format!("gh:{}:t:{table_id}", self.tag(shard_of(table_id)))
+        format!(
+            "{}:{}:t:{table_id}",
+            self.prefix,
+            self.tag(shard_of(table_id))
+        )
     }
 
     fn events_key(&self, table_id: &str) -> String {
@@ -415,28 +428,28 @@ impl TableStore {
     }
 
     pub(crate) fn deadlines_key(&self, shard: u32) -> String {
-        format!("gh:{}:deadlines", self.tag(shard))
+        format!("{}:{}:deadlines", self.prefix, self.tag(shard))
     }
 
     pub(crate) fn outbox_key(&self, shard: u32) -> String {
-        format!("gh:{}:outbox", self.tag(shard))
+        format!("{}:{}:outbox", self.prefix, self.tag(shard))
     }
 
     pub(crate) fn dead_letter_key(&self, shard: u32) -> String {
-        format!("gh:{}:outbox-dead", self.tag(shard))
+        format!("{}:{}:outbox-dead", self.prefix, self.tag(shard))
     }
 
     pub(crate) fn lease_key(&self, shard: u32, game_id: &str) -> String {
-        format!("gh:{}:lease:{game_id}", self.tag(shard))
+        format!("{}:{}:lease:{game_id}", self.prefix, self.tag(shard))
     }
 
     pub(crate) fn live_key(&self, shard: u32) -> String {
-        format!("gh:{}:live", self.tag(shard))
+        format!("{}:{}:live", self.prefix, self.tag(shard))
     }
 
     /// The pub/sub channel on which steps announce new events (payload: table id).
     pub fn notify_channel(&self) -> String {
-        format!("gh:{}:events", self.game)
+        format!("{}:{}:events", self.prefix, self.game)
     }
 
     /// Loads a table's raw state; None when it does not exist.
