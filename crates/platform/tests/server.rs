@@ -73,8 +73,8 @@ impl LedgerService for FakeLedger {
         *count += 1;
         Ok(Response::new(SettleGameResponse {
             game_id,
-            players: vec![],
             replayed: *count > 1,
+            ..Default::default()
         }))
     }
     async fn check_eligibility(
