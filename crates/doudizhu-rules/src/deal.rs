@@ -243,6 +243,9 @@ pub enum NewDealError {
 }
 
 /// One deal, from the shuffle to the settlement.
+///
+/// Its `Debug` form and its serialized form show every hand and the seed: they are for
+/// the dealer's store, never for a player or a shared log. Players get [`Deal::view`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Deal {
     /// Identifies the deal in the commitment, so one seed cannot be reused unnoticed.
