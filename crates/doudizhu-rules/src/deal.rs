@@ -12,7 +12,7 @@ use crate::bidding::{Bid, BidError, BidOutOfRange, Bidding, BiddingOutcome};
 use crate::card::{Card, CardSet};
 use crate::combination::{Combination, classify};
 use crate::moves::{Play, legal_plays};
-use crate::scoring::{self, PlayedOut, Settlement, bomb_multiplier};
+use crate::scoring::{self, Outcome, PlayedOut, Settlement, bomb_multiplier};
 use crate::seat::Seat;
 use crate::shuffle::{self, Commitment, Seed, VerifyError};
 
@@ -101,6 +101,17 @@ pub struct Turn {
     pub cards: CardSet,
     #[serde(default, skip_serializing_if = "Actor::is_seat")]
     pub by: Actor,
+}
+
+impl Turn {
+    fn view(&self) -> PlayView {
+        PlayView {
+            seat: self.seat,
+            cards: self.cards.to_vec(),
+            combination: classify(&self.cards.rank_counts()),
+            by: self.by,
+        }
+    }
 }
 
 /// The play on the table that the seat to act must beat.
@@ -594,16 +605,7 @@ impl Deal {
                 combination: Some(t.combination),
                 by: t.by,
             }),
-            turns: self
-                .turns
-                .iter()
-                .map(|t| PlayView {
-                    seat: t.seat,
-                    cards: t.cards.to_vec(),
-                    combination: classify(&t.cards.rank_counts()),
-                    by: t.by,
-                })
-                .collect(),
+            turns: self.turns.iter().map(Turn::view).collect(),
             multiplier: self.multiplier(),
             auto_play: self.auto_play,
             settlement: self.settlement,
@@ -620,6 +622,7 @@ impl Deal {
             deal_id: self.deal_id.clone(),
             seed: self.seed,
             commitment: self.commitment(),
+            rules: self.rules,
             first_bidder: self.bidding.first_bidder(),
             hands: dealt.hands.map(CardSet::to_vec),
             kitty: dealt.kitty.to_vec(),
@@ -629,7 +632,7 @@ impl Deal {
                 .map(|(seat, bid)| SeatBid { seat, bid })
                 .collect(),
             landlord: self.landlord,
-            turns: self.turns.clone(),
+            turns: self.turns.iter().map(Turn::view).collect(),
             settlement,
         })
     }
@@ -885,17 +888,56 @@ pub struct DealRecord {
     pub deal_id: String,
     pub seed: Seed,
     pub commitment: Commitment,
+    /// The room settings the deal was scored with.
+    pub rules: DealRules,
     pub first_bidder: Seat,
     /// The hands as dealt (before the kitty), seat 0, 1, 2.
     pub hands: [Vec<Card>; 3],
     pub kitty: Vec<Card>,
     pub bids: Vec<SeatBid>,
     pub landlord: Option<SeatBid>,
-    pub turns: Vec<Turn>,
+    /// Every play and pass, in order.
+    pub turns: Vec<PlayView>,
     pub settlement: Settlement,
 }
 
+/// A record that does not replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    BadDeal(#[from] NewDealError),
+    #[error("step {step} of the record is refused: {error}")]
+    Refused { step: usize, error: ActionError },
+    #[error("the record ends before the deal does")]
+    Unfinished,
+}
+
 impl DealRecord {
+    /// Replays the bids and turns on a fresh deal from the seed, as the seats' own
+    /// actions (an escape last), and returns the settlement they lead to; for a true
+    /// record it equals [`DealRecord::settlement`].
+    pub fn replay(&self) -> Result<Settlement, ReplayError> {
+        let (mut deal, _) = Deal::new(&self.deal_id, self.seed, self.first_bidder, self.rules, 0)?;
+        let refused = |step: usize| move |error| ReplayError::Refused { step, error };
+        for (step, b) in self.bids.iter().enumerate() {
+            deal.bid(b.seat, b.bid, 0).map_err(refused(step))?;
+        }
+        for (i, turn) in self.turns.iter().enumerate() {
+            let step = self.bids.len() + i;
+            if turn.cards.is_empty() {
+                deal.pass(turn.seat, 0).map_err(refused(step))?;
+            } else {
+                deal.play(turn.seat, &turn.cards, 0)
+                    .map_err(refused(step))?;
+            }
+        }
+        if let Outcome::Escaped { seat } = self.settlement.outcome {
+            let step = self.bids.len() + self.turns.len();
+            deal.escape(seat, 0).map_err(refused(step))?;
+        }
+        deal.settlement.ok_or(ReplayError::Unfinished)
+    }
+
     /// Checks the shuffle: the seed matches the commitment and deals these hands.
     pub fn verify(&self) -> Result<(), VerifyError> {
         let hands = [0, 1, 2].map(|i| self.hands[i].iter().copied().collect());

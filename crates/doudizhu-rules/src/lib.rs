@@ -31,7 +31,7 @@ pub use card::{Card, CardSet, ParseError, Rank, Suit, parse_card_text};
 pub use combination::{Combination, Kind, classify};
 pub use deal::{
     ActionError, Actor, Audience, Deal, DealRecord, DealRules, Event, EventBody, NewDealError,
-    Phase, PlayView, SeatBid, SeatView, TimeControl, Trick, Turn,
+    Phase, PlayView, ReplayError, SeatBid, SeatView, TimeControl, Trick, Turn,
 };
 pub use moves::{Play, leads, legal_plays, replies};
 pub use ranks::RankCounts;

@@ -233,6 +233,11 @@ fn run_random_deal(seed: u64) -> Deal {
     }
     let record = deal.record().expect("finished");
     assert_eq!(record.verify(), Ok(()));
+    assert_eq!(
+        record.replay(),
+        Ok(settlement),
+        "the record replays to its settlement"
+    );
     deal
 }
 
