@@ -429,10 +429,9 @@ impl Deal {
     /// `seat` bids (or passes, `Bid::Pass`).
     pub fn bid(&mut self, seat: Seat, bid: Bid, now_ms: u64) -> Result<Vec<Event>, ActionError> {
         self.check_turn(seat, Phase::Bidding)?;
-        let mut events = Vec::new();
-        self.apply_bid(seat, bid, Actor::Seat, now_ms, &mut events)?;
-        self.seat_acted(seat, &mut events);
-        Ok(events)
+        self.act(seat, |deal, events| {
+            deal.apply_bid(seat, bid, Actor::Seat, now_ms, events)
+        })
     }
 
     /// `seat` bids by points: 0 = pass, 1, 2, 3.
@@ -458,19 +457,17 @@ impl Deal {
         if set.len() != cards.len() {
             return Err(ActionError::DuplicateCard);
         }
-        let mut events = Vec::new();
-        self.apply_play(seat, set, Actor::Seat, now_ms, &mut events)?;
-        self.seat_acted(seat, &mut events);
-        Ok(events)
+        self.act(seat, |deal, events| {
+            deal.apply_play(seat, set, Actor::Seat, now_ms, events)
+        })
     }
 
     /// `seat` passes (不出) on the play on the table.
     pub fn pass(&mut self, seat: Seat, now_ms: u64) -> Result<Vec<Event>, ActionError> {
         self.check_turn(seat, Phase::Playing)?;
-        let mut events = Vec::new();
-        self.apply_pass(seat, Actor::Seat, now_ms, &mut events)?;
-        self.seat_acted(seat, &mut events);
-        Ok(events)
+        self.act(seat, |deal, events| {
+            deal.apply_pass(seat, Actor::Seat, now_ms, events)
+        })
     }
 
     /// `seat` leaves mid-deal (逃跑): the deal ends, the seat pays the escape penalty and
@@ -655,11 +652,24 @@ impl Deal {
         Ok(())
     }
 
-    /// A seat's own action clears its timeouts and its auto-play.
-    fn seat_acted(&mut self, seat: Seat, events: &mut Vec<Event>) {
+    /// Runs a seat's own action. Acting clears the seat's timeouts and auto-play first,
+    /// so the turn that follows (its own, when its bid made it landlord) gets the full
+    /// time; a refused action restores them.
+    fn act(
+        &mut self,
+        seat: Seat,
+        action: impl FnOnce(&mut Deal, &mut Vec<Event>) -> Result<(), ActionError>,
+    ) -> Result<Vec<Event>, ActionError> {
+        let saved = (self.timeouts, self.auto_play);
+        let mut events = Vec::new();
         self.timeouts[seat.index()] = 0;
-        if self.settlement.is_none() {
-            self.set_auto(seat, false, events);
+        self.set_auto(seat, false, &mut events);
+        match action(self, &mut events) {
+            Ok(()) => Ok(events),
+            Err(error) => {
+                (self.timeouts, self.auto_play) = saved;
+                Err(error)
+            }
         }
     }
 

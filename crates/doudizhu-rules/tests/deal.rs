@@ -376,6 +376,24 @@ fn acting_clears_auto_play() {
 }
 
 #[test]
+fn a_seat_on_auto_play_that_bids_itself_landlord_gets_the_full_turn() {
+    let mut deal = new_deal(1, seat(0));
+    deal.set_auto_play(seat(0), true, 0).expect("set");
+    let events = deal.bid(seat(0), Bid::Three, 100).expect("bid");
+    assert_eq!(deal.deadline_ms(), Some(100 + TURN_MS));
+    assert!(events.iter().any(|e| matches!(e.body,
+        EventBody::TurnStarted { deadline_ms, lead: true, .. } if deadline_ms == 100 + TURN_MS)));
+}
+
+#[test]
+fn a_refused_action_keeps_auto_play() {
+    let mut deal = landlord_deal(Bid::Three);
+    deal.set_auto_play(seat(0), true, 0).expect("set");
+    assert_eq!(deal.pass(seat(0), 0), Err(ActionError::CannotPassOnLead));
+    assert!(deal.is_on_auto_play(seat(0)));
+}
+
+#[test]
 fn escape_before_any_bid_costs_three_points_base() {
     let mut deal = new_deal(1, seat(0));
     deal.bid(seat(0), Bid::Pass, 0).expect("pass");
