@@ -1,0 +1,2 @@
+//! (work in progress)
+#![forbid(unsafe_code)]
