@@ -90,7 +90,7 @@ impl Rank {
         RANK_SYMBOLS[self.index()]
     }
 
-    /// Reads one rank symbol (not `10`, which is two characters; see [`parse_rank_text`]).
+    /// Reads one rank symbol (not `10`, which is two characters; see [`crate::RankCounts::parse`]).
     pub fn from_symbol(c: char) -> Option<Rank> {
         let upper = c.to_ascii_uppercase();
         RANK_SYMBOLS

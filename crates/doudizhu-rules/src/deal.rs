@@ -493,7 +493,8 @@ impl Deal {
         Ok(events)
     }
 
-    /// A client's 托管 button: put `seat` on auto-play, or take it off.
+    /// A client's 托管 button: put `seat` on auto-play, or take it off. (`now_ms` is
+    /// unused, like in [`Deal::escape`]; every action takes the clock.)
     pub fn set_auto_play(
         &mut self,
         seat: Seat,

@@ -8,11 +8,11 @@
 //!   [`Combination::beats`].
 //! - [`moves`]: every distinct lead ([`leads`]) and every reply that beats a play
 //!   ([`replies`]).
-//! - [`shuffle`]: the seeded shuffle, the [`Commitment`], [`verify`].
+//! - [`shuffle`]: the seeded shuffle ([`deal()`]), the [`Commitment`], [`verify`].
 //! - [`seat`]: [`Seat`] and the first-bidder rotation.
 //! - [`bidding`]: the bidding (叫分) state machine.
 //! - [`scoring`]: points, spring, anti-spring, escape ([`Settlement`]).
-//! - [`deal`]: one deal as a state machine ([`Deal`]) with events, errors, timeouts,
+//! - [`mod@deal`]: one deal as a state machine ([`Deal`]) with events, errors, timeouts,
 //!   auto-play (托管), per-seat views and the record of a finished deal.
 #![forbid(unsafe_code)]
 
