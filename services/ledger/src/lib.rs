@@ -1,2 +1,179 @@
-//! The ledger service (work in progress).
+//! The ledger service: silver (银子) balances with double-entry bookkeeping, win/loss
+//! caps (输赢上限), points (积分), titles, Gomoku ratings (段位), history and finished
+//! game records, in PostgreSQL (SPEC section 5).
+//!
+//! - [`domain`]: the rules as pure functions (caps clamping, titles, ratings, the cap
+//!   day, what settling a game changes), property-tested, no SQL or gRPC;
+//! - [`repo`]: every SQL query, the settlement transaction and its retries;
+//! - [`api`]: the gRPC adapter: authorization, request parsing, answers;
+//! - [`error`]: [`error::LedgerError`] and its one mapping to gRPC statuses;
+//! - [`loadgen`]: the settlement load generator (`gamehub-ledger loadgen`);
+//! - this file: [`LedgerConfig`] and [`start`], which the `gamehub-ledger` binary and the
+//!   all-in-one `gamehub` binary call.
+//!
+//! Migrations are in `services/ledger/migrations` and are applied by [`start`] (the
+//! database is created first if it does not exist).
 #![forbid(unsafe_code)]
+
+pub mod api;
+pub mod domain;
+pub mod error;
+pub mod loadgen;
+pub mod repo;
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
+use gamehub_platform::server::{GrpcServer, Shutdown, Started};
+use gamehub_proto::ledger::ledger_service_server::LedgerServiceServer;
+use sqlx::migrate::MigrateDatabase;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+
+use crate::domain::caps::Caps;
+
+/// The ledger's migrations, embedded in the binary.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Everything the ledger needs to run.
+#[derive(Debug, Clone)]
+pub struct LedgerConfig {
+    /// Settings shared by every service (`DATABASE_URL`, `GAMEHUB_TIMEZONE`, limits, …).
+    pub common: CommonConfig,
+    /// `GAMEHUB_LEDGER_ADDR`: where the gRPC API listens (port 0 picks a free one).
+    pub listen: SocketAddr,
+    /// `GAMEHUB_LEDGER_{GAME,DAILY}_{WIN,LOSS}_CAP_SILVER`: the win/loss caps; the
+    /// defaults are the seeds' 50,000 per game and 150,000 per day.
+    pub caps: Caps,
+    /// `GAMEHUB_LEDGER_DB_POOL_SIZE`: PostgreSQL connections held at most. Settlements
+    /// run one transaction per connection; more connections than cores mainly help group
+    /// commit.
+    pub db_pool_size: u32,
+    /// `GAMEHUB_LEDGER_DB_STATEMENT_TIMEOUT_MS`: a statement (lock waits included) taking
+    /// longer is cancelled, so a stuck transaction cannot hold players' rows for long.
+    pub db_statement_timeout: Duration,
+}
+
+impl LedgerConfig {
+    /// Reads the configuration; an unusable value names its variable.
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let common = CommonConfig::from_env(env)?;
+        let listen = env.addr("GAMEHUB_LEDGER_ADDR", &format!("0.0.0.0:{}", ports::LEDGER))?;
+        let defaults = Caps::default();
+        let silver = |name: &str, default: i64| -> Result<i64, ConfigError> {
+            let value = env.parse(name, default, "a whole number of silver")?;
+            if value < 0 {
+                return Err(ConfigError {
+                    name: name.to_owned(),
+                    value: value.to_string(),
+                    reason: "a cap cannot be negative".into(),
+                });
+            }
+            Ok(value)
+        };
+        let caps = Caps {
+            game_win_silver: silver(
+                "GAMEHUB_LEDGER_GAME_WIN_CAP_SILVER",
+                defaults.game_win_silver,
+            )?,
+            game_loss_silver: silver(
+                "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER",
+                defaults.game_loss_silver,
+            )?,
+            daily_win_silver: silver(
+                "GAMEHUB_LEDGER_DAILY_WIN_CAP_SILVER",
+                defaults.daily_win_silver,
+            )?,
+            daily_loss_silver: silver(
+                "GAMEHUB_LEDGER_DAILY_LOSS_CAP_SILVER",
+                defaults.daily_loss_silver,
+            )?,
+        };
+        let db_pool_size: u32 = env.parse(
+            "GAMEHUB_LEDGER_DB_POOL_SIZE",
+            16,
+            "a number of connections (1 or more)",
+        )?;
+        if db_pool_size == 0 {
+            return Err(ConfigError {
+                name: "GAMEHUB_LEDGER_DB_POOL_SIZE".into(),
+                value: "0".into(),
+                reason: "expected a number of connections (1 or more)".into(),
+            });
+        }
+        let db_statement_timeout = env.millis(
+            "GAMEHUB_LEDGER_DB_STATEMENT_TIMEOUT_MS",
+            Duration::from_secs(5),
+        )?;
+        Ok(Self {
+            common,
+            listen,
+            caps,
+            db_pool_size,
+            db_statement_timeout,
+        })
+    }
+
+    /// A configuration for tests: laptop defaults, listening on a free local port.
+    pub fn for_tests() -> Self {
+        let env = Env::from_pairs([("GAMEHUB_LEDGER_ADDR", "127.0.0.1:0")]);
+        Self::from_env(&env)
+            .unwrap_or_else(|e| panic!("default ledger configuration must parse: {e}"))
+    }
+}
+
+/// Creates the database if it is missing, connects a pool and applies the migrations.
+pub async fn connect_database(config: &LedgerConfig) -> anyhow::Result<PgPool> {
+    let url = config.common.database_url.expose();
+    let exists = sqlx::Postgres::database_exists(url)
+        .await
+        .context("cannot reach PostgreSQL at DATABASE_URL")?;
+    if !exists {
+        // Two replicas starting at once may race here; the loser sees the database exist.
+        if let Err(e) = sqlx::Postgres::create_database(url).await
+            && !sqlx::Postgres::database_exists(url).await.unwrap_or(false)
+        {
+            return Err(anyhow::Error::new(e).context("cannot create the ledger database"));
+        }
+        tracing::info!("created the ledger database");
+    }
+    let timeout_ms = config.db_statement_timeout.as_millis().to_string();
+    let options = PgConnectOptions::from_str(url)
+        .context("DATABASE_URL is not a PostgreSQL URL")?
+        .options([("statement_timeout", timeout_ms.as_str())]);
+    let pool = PgPoolOptions::new()
+        .max_connections(config.db_pool_size)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_with(options)
+        .await
+        .context("cannot connect to the ledger database")?;
+    MIGRATOR
+        .run(&pool)
+        .await
+        .context("cannot apply the ledger migrations")?;
+    Ok(pool)
+}
+
+/// Starts the ledger: database, migrations, and the gRPC server in the background.
+/// Returns where it listens; it stops when `shutdown` is triggered.
+pub async fn start(config: LedgerConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
+    let pool = connect_database(&config).await?;
+    let api = api::LedgerApi::new(
+        repo::Repository::new(pool),
+        config.caps,
+        config.common.timezone,
+    );
+    let server = GrpcServer::new("ledger", &config.common, shutdown);
+    let max_message_bytes = server.limits().max_message_bytes;
+    let (addr, task) = server
+        .add_service(LedgerServiceServer::new(api).max_decoding_message_size(max_message_bytes))
+        .spawn(config.listen)
+        .await?;
+    Ok(Started {
+        name: "ledger",
+        addr,
+        task,
+    })
+}

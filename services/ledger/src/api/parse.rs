@@ -1,0 +1,255 @@
+//! Requests into domain types, checked once at the edge. Each error names the field.
+
+use gamehub_platform::error::{id, required};
+use gamehub_proto::common;
+use gamehub_proto::ledger as pb;
+
+use crate::domain::grant::{Grant, MAX_GRANT_SILVER, MAX_REASON_CHARS};
+use crate::domain::settle::{
+    GameReport, MAX_POINTS_BASE, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, MAX_SILVER_PER_POINT, Seat,
+    Stakes,
+};
+use crate::domain::{GameType, HistoryKind, MAX_ID_LEN, Outcome, PlayerId, Role};
+use crate::error::LedgerError;
+use crate::repo::Board;
+
+/// The longest `reason` of a settlement.
+pub const MAX_GAME_REASON_CHARS: usize = 64;
+/// The longest record format name.
+pub const MAX_RECORD_FORMAT_CHARS: usize = 32;
+/// Default and largest page of history or games.
+pub const DEFAULT_PAGE_SIZE: i64 = 50;
+/// The largest page of history or games; larger requests get this many.
+pub const MAX_PAGE_SIZE: i64 = 200;
+/// Default leaderboard rows.
+pub const DEFAULT_BOARD_ROWS: i64 = 10;
+/// The most leaderboard rows; larger requests get this many.
+pub const MAX_BOARD_ROWS: i64 = 100;
+
+/// A game type field (unspecified refused).
+pub fn game_type(field: &str, value: i32) -> Result<GameType, LedgerError> {
+    match common::GameType::try_from(value) {
+        Ok(common::GameType::Gomoku) => Ok(GameType::Gomoku),
+        Ok(common::GameType::Doudizhu) => Ok(GameType::Doudizhu),
+        _ => Err(LedgerError::invalid(
+            field,
+            "must be GAME_TYPE_GOMOKU or GAME_TYPE_DOUDIZHU",
+        )),
+    }
+}
+
+/// An optional game type filter (unspecified = all).
+pub fn game_type_filter(field: &str, value: i32) -> Result<Option<GameType>, LedgerError> {
+    if value == common::GameType::Unspecified as i32 {
+        Ok(None)
+    } else {
+        game_type(field, value).map(Some)
+    }
+}
+
+/// A room's stakes.
+pub fn stakes(field: &str, value: Option<&common::RoomStakes>) -> Result<Stakes, LedgerError> {
+    let s = value.ok_or_else(|| LedgerError::invalid(field, "is required"))?;
+    let room_id = id(&format!("{field}.room_id"), &s.room_id, MAX_ID_LEN)?.to_owned();
+    if !(1..=MAX_POINTS_BASE).contains(&s.points_base) {
+        return Err(LedgerError::invalid(
+            format!("{field}.points_base"),
+            format!("must be 1 to {MAX_POINTS_BASE}; got {}", s.points_base),
+        ));
+    }
+    if !(0..=MAX_SILVER_PER_POINT).contains(&s.silver_per_point) {
+        return Err(LedgerError::invalid(
+            format!("{field}.silver_per_point"),
+            format!(
+                "must be 0 (free room) to {MAX_SILVER_PER_POINT}; got {}",
+                s.silver_per_point
+            ),
+        ));
+    }
+    if s.min_balance_silver < 0 {
+        return Err(LedgerError::invalid(
+            format!("{field}.min_balance_silver"),
+            "cannot be negative",
+        ));
+    }
+    Ok(Stakes {
+        room_id,
+        points_base: s.points_base,
+        silver_per_point: s.silver_per_point,
+        min_balance_silver: s.min_balance_silver,
+        rated: s.rated,
+    })
+}
+
+fn role(field: &str, value: i32) -> Result<Role, LedgerError> {
+    match pb::Role::try_from(value) {
+        Ok(pb::Role::Black) => Ok(Role::Black),
+        Ok(pb::Role::White) => Ok(Role::White),
+        Ok(pb::Role::Landlord) => Ok(Role::Landlord),
+        Ok(pb::Role::Farmer) => Ok(Role::Farmer),
+        Ok(pb::Role::Bidder) => Ok(Role::Bidder),
+        _ => Err(LedgerError::invalid(
+            field,
+            "must be ROLE_BLACK or ROLE_WHITE (Gomoku), ROLE_LANDLORD, ROLE_FARMER or ROLE_BIDDER (Dou Dizhu)",
+        )),
+    }
+}
+
+fn outcome(field: &str, value: i32) -> Result<Outcome, LedgerError> {
+    match pb::PlayerOutcome::try_from(value) {
+        Ok(pb::PlayerOutcome::Win) => Ok(Outcome::Win),
+        Ok(pb::PlayerOutcome::Loss) => Ok(Outcome::Loss),
+        Ok(pb::PlayerOutcome::Draw) => Ok(Outcome::Draw),
+        Ok(pb::PlayerOutcome::Escape) => Ok(Outcome::Escape),
+        Ok(pb::PlayerOutcome::Void) => Ok(Outcome::Void),
+        _ => Err(LedgerError::invalid(
+            field,
+            "must be PLAYER_OUTCOME_WIN, _LOSS, _DRAW, _ESCAPE or _VOID",
+        )),
+    }
+}
+
+/// A settlement request, every field checked and the seats checked to make a game.
+pub fn settle_request(req: &pb::SettleGameRequest) -> Result<GameReport, LedgerError> {
+    let game_id = id("game_id", &req.game_id, MAX_ID_LEN)?.to_owned();
+    let game_type = game_type("game_type", req.game_type)?;
+    let stakes = stakes("stakes", req.stakes.as_ref())?;
+    if req.players.len() > 3 {
+        return Err(LedgerError::invalid(
+            "players",
+            format!("at most 3 players; got {}", req.players.len()),
+        ));
+    }
+    let mut seats = Vec::with_capacity(req.players.len());
+    for (i, p) in req.players.iter().enumerate() {
+        let field = |name: &str| format!("players[{i}].{name}");
+        let player_id = PlayerId::parse(&field("player_id"), &p.player_id)?;
+        if p.points.abs() > MAX_POINTS_PER_GAME {
+            return Err(LedgerError::invalid(
+                field("points"),
+                format!("at most {MAX_POINTS_PER_GAME} either way; got {}", p.points),
+            ));
+        }
+        seats.push(Seat {
+            player_id,
+            role: role(&field("role"), p.role)?,
+            outcome: outcome(&field("outcome"), p.outcome)?,
+            points: p.points,
+            offered_draw: p.offered_draw,
+        });
+    }
+    let reason = required("reason", &req.reason, MAX_GAME_REASON_CHARS)?.to_owned();
+    let table_id = id("table_id", &req.table_id, MAX_ID_LEN)?.to_owned();
+    if req.started_at_unix_ms <= 0 {
+        return Err(LedgerError::invalid(
+            "started_at_unix_ms",
+            "is required (Unix ms)",
+        ));
+    }
+    if req.ended_at_unix_ms < req.started_at_unix_ms {
+        return Err(LedgerError::invalid(
+            "ended_at_unix_ms",
+            "must not be before started_at_unix_ms",
+        ));
+    }
+    let record = req
+        .record
+        .as_ref()
+        .ok_or_else(|| LedgerError::invalid("record", "is required"))?;
+    let record_format = required("record.format", &record.format, MAX_RECORD_FORMAT_CHARS)?;
+    if record.content.len() > MAX_RECORD_BYTES {
+        return Err(LedgerError::invalid(
+            "record.content",
+            format!(
+                "is {} bytes; at most {MAX_RECORD_BYTES}",
+                record.content.len()
+            ),
+        ));
+    }
+    let report = GameReport {
+        game_id,
+        game_type,
+        stakes,
+        seats,
+        reason,
+        table_id,
+        started_at_unix_ms: req.started_at_unix_ms,
+        ended_at_unix_ms: req.ended_at_unix_ms,
+        record_format: record_format.to_owned(),
+        record_content: record.content.clone(),
+    };
+    report.check()?;
+    Ok(report)
+}
+
+/// A grant request.
+pub fn grant_request(req: &pb::GrantSilverRequest) -> Result<Grant, LedgerError> {
+    let request_id = id("request_id", &req.request_id, MAX_ID_LEN)?.to_owned();
+    let player_id = PlayerId::parse("player_id", &req.player_id)?;
+    if !(1..=MAX_GRANT_SILVER).contains(&req.amount_silver) {
+        return Err(LedgerError::invalid(
+            "amount_silver",
+            format!("must be 1 to {MAX_GRANT_SILVER}; got {}", req.amount_silver),
+        ));
+    }
+    let reason = required("reason", &req.reason, MAX_REASON_CHARS)?.to_owned();
+    Ok(Grant {
+        request_id,
+        player_id,
+        amount_silver: req.amount_silver,
+        reason,
+    })
+}
+
+/// A history kind filter (unspecified = all).
+pub fn history_kind(value: i32) -> Result<Option<HistoryKind>, LedgerError> {
+    match pb::HistoryKind::try_from(value) {
+        Ok(pb::HistoryKind::Unspecified) => Ok(None),
+        Ok(pb::HistoryKind::Silver) => Ok(Some(HistoryKind::Silver)),
+        Ok(pb::HistoryKind::Points) => Ok(Some(HistoryKind::Points)),
+        Ok(pb::HistoryKind::Title) => Ok(Some(HistoryKind::Title)),
+        Ok(pb::HistoryKind::Rating) => Ok(Some(HistoryKind::Rating)),
+        Err(_) => Err(LedgerError::invalid(
+            "kind",
+            "must be a HistoryKind (or unspecified for every kind)",
+        )),
+    }
+}
+
+/// A page size: 0 gives the default, more than the maximum gives the maximum.
+pub fn page_size(field: &str, value: i32, default: i64, max: i64) -> Result<i64, LedgerError> {
+    match i64::from(value) {
+        0 => Ok(default),
+        n if n < 0 => Err(LedgerError::invalid(
+            field,
+            format!("must be 1 to {max}, or 0 for {default}"),
+        )),
+        n => Ok(n.min(max)),
+    }
+}
+
+/// A leaderboard.
+pub fn board(value: i32) -> Result<Board, LedgerError> {
+    match pb::Board::try_from(value) {
+        Ok(pb::Board::GomokuPoints) => Ok(Board::Points(GameType::Gomoku)),
+        Ok(pb::Board::DoudizhuPoints) => Ok(Board::Points(GameType::Doudizhu)),
+        Ok(pb::Board::GomokuRating) => Ok(Board::GomokuRating),
+        _ => Err(LedgerError::invalid(
+            "board",
+            "must be BOARD_GOMOKU_POINTS, BOARD_DOUDIZHU_POINTS or BOARD_GOMOKU_RATING",
+        )),
+    }
+}
+
+/// A professional dan: 0 (clear) to 9.
+pub fn professional_dan(value: i32) -> Result<u8, LedgerError> {
+    u8::try_from(value)
+        .ok()
+        .filter(|dan| *dan <= 9)
+        .ok_or_else(|| {
+            LedgerError::invalid(
+                "professional_dan",
+                format!("must be 1 to 9, or 0 to clear; got {value}"),
+            )
+        })
+}

@@ -1,0 +1,122 @@
+//! The ledger's errors, in its own words, and their one mapping to API errors.
+
+use gamehub_platform::ApiError;
+
+/// What can go wrong in the ledger.
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    /// A request field is missing, malformed or inconsistent; the message says what to fix.
+    #[error("{field}: {problem}")]
+    Invalid {
+        /// The field, as named in the proto (e.g. `players[1].role`).
+        field: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The named game or player is unknown.
+    #[error("{0}")]
+    NotFound(String),
+    /// The id is already used by a different request.
+    #[error("{0}")]
+    Conflict(String),
+    /// The caller may not do this.
+    #[error("{0}")]
+    Forbidden(String),
+    /// Already an API error (from the platform's auth and field checks).
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// PostgreSQL failed.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Stored data that cannot be what this code wrote (a bug or tampering).
+    #[error("corrupt ledger data: {0}")]
+    Corrupt(String),
+}
+
+impl LedgerError {
+    /// An [`LedgerError::Invalid`] for `field`.
+    pub fn invalid(field: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self::Invalid {
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The error as the client sees it. Database failures count against the `postgres`
+    /// dependency; connection trouble is UNAVAILABLE (retry), anything else INTERNAL,
+    /// whose details are logged with an incident id and never sent.
+    pub fn into_api(self) -> ApiError {
+        match self {
+            LedgerError::Invalid { .. } => ApiError::InvalidArgument(self.to_string()),
+            LedgerError::NotFound(message) => ApiError::NotFound(message),
+            LedgerError::Conflict(message) => ApiError::AlreadyExists(message),
+            LedgerError::Forbidden(message) => ApiError::PermissionDenied(message),
+            LedgerError::Api(api) => api,
+            LedgerError::Database(err) => {
+                gamehub_platform::metrics::dependency_error("postgres");
+                match err {
+                    sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::Io(_)
+                    | sqlx::Error::Tls(_) => {
+                        tracing::warn!(error = %err, "postgres unavailable");
+                        ApiError::Unavailable(
+                            "the ledger database is unavailable; retry shortly".into(),
+                        )
+                    }
+                    other => ApiError::internal(anyhow::Error::new(other).context("postgres")),
+                }
+            }
+            LedgerError::Corrupt(what) => {
+                ApiError::internal(anyhow::anyhow!("corrupt ledger data: {what}"))
+            }
+        }
+    }
+}
+
+impl From<LedgerError> for tonic::Status {
+    fn from(err: LedgerError) -> Self {
+        err.into_api().into()
+    }
+}
+
+/// The SQLSTATE of a database error, if it is one.
+pub fn sqlstate(err: &sqlx::Error) -> Option<String> {
+    match err {
+        sqlx::Error::Database(db) => db.code().map(|c| c.into_owned()),
+        _ => None,
+    }
+}
+
+/// Whether retrying the whole transaction may succeed: serialization failures,
+/// deadlocks, and a unique violation on an idempotency key (a concurrent duplicate won;
+/// the retry finds its result).
+pub fn is_retryable(err: &LedgerError) -> bool {
+    match err {
+        LedgerError::Database(db) => {
+            matches!(sqlstate(db).as_deref(), Some("40001" | "40P01" | "23505"))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::Code;
+
+    #[test]
+    fn each_error_has_its_code() {
+        let status: tonic::Status = LedgerError::invalid("players", "needs 2 entries").into();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert_eq!(status.message(), "players: needs 2 entries");
+        let status: tonic::Status = LedgerError::Conflict("used".into()).into();
+        assert_eq!(status.code(), Code::AlreadyExists);
+        let status: tonic::Status = LedgerError::Database(sqlx::Error::PoolTimedOut).into();
+        assert_eq!(status.code(), Code::Unavailable);
+        let status: tonic::Status =
+            LedgerError::Database(sqlx::Error::Protocol("secret detail".into())).into();
+        assert_eq!(status.code(), Code::Internal);
+        assert!(!status.message().contains("secret detail"));
+    }
+}

@@ -1,0 +1,585 @@
+//! The settlement load generator: concurrent clients settle random games (Gomoku and
+//! Dou Dizhu, every outcome, stakes that make the caps and balances bind) against a
+//! ledger and report settlements per second and latency percentiles, next to the
+//! pgbench TPC-B figure of the same PostgreSQL measured in the same run.
+//!
+//! Without `--addr` a ledger is started in this process on a fresh scratch database,
+//! which is dropped afterwards. The random games ([`random_game`]) are also what the
+//! concurrency tests settle.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::{GameType, RoomStakes};
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_proto::ledger::{
+    GameRecord, GrantSilverRequest, PlayerOutcome, PlayerResult, Role as SeatRole,
+    SettleGameRequest,
+};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use sqlx::migrate::MigrateDatabase;
+use sqlx::postgres::PgConnectOptions;
+
+use crate::LedgerConfig;
+
+/// `gamehub-ledger loadgen` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LoadgenArgs {
+    /// Concurrent clients, each with its own connection.
+    #[arg(long, default_value_t = 32)]
+    pub clients: usize,
+    /// Settlements to make in total.
+    #[arg(long, default_value_t = 20_000)]
+    pub games: usize,
+    /// The ledger to load (e.g. http://127.0.0.1:50054); tokens are minted with
+    /// GAMEHUB_JWT_SECRET. Without it a ledger runs in this process on a scratch database.
+    #[arg(long)]
+    pub addr: Option<String>,
+    /// Distinct players the games draw from.
+    #[arg(long, default_value_t = 5_000)]
+    pub players: usize,
+    /// Fraction of settlements sent a second time (they must come back as replays).
+    #[arg(long, default_value_t = 0.0)]
+    pub duplicate_rate: f64,
+    /// Skip the pgbench comparison.
+    #[arg(long)]
+    pub no_pgbench: bool,
+    /// How long pgbench runs, in seconds.
+    #[arg(long, default_value_t = 20)]
+    pub pgbench_seconds: u32,
+    /// pgbench clients (-c); threads (-j) are 2.
+    #[arg(long, default_value_t = 32)]
+    pub pgbench_clients: u32,
+    /// Seed of the random games (random when not given).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+impl Default for LoadgenArgs {
+    fn default() -> Self {
+        Self {
+            clients: 32,
+            games: 20_000,
+            addr: None,
+            players: 5_000,
+            duplicate_rate: 0.0,
+            no_pgbench: false,
+            pgbench_seconds: 20,
+            pgbench_clients: 32,
+            seed: None,
+        }
+    }
+}
+
+/// What a load run measured.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    /// Clients used.
+    pub clients: usize,
+    /// Settlements applied (first sends that succeeded).
+    pub settlements: usize,
+    /// Duplicate sends answered as replays.
+    pub replays: usize,
+    /// Calls that failed.
+    pub errors: usize,
+    /// Wall time of the settlement phase.
+    pub elapsed: Duration,
+    /// Median latency of a settlement.
+    pub p50: Duration,
+    /// 99th percentile latency.
+    pub p99: Duration,
+    /// Slowest settlement.
+    pub max: Duration,
+    /// pgbench TPC-B transactions per second of the same PostgreSQL, if measured.
+    pub pgbench_tps: Option<f64>,
+}
+
+impl LoadReport {
+    /// Settlements per second.
+    pub fn per_second(&self) -> f64 {
+        self.settlements as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+impl fmt::Display for LoadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        writeln!(
+            f,
+            "settlements: {} by {} clients in {:.2} s = {:.0} settlements/s",
+            self.settlements,
+            self.clients,
+            self.elapsed.as_secs_f64(),
+            self.per_second()
+        )?;
+        writeln!(
+            f,
+            "latency: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            ms(self.p50),
+            ms(self.p99),
+            ms(self.max)
+        )?;
+        writeln!(f, "replays: {}, errors: {}", self.replays, self.errors)?;
+        match self.pgbench_tps {
+            Some(tps) => write!(
+                f,
+                "pgbench TPC-B: {tps:.0} tps; ledger/pgbench = {:.2}",
+                self.per_second() / tps
+            ),
+            None => write!(f, "pgbench: not measured"),
+        }
+    }
+}
+
+/// A random finished game between distinct players drawn from `players`, as a game
+/// service would report it: every Gomoku result of the points table; Dou Dizhu wins and
+/// losses with bids, bombs, rockets, springs and anti-springs, and escapes; free and
+/// paid rooms whose stakes often make the caps and balances bind.
+pub fn random_game(rng: &mut impl Rng, game_id: String, players: &[String]) -> SettleGameRequest {
+    use PlayerOutcome::{Draw, Escape, Loss, Void, Win};
+    let gomoku = rng.random_bool(0.5);
+    let seats = if gomoku { 2 } else { 3 };
+    let mut chosen: Vec<String> = Vec::with_capacity(seats);
+    while chosen.len() < seats {
+        let p = &players[rng.random_range(0..players.len())];
+        if !chosen.contains(p) {
+            chosen.push(p.clone());
+        }
+    }
+    let points_base = [1, 1, 2, 10][rng.random_range(0..4)];
+    let silver_per_point = [0, 10, 100, 1_000, 5_000][rng.random_range(0..5)];
+    let result = |i: usize, role: SeatRole, outcome: PlayerOutcome, points: i64| PlayerResult {
+        player_id: chosen[i].clone(),
+        role: role as i32,
+        outcome: outcome as i32,
+        points: points * points_base,
+        offered_draw: false,
+    };
+    let (results, reason, room) = if gomoku {
+        let (black, white) = (SeatRole::Black, SeatRole::White);
+        let (mut r, reason) = match rng.random_range(0..10) {
+            0 => (
+                vec![result(0, black, Win, 5), result(1, white, Loss, -5)],
+                "five",
+            ),
+            1 => (
+                vec![result(0, black, Loss, -5), result(1, white, Win, 5)],
+                "five",
+            ),
+            2 => (
+                vec![result(0, black, Loss, -3), result(1, white, Win, 3)],
+                "resign",
+            ),
+            3 => (
+                vec![result(0, black, Win, 2), result(1, white, Loss, -2)],
+                "resign",
+            ),
+            4 => (
+                vec![result(0, black, Escape, -10), result(1, white, Win, 0)],
+                "escape",
+            ),
+            5 => (
+                vec![result(0, black, Win, 0), result(1, white, Escape, -10)],
+                "escape",
+            ),
+            6 => (
+                vec![result(0, black, Draw, -1), result(1, white, Draw, 1)],
+                "draw_agreed",
+            ),
+            7 => (
+                vec![result(0, black, Draw, 0), result(1, white, Draw, 0)],
+                "natural_draw",
+            ),
+            8 => (
+                vec![result(0, black, Loss, -5), result(1, white, Win, 5)],
+                "timeout",
+            ),
+            _ => (
+                vec![result(0, black, Loss, -5), result(1, white, Win, 5)],
+                "forbidden_move",
+            ),
+        };
+        if reason == "draw_agreed" {
+            r[0].offered_draw = true;
+        }
+        (r, reason, "gomoku-renju")
+    } else if rng.random_bool(0.05) {
+        let escaper = rng.random_range(0..3);
+        let (role, points) = if rng.random_bool(0.3) {
+            (SeatRole::Bidder, 3)
+        } else {
+            let bid = rng.random_range(1..=3);
+            (SeatRole::Landlord, bid * 3 << rng.random_range(0..3))
+        };
+        let r = (0..3)
+            .map(|i| {
+                let seat_role = match role {
+                    SeatRole::Bidder => SeatRole::Bidder,
+                    _ if i == 0 => SeatRole::Landlord,
+                    _ => SeatRole::Farmer,
+                };
+                if i == escaper {
+                    result(i, seat_role, Escape, -points)
+                } else {
+                    result(i, seat_role, Void, 0)
+                }
+            })
+            .collect();
+        (r, "escape", "doudizhu-classic")
+    } else {
+        let bid = rng.random_range(1..=3i64);
+        let bombs = rng.random_range(0..=2u32) + u32::from(rng.random_bool(0.1));
+        let landlord_won = rng.random_bool(0.6);
+        let spring = landlord_won && rng.random_bool(0.1);
+        let anti_spring = !landlord_won && rng.random_bool(0.05);
+        let multiplier = (1i64 << bombs) * if spring || anti_spring { 2 } else { 1 };
+        let each = bid * multiplier;
+        let (l, f) = if landlord_won {
+            (Win, Loss)
+        } else {
+            (Loss, Win)
+        };
+        let sign = if landlord_won { 1 } else { -1 };
+        let r = vec![
+            result(0, SeatRole::Landlord, l, 2 * each * sign),
+            result(1, SeatRole::Farmer, f, -each * sign),
+            result(2, SeatRole::Farmer, f, -each * sign),
+        ];
+        let reason = match (spring, anti_spring, landlord_won) {
+            (true, _, _) => "spring",
+            (_, true, _) => "anti_spring",
+            (_, _, true) => "landlord_won",
+            _ => "farmers_won",
+        };
+        (r, reason, "doudizhu-classic")
+    };
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    SettleGameRequest {
+        game_id: game_id.clone(),
+        game_type: if gomoku {
+            GameType::Gomoku
+        } else {
+            GameType::Doudizhu
+        } as i32,
+        stakes: Some(RoomStakes {
+            room_id: room.into(),
+            points_base,
+            silver_per_point,
+            min_balance_silver: 0,
+            rated: gomoku && rng.random_bool(0.7),
+        }),
+        players: results,
+        reason: reason.into(),
+        table_id: format!("table-{}", rng.random_range(0..1000)),
+        started_at_unix_ms: now_ms - 60_000,
+        ended_at_unix_ms: now_ms,
+        record: Some(GameRecord {
+            format: if gomoku {
+                "gomoku-text"
+            } else {
+                "doudizhu-json"
+            }
+            .into(),
+            content: format!("[game {game_id}] {reason}"),
+        }),
+    }
+}
+
+/// A ledger client authenticating with a token of `role` minted from `keys`.
+pub fn client(
+    url: &str,
+    keys: &Keys,
+    subject: &str,
+    role: Role,
+) -> anyhow::Result<LedgerServiceClient<ServiceChannel>> {
+    let token = keys
+        .mint(subject, role, Duration::from_secs(24 * 3600))
+        .map_err(|e| anyhow::anyhow!("cannot mint a token: {e}"))?;
+    let channel = service_channel(url, TokenSource::Static(token), Duration::from_secs(30))?;
+    Ok(LedgerServiceClient::new(channel))
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((sorted.len() as f64) * p).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Runs the load: grants every player some silver, settles `args.games` random games
+/// with `args.clients` clients, then measures pgbench on the same PostgreSQL.
+pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<LoadReport> {
+    anyhow::ensure!(args.clients > 0, "--clients must be at least 1");
+    anyhow::ensure!(args.players >= 3, "--players must be at least 3");
+    let run_id = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    let keys = Keys::new(&config.common.jwt_secret);
+
+    // The ledger: the given one, or one in this process on a scratch database.
+    let shutdown = Shutdown::new();
+    let mut scratch_url = None;
+    let url = match &args.addr {
+        Some(addr) => addr.clone(),
+        None => {
+            let db_url = scratch_database_url(
+                config.common.database_url.expose(),
+                &format!("gamehub_loadgen_{run_id}"),
+            )?;
+            let mut ledger_config = config.clone();
+            ledger_config.common.database_url =
+                gamehub_platform::config::Secret::new(db_url.clone());
+            ledger_config.listen = "127.0.0.1:0".parse()?;
+            let started = crate::start(ledger_config, shutdown.clone()).await?;
+            scratch_url = Some(db_url);
+            format!("http://{}", started.addr)
+        }
+    };
+    let result = load(args, &keys, &url, run_id).await;
+    shutdown.trigger();
+    if let Some(db_url) = scratch_url {
+        // The in-process server's pool closes with it; give it a moment.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if let Err(e) = sqlx::Postgres::force_drop_database(&db_url).await {
+            tracing::warn!(error = %e, "could not drop the scratch database");
+        }
+    }
+    let mut report = result?;
+    if !args.no_pgbench {
+        report.pgbench_tps = Some(
+            pgbench(config.common.database_url.expose(), run_id, args)
+                .await
+                .context("pgbench")?,
+        );
+    }
+    Ok(report)
+}
+
+async fn load(
+    args: &LoadgenArgs,
+    keys: &Keys,
+    url: &str,
+    run_id: &str,
+) -> anyhow::Result<LoadReport> {
+    let players: Arc<Vec<String>> = Arc::new(
+        (0..args.players)
+            .map(|i| format!("lg-{run_id}-p{i}"))
+            .collect(),
+    );
+    let seed = args.seed.unwrap_or_else(rand::random);
+
+    // Every player starts with 20,000 to 1,000,000 silver.
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..args.clients {
+        let mut operator = client(url, keys, "loadgen-operator", Role::Operator)?;
+        let (players, next) = (players.clone(), next.clone());
+        let run_id = run_id.to_owned();
+        tasks.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(player) = players.get(i) else {
+                    return anyhow::Ok(());
+                };
+                let mut rng = StdRng::seed_from_u64(seed ^ (i as u64).rotate_left(32));
+                operator
+                    .grant_silver(GrantSilverRequest {
+                        request_id: format!("lg-{run_id}-grant-{i}"),
+                        player_id: player.clone(),
+                        amount_silver: rng.random_range(20_000..=1_000_000),
+                        reason: "load test".into(),
+                    })
+                    .await?;
+            }
+        }));
+    }
+    for task in tasks {
+        task.await??;
+    }
+
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..args.clients {
+        let mut service = client(url, keys, "loadgen", Role::Service)?;
+        let (players, next) = (players.clone(), next.clone());
+        let (games, duplicate_rate) = (args.games, args.duplicate_rate);
+        let run_id = run_id.to_owned();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let (mut replays, mut errors) = (0usize, 0usize);
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= games {
+                    break;
+                }
+                let mut rng = StdRng::seed_from_u64(seed.wrapping_add(i as u64));
+                let game = random_game(&mut rng, format!("lg-{run_id}-g{i}"), &players);
+                let sent = Instant::now();
+                match service.settle_game(game.clone()).await {
+                    Ok(_) => latencies.push(sent.elapsed()),
+                    Err(status) => {
+                        errors += 1;
+                        tracing::warn!(code = ?status.code(), message = status.message(), "settlement failed");
+                        continue;
+                    }
+                }
+                if rng.random_bool(duplicate_rate.clamp(0.0, 1.0)) {
+                    match service.settle_game(game).await {
+                        Ok(r) if r.get_ref().replayed => replays += 1,
+                        _ => errors += 1,
+                    }
+                }
+            }
+            (latencies, replays, errors)
+        }));
+    }
+    let mut latencies = Vec::with_capacity(args.games);
+    let (mut replays, mut errors) = (0, 0);
+    for task in tasks {
+        let (l, r, e) = task.await?;
+        latencies.extend(l);
+        replays += r;
+        errors += e;
+    }
+    let elapsed = started.elapsed();
+    latencies.sort_unstable();
+    Ok(LoadReport {
+        clients: args.clients,
+        settlements: latencies.len(),
+        replays,
+        errors,
+        elapsed,
+        p50: percentile(&latencies, 0.50),
+        p99: percentile(&latencies, 0.99),
+        max: latencies.last().copied().unwrap_or_default(),
+        pgbench_tps: None,
+    })
+}
+
+/// `url` with its database name replaced by `database`.
+fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String> {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let rest = base
+        .strip_prefix("postgres://")
+        .or_else(|| base.strip_prefix("postgresql://"))
+        .context("DATABASE_URL must start with postgres://")?;
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let mut scratch = format!("postgres://{authority}/{database}");
+    if let Some(query) = query {
+        scratch.push('?');
+        scratch.push_str(query);
+    }
+    Ok(scratch)
+}
+
+/// pgbench TPC-B on a scratch database of the same server: `pgbench -i`, then
+/// `pgbench -c N -j 2 -T S`; returns its tps (without initial connection time).
+async fn pgbench(database_url: &str, run_id: &str, args: &LoadgenArgs) -> anyhow::Result<f64> {
+    let db_url = scratch_database_url(database_url, &format!("gamehub_pgbench_{run_id}"))?;
+    let options: PgConnectOptions = db_url.parse()?;
+    sqlx::Postgres::create_database(&db_url).await?;
+    let connection = [
+        "-h".to_owned(),
+        options.get_host().to_owned(),
+        "-p".to_owned(),
+        options.get_port().to_string(),
+        "-U".to_owned(),
+        options.get_username().to_owned(),
+    ];
+    let database = options
+        .get_database()
+        .context("scratch database name")?
+        .to_owned();
+    let result = async {
+        let init = tokio::process::Command::new("pgbench")
+            .args(["-i", "-q"])
+            .args(&connection)
+            .arg(&database)
+            .output()
+            .await
+            .context("cannot run pgbench (is it installed?)")?;
+        anyhow::ensure!(
+            init.status.success(),
+            "pgbench -i failed: {}",
+            String::from_utf8_lossy(&init.stderr)
+        );
+        let bench = tokio::process::Command::new("pgbench")
+            .arg("-c")
+            .arg(args.pgbench_clients.to_string())
+            .args(["-j", "2", "-T"])
+            .arg(args.pgbench_seconds.to_string())
+            .args(&connection)
+            .arg(&database)
+            .output()
+            .await?;
+        let stdout = String::from_utf8_lossy(&bench.stdout);
+        anyhow::ensure!(
+            bench.status.success(),
+            "pgbench failed: {}",
+            String::from_utf8_lossy(&bench.stderr)
+        );
+        parse_pgbench_tps(&stdout).with_context(|| format!("no tps in pgbench output:\n{stdout}"))
+    }
+    .await;
+    if let Err(e) = sqlx::Postgres::force_drop_database(&db_url).await {
+        tracing::warn!(error = %e, "could not drop the pgbench database");
+    }
+    result
+}
+
+/// The tps pgbench printed (the figure without initial connection time).
+pub fn parse_pgbench_tps(output: &str) -> Option<f64> {
+    output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("tps = "))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
+        .last()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgbench_tps_is_read_from_its_report() {
+        let out = "number of transactions actually processed: 100\n\
+                   latency average = 12.3 ms\n\
+                   initial connection time = 20.1 ms\n\
+                   tps = 2591.765617 (without initial connection time)\n";
+        assert_eq!(parse_pgbench_tps(out), Some(2591.765617));
+        assert_eq!(parse_pgbench_tps("nothing"), None);
+    }
+
+    #[test]
+    fn scratch_urls_keep_the_server_and_options() {
+        assert_eq!(
+            scratch_database_url("postgres://postgres@127.0.0.1:5432/gamehub", "x").unwrap(),
+            "postgres://postgres@127.0.0.1:5432/x"
+        );
+        assert_eq!(
+            scratch_database_url("postgresql://u:p@h/db?sslmode=disable", "x").unwrap(),
+            "postgres://u:p@h/x?sslmode=disable"
+        );
+    }
+
+    #[test]
+    fn random_games_pass_the_ledger_checks() {
+        let players: Vec<String> = (0..5).map(|i| format!("p{i}")).collect();
+        let mut rng = StdRng::seed_from_u64(7);
+        for i in 0..2_000 {
+            let game = random_game(&mut rng, format!("g{i}"), &players);
+            crate::api::parse::settle_request(&game)
+                .unwrap_or_else(|e| panic!("game {game:?} refused: {e}"));
+        }
+    }
+}
