@@ -21,4 +21,5 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/gamehub_descriptor.bin"));
 
 pub use gamehub::common::v1 as common;
+pub use gamehub::doudizhu::v1 as doudizhu;
 pub use gamehub::ledger::v1 as ledger;
