@@ -23,3 +23,4 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 pub use gamehub::common::v1 as common;
 pub use gamehub::doudizhu::v1 as doudizhu;
 pub use gamehub::ledger::v1 as ledger;
+pub use gamehub::matchmaking::v1 as matchmaking;
