@@ -423,6 +423,13 @@ impl TableStore {
         )
     }
 
+    /// A key of the caller's own beside a table's keys, e.g. `…:t:ID:records`: it shares
+    /// the table's hash tag (so one Lua step or MULTI may touch both on Redis Cluster).
+    /// The store itself never reads, writes or expires it.
+    pub fn companion_key(&self, table_id: &str, name: &str) -> String {
+        format!("{}:{name}", self.table_key(table_id))
+    }
+
     fn events_key(&self, table_id: &str) -> String {
         format!("{}:ev", self.table_key(table_id))
     }
