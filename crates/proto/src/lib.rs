@@ -22,5 +22,6 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 
 pub use gamehub::common::v1 as common;
 pub use gamehub::doudizhu::v1 as doudizhu;
+pub use gamehub::gomoku::v1 as gomoku;
 pub use gamehub::ledger::v1 as ledger;
 pub use gamehub::matchmaking::v1 as matchmaking;
