@@ -1,0 +1,18 @@
+//! Bot strategies for gamehub, as pure functions of what a seat may see. They never
+//! judge a rule themselves: legality comes from the rule crates (a Gomoku move is tried
+//! on a copy of the [`gomoku_rules::Game`]; Dou Dizhu plays come from
+//! [`doudizhu_rules::legal_plays`]).
+//!
+//! - [`gomoku`]: a threat-aware Gomoku/Renju player for every rule set (never a
+//!   forbidden point as black; takes wins, blocks fives and open threes, builds its own
+//!   threats; decides the swap and the fifth-move proposals), and a random player.
+//! - [`doudizhu`]: a Dou Dizhu player (bids from hand strength, sheds cards in long
+//!   combinations, keeps bombs, does not beat its partner needlessly), and a random player.
+//!
+//! The `gamehub` binary drives them over the public gRPC API (`gamehub bots`, `gamehub
+//! demo`); `cargo run --release -p gamehub-bots --example strength` measures them.
+#![forbid(unsafe_code)]
+
+pub mod arena;
+pub mod doudizhu;
+pub mod gomoku;
