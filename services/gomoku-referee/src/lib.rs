@@ -1,2 +1,158 @@
-//! (work in progress)
+//! The Gomoku referee: authoritative Gomoku/Renju (五子棋) tables on Redis, a thin,
+//! stateless gRPC adapter around `gomoku_rules`.
+//!
+//! - [`parse`]: requests into domain types (ids, points, rule sets, clocks, stakes),
+//!   errors naming the field;
+//! - [`table`]: [`table::TableState`], the stored table: consecutive games, the
+//!   next-game handshake, leaving, closing, and the settlement written when a game ends;
+//! - [`convert`]: domain values into protobuf views, events and records;
+//! - [`service`]: [`service::Referee`], the `GomokuService` implementation, the clock
+//!   handler for the deadline sweeper and the settler's acknowledgement;
+//! - [`error`]: [`error::RefereeError`] and its one mapping to gRPC statuses;
+//! - [`loadgen`]: the load generator (`gamehub-gomoku-referee loadgen`);
+//! - this file: [`RefereeConfig`] and [`start`], which the binary and the all-in-one
+//!   `gamehub` binary call.
+//!
+//! Live state, events, deadlines and the settlement outbox are the platform's
+//! `TableStore` (one atomic Lua step per action); watchers go through its `EventHub`,
+//! clocks through its sweeper, settlements through its settler.
 #![forbid(unsafe_code)]
+
+pub mod convert;
+pub mod error;
+pub mod loadgen;
+pub mod parse;
+pub mod service;
+pub mod table;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gamehub_platform::auth::Keys;
+use gamehub_platform::client::{TokenSource, service_channel};
+use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
+use gamehub_platform::server::{GrpcServer, Shutdown, Started};
+use gamehub_platform::tables::hub::{EventHub, WatchLimits};
+use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
+use gamehub_platform::tables::sweeper::{SweepConfig, run_sweeper};
+use gamehub_platform::tables::{StoreLimits, TableStore};
+use gamehub_proto::gomoku::gomoku_service_server::GomokuServiceServer;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+
+pub use service::Referee;
+
+/// The game name of the referee's Redis keys (`<prefix>:{gomoku:SS}:…`).
+pub const GAME: &str = "gomoku";
+
+/// Everything the referee needs to run.
+#[derive(Debug, Clone)]
+pub struct RefereeConfig {
+    /// Settings shared by every service (`REDIS_URL`, `GAMEHUB_REDIS_PREFIX`,
+    /// `GAMEHUB_LEDGER_URL`, `GAMEHUB_JWT_SECRET`, limits, …).
+    pub common: CommonConfig,
+    /// `GAMEHUB_GOMOKU_ADDR`: where the gRPC API listens (port 0 picks a free one).
+    pub listen: SocketAddr,
+    /// `GAMEHUB_GOMOKU_BETWEEN_GAMES_MS`: how long a table waits after a game for both
+    /// players to ask for the next one before it closes (default 10 minutes), so
+    /// abandoned tables do not live forever.
+    pub between_games: Duration,
+    /// Event stream, idempotency and key lifetime bounds of the table store.
+    pub store_limits: StoreLimits,
+    /// Watcher bounds (`GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE`, default 64).
+    pub watch_limits: WatchLimits,
+    /// How often deadlines are swept (`GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS`, default 100).
+    pub sweep: SweepConfig,
+    /// How settlements reach the ledger (`GAMEHUB_GOMOKU_SETTLE_MAX_BACKOFF_MS`: the
+    /// longest wait between retries while the ledger is down, default 30 s).
+    pub settler: SettlerConfig,
+}
+
+impl RefereeConfig {
+    /// Reads the configuration; an unusable value names its variable.
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let common = CommonConfig::from_env(env)?;
+        let listen = env.addr("GAMEHUB_GOMOKU_ADDR", &format!("0.0.0.0:{}", ports::GOMOKU))?;
+        let between_games =
+            env.millis("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS", Duration::from_secs(600))?;
+        let mut watch_limits = WatchLimits::default();
+        watch_limits.max_watchers_per_table = env.parse(
+            "GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE",
+            watch_limits.max_watchers_per_table,
+            "a number of watchers",
+        )?;
+        let mut sweep = SweepConfig::default();
+        sweep.interval = env.millis("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS", sweep.interval)?;
+        let mut settler = SettlerConfig::default();
+        settler.max_backoff =
+            env.millis("GAMEHUB_GOMOKU_SETTLE_MAX_BACKOFF_MS", settler.max_backoff)?;
+        Ok(Self {
+            common,
+            listen,
+            between_games,
+            store_limits: StoreLimits::default(),
+            watch_limits,
+            sweep,
+            settler,
+        })
+    }
+
+    /// A configuration for tests: laptop defaults, listening on a free local port.
+    pub fn for_tests() -> Self {
+        let env = Env::from_pairs([("GAMEHUB_GOMOKU_ADDR", "127.0.0.1:0")]);
+        Self::from_env(&env)
+            .unwrap_or_else(|e| panic!("default referee configuration must parse: {e}"))
+    }
+}
+
+/// Starts the referee: Redis, the gRPC server, the event hub, the deadline sweeper and
+/// the settler, all in the background. Returns where it listens; everything stops
+/// when `shutdown` is triggered.
+pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
+    gomoku_rules::warm_up();
+    let common = &config.common;
+    let redis = gamehub_platform::tables::connect(common.redis_url.expose()).await?;
+    let store = TableStore::new(
+        redis,
+        &common.redis_prefix,
+        GAME,
+        config.store_limits.clone(),
+    );
+    let hub = EventHub::new(store.clone(), config.watch_limits.clone());
+    let between_games_ms = u64::try_from(config.between_games.as_millis()).unwrap_or(u64::MAX);
+    let referee = Referee::new(store.clone(), hub.clone(), between_games_ms, shutdown.clone());
+
+    let server = GrpcServer::new("gomoku-referee", common, shutdown.clone());
+    let max_message_bytes = server.limits().max_message_bytes;
+    let (addr, task) = server
+        .add_service(
+            GomokuServiceServer::new(referee.clone()).max_decoding_message_size(max_message_bytes),
+        )
+        .spawn(config.listen)
+        .await?;
+
+    tokio::spawn(hub.run(common.redis_url.expose().to_owned(), shutdown.listener()));
+    tokio::spawn(run_sweeper(
+        store.clone(),
+        Arc::new(referee.clone()),
+        config.sweep.clone(),
+        shutdown.listener(),
+    ));
+    let ledger = LedgerServiceClient::new(service_channel(
+        &common.ledger_url,
+        TokenSource::service(Keys::new(&common.jwt_secret), "gomoku-referee"),
+        Duration::from_secs(10),
+    )?);
+    tokio::spawn(run_settler(
+        store,
+        ledger,
+        config.settler.clone(),
+        Some(referee.on_settled()),
+        shutdown.listener(),
+    ));
+    Ok(Started {
+        name: "gomoku-referee",
+        addr,
+        task,
+    })
+}

@@ -1,1 +1,107 @@
-fn main() {}
+//! `gamehub-gomoku-referee`: serve (default), check health, or generate load.
+#![forbid(unsafe_code)]
+
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use gamehub_gomoku_referee::{RefereeConfig, loadgen};
+use gamehub_platform::config::Env;
+use gamehub_platform::server::{Shutdown, termination_signal};
+
+#[derive(Parser)]
+#[command(version, about = "The Gomoku referee: authoritative Gomoku/Renju tables")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the gRPC API (the default).
+    Serve,
+    /// Exit 0 if the referee at --addr reports SERVING (container healthchecks).
+    Health {
+        /// The referee's URL.
+        #[arg(long, default_value = "http://127.0.0.1:50052")]
+        addr: String,
+    },
+    /// Play N concurrent tables of random games through the API and report moves/s,
+    /// latency and errors, then redis-benchmark's EVAL/s on the same Redis.
+    Loadgen {
+        /// Tables played at once.
+        #[arg(long, default_value_t = 500)]
+        tables: usize,
+        /// Seconds to play.
+        #[arg(long, default_value_t = 30)]
+        duration: u64,
+        /// The referee's URL.
+        #[arg(long, default_value = "http://127.0.0.1:50052")]
+        addr: String,
+        /// Rule set: freestyle, renju-lose, renju-refuse, renju-claim, renju-swap.
+        #[arg(long, default_value = "freestyle")]
+        rules: String,
+        /// HTTP/2 connections shared by the clients.
+        #[arg(long, default_value_t = 4)]
+        connections: usize,
+        /// Requests redis-benchmark makes (0 skips it); it uses REDIS_URL.
+        #[arg(long, default_value_t = 200_000)]
+        redis_benchmark_requests: u64,
+    },
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let env = Env::process();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let config = RefereeConfig::from_env(&env)?;
+            let _telemetry = gamehub_platform::telemetry::init("gomoku-referee", &config.common)?;
+            let shutdown = Shutdown::new();
+            let started = gamehub_gomoku_referee::start(config, shutdown.clone()).await?;
+            tokio::select! {
+                () = termination_signal() => shutdown.trigger(),
+                result = async { (&mut { started.task }).await } => return result?,
+            }
+            Ok(())
+        }
+        Command::Health { addr } => {
+            let serving = gamehub_platform::client::check_health(&addr, "")
+                .await
+                .unwrap_or(false);
+            std::process::exit(if serving { 0 } else { 1 });
+        }
+        Command::Loadgen {
+            tables,
+            duration,
+            addr,
+            rules,
+            connections,
+            redis_benchmark_requests,
+        } => {
+            let common = gamehub_platform::config::CommonConfig::from_env(&env)?;
+            let rule_set = match rules.as_str() {
+                "freestyle" => gamehub_proto::gomoku::RuleSet::Freestyle,
+                "renju" | "renju-lose" => gamehub_proto::gomoku::RuleSet::RenjuLose,
+                "renju-refuse" => gamehub_proto::gomoku::RuleSet::RenjuRefuse,
+                "renju-claim" => gamehub_proto::gomoku::RuleSet::RenjuClaim,
+                "renju-swap" => gamehub_proto::gomoku::RuleSet::RenjuSwap,
+                other => anyhow::bail!("unknown rule set {other:?}"),
+            };
+            let report = loadgen::run(loadgen::LoadgenConfig {
+                url: addr,
+                jwt_secret: common.jwt_secret.clone(),
+                tables,
+                duration: Duration::from_secs(duration),
+                rule_set,
+                connections,
+                redis_url: (redis_benchmark_requests > 0)
+                    .then(|| common.redis_url.expose().to_owned()),
+                redis_benchmark_requests,
+            })
+            .await?;
+            print!("{report}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! Domain values to protobuf messages: the table as a viewer sees it, events, results
+//! and records. Pure functions, no I/O.
+
+use gamehub_proto::gomoku as pb;
+use gomoku_rules::{
+    Action, Color, EndReason, Event, ForbiddenKind, ForbiddenPolicy, Game, GameResult, LogEntry,
+    Outcome, Phase, Point, RuleSet, Seat,
+};
+
+use crate::table::{FinishedGame, SeatSettled, Status, TableState};
+
+/// Unix ms as the proto carries them (0 for none).
+pub fn unix_ms(ms: Option<u64>) -> i64 {
+    ms.map_or(0, |ms| i64::try_from(ms).unwrap_or(i64::MAX))
+}
+
+fn seat(seat: Seat) -> i32 {
+    i32::from(seat.number())
+}
+
+/// The day of `ms` as YYYY-MM-DD (UTC), for record headers.
+pub fn date(ms: u64) -> String {
+    chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(0))
+        .map(|t| t.format("%Y-%m-%d").to_string())
+        .unwrap_or_default()
+}
+
+/// A point with all three fields filled.
+pub fn point(p: Point) -> pb::Point {
+    pb::Point {
+        text: p.to_string(),
+        x: i32::from(p.x()),
+        y: i32::from(p.y()),
+    }
+}
+
+/// A color.
+pub fn color(c: Color) -> pb::Color {
+    match c {
+        Color::Black => pb::Color::Black,
+        Color::White => pb::Color::White,
+    }
+}
+
+/// A rule set.
+pub fn rule_set(r: RuleSet) -> pb::RuleSet {
+    match r {
+        RuleSet::Freestyle => pb::RuleSet::Freestyle,
+        RuleSet::Renju(ForbiddenPolicy::Lose) => pb::RuleSet::RenjuLose,
+        RuleSet::Renju(ForbiddenPolicy::Refuse) => pb::RuleSet::RenjuRefuse,
+        RuleSet::Renju(ForbiddenPolicy::Claim) => pb::RuleSet::RenjuClaim,
+        RuleSet::RenjuSwap => pb::RuleSet::RenjuSwap,
+    }
+}
+
+/// A forbidden kind.
+pub fn forbidden_kind(k: ForbiddenKind) -> pb::ForbiddenKind {
+    match k {
+        ForbiddenKind::Overline => pb::ForbiddenKind::Overline,
+        ForbiddenKind::DoubleFour => pb::ForbiddenKind::DoubleFour,
+        ForbiddenKind::DoubleThree => pb::ForbiddenKind::DoubleThree,
+    }
+}
+
+/// The settlement's `reason` words for the ledger.
+pub fn settle_reason(reason: &EndReason) -> &'static str {
+    match reason {
+        EndReason::Five => "five",
+        EndReason::ForbiddenMove { .. } => "forbidden_move",
+        EndReason::ForbiddenClaimed { .. } => "forbidden_claimed",
+        EndReason::Resignation { .. } => "resign",
+        EndReason::Timeout { .. } => "timeout",
+        EndReason::DrawAgreed { .. } => "draw_agreed",
+        EndReason::NaturalDraw => "natural_draw",
+        EndReason::Escape { .. } => "escape",
+    }
+}
+
+/// A game result with its points.
+pub fn result(r: &GameResult, points_base: i64) -> pb::GameResult {
+    let (reason, kind, by) = match r.reason {
+        EndReason::Five => (pb::EndReason::Five, None, None),
+        EndReason::ForbiddenMove { kind } => (pb::EndReason::ForbiddenMove, Some(kind), None),
+        EndReason::ForbiddenClaimed { kind } => {
+            (pb::EndReason::ForbiddenClaimed, Some(kind), None)
+        }
+        EndReason::Resignation { seat } => (pb::EndReason::Resignation, None, Some(seat)),
+        EndReason::Timeout { seat } => (pb::EndReason::Timeout, None, Some(seat)),
+        EndReason::DrawAgreed { offered_by } => {
+            (pb::EndReason::DrawAgreed, None, Some(offered_by))
+        }
+        EndReason::NaturalDraw => (pb::EndReason::NaturalDraw, None, None),
+        EndReason::Escape { seat } => (pb::EndReason::Escape, None, Some(seat)),
+    };
+    let outcome = match r.outcome {
+        Outcome::BlackWins => pb::Outcome::BlackWins,
+        Outcome::WhiteWins => pb::Outcome::WhiteWins,
+        Outcome::Draw => pb::Outcome::Draw,
+    };
+    pb::GameResult {
+        outcome: outcome as i32,
+        reason: reason as i32,
+        forbidden_kind: kind.map_or(0, |k| forbidden_kind(k) as i32),
+        seat: by.map(seat),
+        winner_seat: r.winner.map(seat),
+        black_seat: seat(r.black_seat),
+        points: r.points(points_base).seats.to_vec(),
+        description: r.describe(),
+    }
+}
+
+/// A rule-crate event other than `GameOver` (which the table turns into its own
+/// event); `deadline` is the next turn's deadline after the action.
+pub fn game_event(event: &Event, deadline: i64) -> pb::table_event::Kind {
+    use pb::table_event::Kind;
+    match *event {
+        Event::StonePlaced {
+            ply,
+            seat: s,
+            color: c,
+            point: p,
+        } => Kind::StonePlaced(pb::StonePlaced {
+            stone: Some(pb::Stone {
+                ply: i32::from(ply),
+                point: Some(point(p)),
+                color: color(c) as i32,
+            }),
+            seat: seat(s),
+            turn_deadline_unix_ms: deadline,
+        }),
+        Event::ForbiddenClaimUpheld { seat: s, kind } => {
+            Kind::ForbiddenClaimUpheld(pb::ForbiddenClaimUpheld {
+                seat: seat(s),
+                kind: forbidden_kind(kind) as i32,
+            })
+        }
+        Event::ForbiddenClaimRejected { seat: s } => {
+            Kind::ForbiddenClaimRejected(pb::ForbiddenClaimRejected {
+                seat: seat(s),
+                turn_deadline_unix_ms: deadline,
+            })
+        }
+        Event::DrawOffered { seat: s } => Kind::DrawOffered(pb::DrawOffered { seat: seat(s) }),
+        Event::DrawDeclined { seat: s } => Kind::DrawDeclined(pb::DrawDeclined { seat: seat(s) }),
+        Event::DrawLapsed { offered_by } => Kind::DrawLapsed(pb::DrawLapsed {
+            offered_by_seat: seat(offered_by),
+        }),
+        Event::Swapped {
+            seat: s,
+            black_seat,
+        } => Kind::Swapped(pb::Swapped {
+            seat: seat(s),
+            black_seat: seat(black_seat),
+            turn_deadline_unix_ms: deadline,
+        }),
+        Event::FifthProposed {
+            seat: s,
+            proposals,
+        } => Kind::FifthProposed(pb::FifthProposed {
+            seat: seat(s),
+            points: proposals.iter().map(|&p| point(p)).collect(),
+            turn_deadline_unix_ms: deadline,
+        }),
+        Event::FifthChosen {
+            seat: s,
+            point: p,
+            rejected,
+        } => Kind::FifthChosen(pb::FifthChosen {
+            seat: seat(s),
+            point: Some(point(p)),
+            rejected: Some(point(rejected)),
+        }),
+        Event::GameOver { result: r } => Kind::GameOver(pb::GameOver {
+            result: Some(result(&r, 1)),
+            closes_at_unix_ms: 0,
+        }),
+    }
+}
+
+/// The ledger's answer for both seats.
+pub fn settlement(seats: &[SeatSettled]) -> pb::Settlement {
+    pb::Settlement {
+        seats: seats
+            .iter()
+            .map(|s| pb::SeatSettlement {
+                player_id: s.player_id.clone(),
+                points_delta: s.points_delta,
+                points_after: s.points_after,
+                silver_delta: s.silver_delta,
+                balance_silver: s.balance_silver,
+                clamped_by: s.clamped_by.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn phase(p: Phase) -> pb::Phase {
+    match p {
+        Phase::Play => pb::Phase::Play,
+        Phase::SwapDecision => pb::Phase::SwapDecision,
+        Phase::ProposeFifth => pb::Phase::ProposeFifth,
+        Phase::ChooseFifth { .. } => pb::Phase::ChooseFifth,
+        Phase::Over => pb::Phase::Over,
+    }
+}
+
+/// The stones of a game in order.
+pub fn stones(game: &Game) -> Vec<pb::Stone> {
+    game.moves()
+        .iter()
+        .enumerate()
+        .map(|(i, &(p, c))| pb::Stone {
+            ply: i32::try_from(i + 1).unwrap_or(i32::MAX),
+            point: Some(point(p)),
+            color: color(c) as i32,
+        })
+        .collect()
+}
+
+/// A game as anyone sees it at `now_ms`.
+pub fn game(state: &TableState, now_ms: u64) -> pb::Game {
+    let g = &state.game;
+    let stones = stones(g);
+    let to_act = g.to_act();
+    let tc = g.config().time_control;
+    let clocks = Seat::BOTH
+        .into_iter()
+        .map(|s| {
+            let running = to_act == Some(s);
+            let mut remaining = g.remaining_ms(s).unwrap_or(0);
+            if running && tc.total_ms > 0 {
+                remaining = remaining.saturating_sub(now_ms.saturating_sub(g.turn_started_ms()));
+            }
+            pb::Clock {
+                seat: seat(s),
+                remaining_ms: unix_ms(Some(remaining)),
+                running,
+            }
+        })
+        .collect();
+    let fifth_proposals = match g.phase() {
+        Phase::ChooseFifth { proposals } => proposals.iter().map(|&p| point(p)).collect(),
+        _ => Vec::new(),
+    };
+    let forbidden_points = if g.rule_set() != RuleSet::Freestyle && !g.is_over() {
+        g.board()
+            .forbidden_points()
+            .into_iter()
+            .map(|(p, k)| pb::ForbiddenPoint {
+                point: Some(point(p)),
+                kind: forbidden_kind(k) as i32,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    pb::Game {
+        number: i32::try_from(state.number).unwrap_or(i32::MAX),
+        game_id: state.game_id(state.number),
+        phase: phase(g.phase()) as i32,
+        last_move: stones.last().cloned(),
+        stones,
+        to_move: g.to_move().map_or(0, |c| color(c) as i32),
+        to_act_seat: to_act.map(seat),
+        black_seat: seat(g.seat_of(Color::Black)),
+        clocks,
+        turn_deadline_unix_ms: unix_ms(g.deadline_ms()),
+        draw_offered_by_seat: g.draw_offer().map(seat),
+        fifth_proposals,
+        forbidden_points,
+        result: g.result().map(|r| result(r, state.room.points_base)),
+        started_at_unix_ms: unix_ms(Some(g.started_ms())),
+    }
+}
+
+fn finished_game(f: &FinishedGame, points_base: i64) -> pb::FinishedGame {
+    pb::FinishedGame {
+        number: i32::try_from(f.number).unwrap_or(i32::MAX),
+        game_id: f.game_id.clone(),
+        result: Some(result(&f.result, points_base)),
+        settlement: f.settlement.as_deref().map(settlement),
+    }
+}
+
+/// The table as `viewer` (a seat, or None for a spectator) sees it at `now_ms`, as of
+/// event `last_event_id`.
+pub fn table(
+    state: &TableState,
+    viewer: Option<Seat>,
+    last_event_id: u64,
+    now_ms: u64,
+) -> pb::Table {
+    let game_colors = |s: Seat| color(state.game.color_of(s)) as i32;
+    let status = match state.status {
+        Status::Playing => pb::TableStatus::Playing,
+        Status::BetweenGames { .. } => pb::TableStatus::BetweenGames,
+        Status::Closed => pb::TableStatus::Closed,
+    };
+    let closes_at = match state.status {
+        Status::BetweenGames { closes_at_ms } => Some(closes_at_ms),
+        _ => None,
+    };
+    pb::Table {
+        table_id: state.table_id.clone(),
+        room_id: state.room.room_id.clone(),
+        rule_set: rule_set(state.room.rule_set) as i32,
+        time_control: Some(pb::TimeControl {
+            per_move_ms: unix_ms(Some(state.room.time_control.per_move_ms)),
+            total_ms: unix_ms(Some(state.room.time_control.total_ms)),
+        }),
+        stakes: Some(state.room.stakes()),
+        players: Seat::BOTH
+            .into_iter()
+            .map(|s| pb::Player {
+                player_id: state.players[s.index()].clone(),
+                seat: seat(s),
+                color: game_colors(s),
+                wants_next_game: state.wants_next[s.index()],
+                left: state.left[s.index()],
+            })
+            .collect(),
+        your_seat: viewer.map(seat),
+        status: status as i32,
+        game: Some(game(state, now_ms)),
+        last_event_id,
+        server_time_unix_ms: unix_ms(Some(now_ms)),
+        closes_at_unix_ms: unix_ms(closes_at),
+        finished_games: state
+            .finished
+            .iter()
+            .map(|f| finished_game(f, state.room.points_base))
+            .collect(),
+        closed_reason: state.closed_reason.clone(),
+    }
+}
+
+/// A game's log as record entries, with each actor's color at the time.
+pub fn record_entries(game: &Game) -> Vec<pb::RecordEntry> {
+    let mut black_seat = game.config().black_seat;
+    game.log()
+        .iter()
+        .map(|entry: &LogEntry| {
+            let actor_color = if entry.seat == black_seat {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (action, p, proposals) = match entry.action {
+                Action::Place(p) => (pb::RecordAction::Place, Some(point(p)), Vec::new()),
+                Action::ClaimForbidden => (pb::RecordAction::ClaimForbidden, None, Vec::new()),
+                Action::Swap => {
+                    black_seat = entry.seat;
+                    (pb::RecordAction::Swap, None, Vec::new())
+                }
+                Action::ProposeFifth(a, b) => (
+                    pb::RecordAction::ProposeFifth,
+                    None,
+                    vec![point(a), point(b)],
+                ),
+                Action::ChooseFifth(p) => {
+                    (pb::RecordAction::ChooseFifth, Some(point(p)), Vec::new())
+                }
+                Action::OfferDraw => (pb::RecordAction::OfferDraw, None, Vec::new()),
+                Action::AcceptDraw => (pb::RecordAction::AcceptDraw, None, Vec::new()),
+                Action::DeclineDraw => (pb::RecordAction::DeclineDraw, None, Vec::new()),
+                Action::Resign => (pb::RecordAction::Resign, None, Vec::new()),
+                Action::Escape => (pb::RecordAction::Escape, None, Vec::new()),
+                Action::Timeout => (pb::RecordAction::Timeout, None, Vec::new()),
+            };
+            pb::RecordEntry {
+                action: action as i32,
+                seat: seat(entry.seat),
+                color: color(actor_color) as i32,
+                point: p,
+                proposals,
+                at_ms: unix_ms(Some(entry.at_ms)),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,549 @@
+//! The load generator: N concurrent tables of random legal games played through the
+//! gRPC API as real clients would (a service token opens each table, player tokens
+//! play), reporting moves per second, latency percentiles and errors by status; then
+//! the EVAL throughput of the same Redis measured with `redis-benchmark`, so the
+//! figure can be read against what Redis itself can do on the machine.
+//!
+//! Each table plays its games to the end and starts the next one (both players call
+//! NextGame), so the number of live tables stays at N. Moves go near the stones already
+//! on the board, which makes games of realistic length (a few dozen stones).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::client::{OutgoingInterceptor, TokenSource};
+use gamehub_platform::config::Secret;
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::gomoku as pb;
+use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+
+type Client = GomokuServiceClient<InterceptedService<Channel, OutgoingInterceptor>>;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct LoadgenConfig {
+    /// The referee, e.g. `http://127.0.0.1:50052`.
+    pub url: String,
+    /// The signing key of the deployment, to mint the service and player tokens.
+    pub jwt_secret: Secret,
+    /// Tables played at once.
+    pub tables: usize,
+    /// How long to play.
+    pub duration: Duration,
+    /// The rooms' rules.
+    pub rule_set: pb::RuleSet,
+    /// HTTP/2 connections shared by all clients.
+    pub connections: usize,
+    /// The Redis to benchmark after the run (`redis://host:port`); None skips it.
+    pub redis_url: Option<String>,
+    /// Requests `redis-benchmark` makes.
+    pub redis_benchmark_requests: u64,
+}
+
+impl Default for LoadgenConfig {
+    fn default() -> Self {
+        Self {
+            url: "http://127.0.0.1:50052".into(),
+            jwt_secret: Secret::new(gamehub_platform::config::DEVELOPMENT_JWT_SECRET),
+            tables: 500,
+            duration: Duration::from_secs(30),
+            rule_set: pb::RuleSet::Freestyle,
+            connections: 4,
+            redis_url: Some("redis://127.0.0.1:6379".into()),
+            redis_benchmark_requests: 200_000,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Tables played at once.
+    pub tables: usize,
+    /// Wall time of the playing phase.
+    pub elapsed: Duration,
+    /// Stones placed (successful PlaceStone calls).
+    pub moves: u64,
+    /// Other successful calls (OpenTable, NextGame).
+    pub other_calls: u64,
+    /// Games played to the end.
+    pub games: u64,
+    /// PlaceStone latency percentiles, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Slowest, ms.
+    pub max_ms: f64,
+    /// Failed calls by gRPC status code.
+    pub errors: BTreeMap<String, u64>,
+    /// `redis-benchmark` EVAL requests per second on the same Redis, when measured.
+    pub redis_eval_per_second: Option<f64>,
+    /// The exact `redis-benchmark` command, when run.
+    pub redis_benchmark_command: Option<String>,
+}
+
+impl Report {
+    /// Stones placed per second.
+    pub fn moves_per_second(&self) -> f64 {
+        self.moves as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "tables {}  elapsed {:.1} s  moves {}  games finished {}  other calls {}",
+            self.tables,
+            self.elapsed.as_secs_f64(),
+            self.moves,
+            self.games,
+            self.other_calls
+        )?;
+        writeln!(
+            f,
+            "moves/s {:.0}  PlaceStone latency p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+            self.moves_per_second(),
+            self.p50_ms,
+            self.p99_ms,
+            self.max_ms
+        )?;
+        if self.errors.is_empty() {
+            writeln!(f, "errors: none")?;
+        } else {
+            let list: Vec<String> = self.errors.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            writeln!(f, "errors: {}", list.join(", "))?;
+        }
+        if let (Some(eval), Some(command)) =
+            (self.redis_eval_per_second, &self.redis_benchmark_command)
+        {
+            writeln!(f, "redis-benchmark EVAL/s {eval:.0}  ({command})")?;
+            writeln!(
+                f,
+                "moves/s ÷ EVAL/s = {:.3}",
+                self.moves_per_second() / eval.max(1e-9)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What one table's driver measured.
+#[derive(Default)]
+struct TableTally {
+    moves: u64,
+    other_calls: u64,
+    games: u64,
+    latencies_us: Vec<u32>,
+    errors: BTreeMap<String, u64>,
+}
+
+impl TableTally {
+    fn error(&mut self, status: &tonic::Status) {
+        *self
+            .errors
+            .entry(format!("{:?}", status.code()))
+            .or_default() += 1;
+    }
+}
+
+fn client(channel: &Channel, keys: &Keys, subject: &str, role: Role) -> anyhow::Result<Client> {
+    let token = keys
+        .mint(subject, role, Duration::from_secs(24 * 3600))
+        .map_err(|e| anyhow::anyhow!("cannot mint a token: {e}"))?;
+    Ok(GomokuServiceClient::new(InterceptedService::new(
+        channel.clone(),
+        OutgoingInterceptor::new(TokenSource::Static(token)),
+    )))
+}
+
+/// Plays `config.tables` tables for `config.duration`, then benchmarks Redis.
+pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
+    let keys = Keys::new(&config.jwt_secret);
+    let mut channels = Vec::new();
+    for _ in 0..config.connections.max(1) {
+        let channel = tonic::transport::Endpoint::from_shared(config.url.clone())?
+            .tcp_nodelay(true)
+            .connect()
+            .await?;
+        channels.push(channel);
+    }
+    let run_id = uuid::Uuid::new_v4().simple().to_string();
+    let run_id = Arc::<str>::from(&run_id[..8]);
+    let deadline = Instant::now() + config.duration;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..config.tables {
+        let channel = channels[i % channels.len()].clone();
+        let service = client(&channel, &keys, "loadgen", Role::Service)?;
+        let a = format!("lg{run_id}-{i}-a");
+        let b = format!("lg{run_id}-{i}-b");
+        let players = [
+            client(&channel, &keys, &a, Role::Player)?,
+            client(&channel, &keys, &b, Role::Player)?,
+        ];
+        let table = TableDriver {
+            service,
+            players,
+            player_ids: [a, b],
+            request_id: format!("lg{run_id}-{i}"),
+            rule_set: config.rule_set,
+            rng: StdRng::seed_from_u64(i as u64),
+            deadline,
+            tally: TableTally::default(),
+            counter: 0,
+        };
+        tasks.push(tokio::spawn(table.play()));
+    }
+    let mut report = Report {
+        tables: config.tables,
+        ..Report::default()
+    };
+    let mut latencies: Vec<u32> = Vec::new();
+    for task in tasks {
+        let tally = task.await?;
+        report.moves += tally.moves;
+        report.other_calls += tally.other_calls;
+        report.games += tally.games;
+        latencies.extend(tally.latencies_us);
+        for (code, n) in tally.errors {
+            *report.errors.entry(code).or_default() += n;
+        }
+    }
+    report.elapsed = started.elapsed();
+    latencies.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if latencies.is_empty() {
+            return 0.0;
+        }
+        let index = ((latencies.len() as f64 - 1.0) * p).round() as usize;
+        f64::from(latencies[index.min(latencies.len() - 1)]) / 1000.0
+    };
+    report.p50_ms = pct(0.50);
+    report.p99_ms = pct(0.99);
+    report.max_ms = pct(1.0);
+    if let Some(url) = &config.redis_url {
+        match redis_benchmark(url, config.redis_benchmark_requests).await {
+            Ok((eval, command)) => {
+                report.redis_eval_per_second = Some(eval);
+                report.redis_benchmark_command = Some(command);
+            }
+            Err(e) => tracing::warn!(error = %e, "redis-benchmark did not run"),
+        }
+    }
+    Ok(report)
+}
+
+/// Runs `redis-benchmark` against the Redis at `url`: 50 clients, no pipelining, a
+/// one-key EVAL (`INCR` in a script), and returns requests per second and the command.
+pub async fn redis_benchmark(url: &str, requests: u64) -> anyhow::Result<(f64, String)> {
+    let rest = url
+        .strip_prefix("redis://")
+        .ok_or_else(|| anyhow::anyhow!("only redis:// URLs can be benchmarked"))?;
+    let host_port = rest.rsplit('@').next().unwrap_or(rest);
+    let host_port = host_port.split('/').next().unwrap_or(host_port);
+    let (host, port) = host_port.rsplit_once(':').unwrap_or((host_port, "6379"));
+    let args = vec![
+        "-h".to_owned(),
+        host.to_owned(),
+        "-p".to_owned(),
+        port.to_owned(),
+        "-n".to_owned(),
+        requests.to_string(),
+        "-c".to_owned(),
+        "50".to_owned(),
+        "-P".to_owned(),
+        "1".to_owned(),
+        "-q".to_owned(),
+        "eval".to_owned(),
+        "return redis.call('incr',KEYS[1])".to_owned(),
+        "1".to_owned(),
+        "loadgen:redis-benchmark".to_owned(),
+    ];
+    let command = format!(
+        "redis-benchmark {}",
+        args.iter()
+            .map(|a| if a.contains(' ') {
+                format!("\"{a}\"")
+            } else {
+                a.clone()
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let output = tokio::process::Command::new("redis-benchmark")
+        .args(&args)
+        .output()
+        .await?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    // "-q" prints e.g. `eval ...: 98039.22 requests per second, p50=0.255 msec`, after
+    // carriage-return progress lines.
+    let line = text
+        .split(['\r', '\n'])
+        .rfind(|l| l.contains("requests per second"))
+        .ok_or_else(|| anyhow::anyhow!("unexpected redis-benchmark output: {text}"))?;
+    let number = line
+        .split(": ")
+        .last()
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse::<f64>().ok())
+        .ok_or_else(|| anyhow::anyhow!("unexpected redis-benchmark line: {line}"))?;
+    Ok((number, command))
+}
+
+/// Plays one table until the deadline.
+struct TableDriver {
+    service: Client,
+    players: [Client; 2],
+    player_ids: [String; 2],
+    request_id: String,
+    rule_set: pb::RuleSet,
+    rng: StdRng,
+    deadline: Instant,
+    tally: TableTally,
+    counter: u64,
+}
+
+impl TableDriver {
+    fn next_request_id(&mut self) -> String {
+        self.counter += 1;
+        format!("{}-{}", self.request_id, self.counter)
+    }
+
+    async fn play(mut self) -> TableTally {
+        let opened = self
+            .service
+            .open_table(pb::OpenTableRequest {
+                request_id: self.request_id.clone(),
+                stakes: Some(RoomStakes {
+                    room_id: "loadgen".into(),
+                    points_base: 1,
+                    silver_per_point: 0,
+                    min_balance_silver: 0,
+                    rated: false,
+                }),
+                rule_set: self.rule_set as i32,
+                time_control: Some(pb::TimeControl {
+                    per_move_ms: 600_000,
+                    total_ms: 0,
+                }),
+                player_ids: self.player_ids.to_vec(),
+                first_black_seat: 0,
+            })
+            .await;
+        let mut table = match opened {
+            Ok(response) => {
+                self.tally.other_calls += 1;
+                match response.into_inner().table {
+                    Some(table) => table,
+                    None => return self.tally,
+                }
+            }
+            Err(status) => {
+                self.tally.error(&status);
+                return self.tally;
+            }
+        };
+        let table_id = table.table_id.clone();
+        let mut failures = 0;
+        while Instant::now() < self.deadline && failures < 100 {
+            let next = self.step(&table_id, &table).await;
+            match next {
+                Some(t) => {
+                    table = t;
+                    failures = 0;
+                }
+                None => {
+                    failures += 1;
+                    // Re-read the table after a refusal.
+                    let mut service = self.service.clone();
+                    match service
+                        .get_table(pb::GetTableRequest {
+                            table_id: table_id.clone(),
+                        })
+                        .await
+                    {
+                        Ok(r) => {
+                            if let Some(t) = r.into_inner().table {
+                                table = t;
+                            }
+                        }
+                        Err(status) => self.tally.error(&status),
+                    }
+                }
+            }
+        }
+        self.tally
+    }
+
+    /// One call for whoever must act; the table after it, or None after an error.
+    async fn step(&mut self, table_id: &str, table: &pb::Table) -> Option<pb::Table> {
+        let game = table.game.as_ref()?;
+        if table.status == pb::TableStatus::BetweenGames as i32 {
+            let mut last = None;
+            for seat in 0..2 {
+                if table.players.get(seat).is_some_and(|p| p.wants_next_game) {
+                    continue;
+                }
+                let request_id = self.next_request_id();
+                match self.players[seat]
+                    .next_game(pb::NextGameRequest {
+                        table_id: table_id.to_owned(),
+                        request_id,
+                    })
+                    .await
+                {
+                    Ok(r) => {
+                        self.tally.other_calls += 1;
+                        last = r.into_inner().table;
+                    }
+                    Err(status) => {
+                        self.tally.error(&status);
+                        return None;
+                    }
+                }
+            }
+            return last;
+        }
+        if table.status != pb::TableStatus::Playing as i32 {
+            return None;
+        }
+        let seat = usize::try_from(game.to_act_seat?).ok()?.min(1);
+        let request_id = self.next_request_id();
+        let table_id = table_id.to_owned();
+        let phase = pb::Phase::try_from(game.phase).unwrap_or(pb::Phase::Play);
+        let started = Instant::now();
+        let result = match phase {
+            pb::Phase::ProposeFifth => {
+                let a = self.pick(game, true)?;
+                let mut b = self.pick(game, true)?;
+                for _ in 0..10 {
+                    if b.text != a.text {
+                        break;
+                    }
+                    b = self.pick(game, true)?;
+                }
+                self.players[seat]
+                    .propose_fifth_moves(pb::ProposeFifthMovesRequest {
+                        table_id,
+                        request_id,
+                        points: vec![a, b],
+                    })
+                    .await
+                    .map(|r| r.into_inner().table)
+            }
+            pb::Phase::ChooseFifth => self.players[seat]
+                .choose_fifth_move(pb::ChooseFifthMoveRequest {
+                    table_id,
+                    request_id,
+                    point: game.fifth_proposals.first().cloned(),
+                })
+                .await
+                .map(|r| r.into_inner().table),
+            _ => {
+                let black = game.to_move == pb::Color::Black as i32;
+                let point = self.pick(game, black)?;
+                let result = self.players[seat]
+                    .place_stone(pb::PlaceStoneRequest {
+                        table_id,
+                        request_id,
+                        point: Some(point),
+                    })
+                    .await
+                    .map(|r| r.into_inner().table);
+                if result.is_ok() {
+                    let us = started.elapsed().as_micros();
+                    self.tally
+                        .latencies_us
+                        .push(u32::try_from(us).unwrap_or(u32::MAX));
+                    self.tally.moves += 1;
+                }
+                result
+            }
+        };
+        match result {
+            Ok(Some(next)) => {
+                if next.status == pb::TableStatus::BetweenGames as i32
+                    && table.status == pb::TableStatus::Playing as i32
+                {
+                    self.tally.games += 1;
+                }
+                Some(next)
+            }
+            Ok(None) => None,
+            Err(status) => {
+                self.tally.error(&status);
+                None
+            }
+        }
+    }
+
+    /// A random empty point near the stones on the board (h8 first), avoiding black's
+    /// forbidden points when `black` (so refuse rooms see no refusals).
+    fn pick(&mut self, game: &pb::Game, black: bool) -> Option<pb::Point> {
+        let mut occupied = [[false; 15]; 15];
+        for stone in &game.stones {
+            let p = stone.point.as_ref()?;
+            let (x, y) = (usize::try_from(p.x).ok()?, usize::try_from(p.y).ok()?);
+            occupied[x.min(14)][y.min(14)] = true;
+        }
+        if game.stones.is_empty() {
+            return Some(pb::Point {
+                text: "h8".into(),
+                x: 7,
+                y: 7,
+            });
+        }
+        let forbidden: Vec<(i32, i32)> = if black {
+            game.forbidden_points
+                .iter()
+                .filter_map(|f| f.point.as_ref().map(|p| (p.x, p.y)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut candidates = Vec::new();
+        for stone in &game.stones {
+            let Some(p) = stone.point.as_ref() else {
+                continue;
+            };
+            for dx in -2..=2 {
+                for dy in -2..=2 {
+                    let (x, y) = (p.x + dx, p.y + dy);
+                    if (0..15).contains(&x)
+                        && (0..15).contains(&y)
+                        && !occupied[x as usize][y as usize]
+                        && !forbidden.contains(&(x, y))
+                    {
+                        candidates.push((x, y));
+                    }
+                }
+            }
+        }
+        if candidates.is_empty() {
+            for x in 0..15 {
+                for y in 0..15 {
+                    if !occupied[x as usize][y as usize] && !forbidden.contains(&(x, y)) {
+                        candidates.push((x, y));
+                    }
+                }
+            }
+        }
+        if candidates.is_empty() {
+            return None;
+        }
+        let (x, y) = candidates[self.rng.random_range(0..candidates.len())];
+        Some(pb::Point {
+            text: String::new(),
+            x,
+            y,
+        })
+    }
+}

@@ -1,0 +1,275 @@
+//! Requests parsed into domain types once, at the edge: ids, points, rule sets, clocks,
+//! stakes. Every error names the proto field and says what to send instead.
+
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::gomoku as pb;
+use gomoku_rules::{ForbiddenPolicy, Point, RuleSet, Seat, TimeControl};
+
+use crate::error::RefereeError;
+use crate::table::{OpenTable, Room};
+
+/// Ids (tables, requests, players, rooms) are at most this long.
+pub const MAX_ID_LEN: usize = 64;
+/// The longest clock limit a room may set: one day.
+pub const MAX_CLOCK_MS: i64 = 24 * 3600 * 1000;
+/// The shortest non-zero clock limit a room may set. Tests use short clocks; a real
+/// room sets seconds at least.
+pub const MIN_CLOCK_MS: i64 = 100;
+/// The largest points base a room may set.
+pub const MAX_POINTS_BASE: i64 = 1_000_000;
+
+/// An id field: 1–64 characters of ASCII letters, digits and `- _ . : @`.
+pub fn id(field: &str, value: &str) -> Result<String, RefereeError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(RefereeError::invalid(field, "is required"));
+    }
+    if value.len() > MAX_ID_LEN {
+        return Err(RefereeError::invalid(
+            field,
+            format!("is longer than {MAX_ID_LEN} characters"),
+        ));
+    }
+    if !value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':' | b'@'))
+    {
+        return Err(RefereeError::invalid(
+            field,
+            "may contain only ASCII letters, digits and - _ . : @",
+        ));
+    }
+    Ok(value.to_owned())
+}
+
+/// A table id.
+pub fn table_id(value: &str) -> Result<String, RefereeError> {
+    id("table_id", value)
+}
+
+/// A client's request id (idempotency key).
+pub fn request_id(value: &str) -> Result<String, RefereeError> {
+    id("request_id", value)
+}
+
+/// A point: `text` ("h8") when set, else (`x`, `y`) from 0.
+pub fn point(field: &str, value: Option<&pb::Point>) -> Result<Point, RefereeError> {
+    let Some(value) = value else {
+        return Err(RefereeError::invalid(
+            field,
+            "is required: send {text: \"h8\"} or {x: 7, y: 7}",
+        ));
+    };
+    if value.text.trim().is_empty() {
+        Point::from_xy(i64::from(value.x), i64::from(value.y))
+            .map_err(|e| RefereeError::invalid(field, e))
+    } else {
+        Point::parse(&value.text).map_err(|e| RefereeError::invalid(field, e))
+    }
+}
+
+/// Black's two fifth-move proposals.
+pub fn proposals(values: &[pb::Point]) -> Result<[Point; 2], RefereeError> {
+    match values {
+        [a, b] => Ok([point("points[0]", Some(a))?, point("points[1]", Some(b))?]),
+        other => Err(RefereeError::invalid(
+            "points",
+            format!("exactly two points are proposed, not {}", other.len()),
+        )),
+    }
+}
+
+/// A rule set from the proto enum.
+pub fn rule_set(field: &str, value: i32) -> Result<RuleSet, RefereeError> {
+    match pb::RuleSet::try_from(value) {
+        Ok(pb::RuleSet::Freestyle) => Ok(RuleSet::Freestyle),
+        Ok(pb::RuleSet::RenjuLose) => Ok(RuleSet::Renju(ForbiddenPolicy::Lose)),
+        Ok(pb::RuleSet::RenjuRefuse) => Ok(RuleSet::Renju(ForbiddenPolicy::Refuse)),
+        Ok(pb::RuleSet::RenjuClaim) => Ok(RuleSet::Renju(ForbiddenPolicy::Claim)),
+        Ok(pb::RuleSet::RenjuSwap) => Ok(RuleSet::RenjuSwap),
+        Ok(pb::RuleSet::Unspecified) | Err(_) => Err(RefereeError::invalid(
+            field,
+            "is required: one of RULE_SET_FREESTYLE, RULE_SET_RENJU_LOSE, RULE_SET_RENJU_REFUSE, RULE_SET_RENJU_CLAIM, RULE_SET_RENJU_SWAP",
+        )),
+    }
+}
+
+fn clock_limit(field: &str, value: i64) -> Result<u64, RefereeError> {
+    if value == 0 || (MIN_CLOCK_MS..=MAX_CLOCK_MS).contains(&value) {
+        Ok(value.unsigned_abs())
+    } else {
+        Err(RefereeError::invalid(
+            field,
+            format!("must be 0 (no limit) or {MIN_CLOCK_MS} ms to {MAX_CLOCK_MS} ms, not {value}"),
+        ))
+    }
+}
+
+/// A room's clock.
+pub fn time_control(value: Option<&pb::TimeControl>) -> Result<TimeControl, RefereeError> {
+    let value = value.ok_or_else(|| {
+        RefereeError::invalid(
+            "time_control",
+            "is required (per_move_ms and total_ms, 0 for no limit)",
+        )
+    })?;
+    Ok(TimeControl {
+        per_move_ms: clock_limit("time_control.per_move_ms", value.per_move_ms)?,
+        total_ms: clock_limit("time_control.total_ms", value.total_ms)?,
+    })
+}
+
+/// A seat number (0 or 1).
+pub fn seat(field: &str, value: i32) -> Result<Seat, RefereeError> {
+    u8::try_from(value)
+        .ok()
+        .and_then(Seat::new)
+        .ok_or_else(|| RefereeError::invalid(field, format!("must be 0 or 1, not {value}")))
+}
+
+/// A finished game's number at a table (0: the last one).
+pub fn game_number(value: i32) -> Result<u32, RefereeError> {
+    u32::try_from(value).map_err(|_| {
+        RefereeError::invalid(
+            "game_number",
+            "must be 0 (the last finished game) or a game number",
+        )
+    })
+}
+
+/// A record format.
+pub fn record_format(value: i32) -> Result<pb::RecordFormat, RefereeError> {
+    match pb::RecordFormat::try_from(value) {
+        Ok(pb::RecordFormat::Unspecified) | Err(_) => Err(RefereeError::invalid(
+            "format",
+            "is required: RECORD_FORMAT_TEXT or RECORD_FORMAT_PSQ",
+        )),
+        Ok(format) => Ok(format),
+    }
+}
+
+fn stakes(value: Option<&RoomStakes>) -> Result<Room, RefereeError> {
+    let value = value.ok_or_else(|| {
+        RefereeError::invalid(
+            "stakes",
+            "is required (room_id, points_base, silver_per_point)",
+        )
+    })?;
+    let room_id = id("stakes.room_id", &value.room_id)?;
+    if !(1..=MAX_POINTS_BASE).contains(&value.points_base) {
+        return Err(RefereeError::invalid(
+            "stakes.points_base",
+            format!("must be 1 to {MAX_POINTS_BASE}, not {}", value.points_base),
+        ));
+    }
+    if value.silver_per_point < 0 {
+        return Err(RefereeError::invalid(
+            "stakes.silver_per_point",
+            "cannot be negative (0 makes a free room)",
+        ));
+    }
+    if value.min_balance_silver < 0 {
+        return Err(RefereeError::invalid(
+            "stakes.min_balance_silver",
+            "cannot be negative",
+        ));
+    }
+    Ok(Room {
+        room_id,
+        rule_set: RuleSet::Freestyle,
+        time_control: TimeControl::UNLIMITED,
+        points_base: value.points_base,
+        silver_per_point: value.silver_per_point,
+        min_balance_silver: value.min_balance_silver,
+        rated: value.rated,
+    })
+}
+
+/// An OpenTable request.
+pub fn open_table(request: &pb::OpenTableRequest) -> Result<OpenTable, RefereeError> {
+    let request_id = request_id(&request.request_id)?;
+    let mut room = stakes(request.stakes.as_ref())?;
+    room.rule_set = rule_set("rule_set", request.rule_set)?;
+    room.time_control = time_control(request.time_control.as_ref())?;
+    let players = match request.player_ids.as_slice() {
+        [a, b] => [id("player_ids[0]", a)?, id("player_ids[1]", b)?],
+        other => {
+            return Err(RefereeError::invalid(
+                "player_ids",
+                format!("a table seats exactly two players, not {}", other.len()),
+            ));
+        }
+    };
+    if players[0] == players[1] {
+        return Err(RefereeError::invalid(
+            "player_ids",
+            "the two players must be different",
+        ));
+    }
+    let first_black_seat = seat("first_black_seat", request.first_black_seat)?;
+    Ok(OpenTable {
+        request_id,
+        room,
+        players,
+        first_black_seat,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_points_win_over_coordinates() {
+        let p = pb::Point {
+            text: "a1".into(),
+            x: 7,
+            y: 7,
+        };
+        assert_eq!(point("point", Some(&p)).unwrap().to_string(), "a1");
+        let xy = pb::Point {
+            text: String::new(),
+            x: 7,
+            y: 7,
+        };
+        assert_eq!(point("point", Some(&xy)).unwrap(), Point::CENTER);
+    }
+
+    #[test]
+    fn off_board_points_name_the_field() {
+        let p = pb::Point {
+            text: String::new(),
+            x: 15,
+            y: 0,
+        };
+        let err = point("point", Some(&p)).unwrap_err().to_string();
+        assert!(err.starts_with("point: "), "{err}");
+        assert!(err.contains("off the 15x15 board"), "{err}");
+        let err = point("point", Some(&pb::Point { text: "z9".into(), x: 0, y: 0 }))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("bad column"), "{err}");
+        assert!(point("point", None).is_err());
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        assert!(id("table_id", "gt-1").is_ok());
+        assert!(id("table_id", " ").is_err());
+        assert!(id("table_id", "a/b").is_err());
+        assert!(id("table_id", &"x".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn clocks_are_bounded() {
+        let tc = |per_move_ms, total_ms| pb::TimeControl {
+            per_move_ms,
+            total_ms,
+        };
+        assert!(time_control(Some(&tc(0, 0))).is_ok());
+        assert!(time_control(Some(&tc(30_000, 600_000))).is_ok());
+        assert!(time_control(Some(&tc(-1, 0))).is_err());
+        assert!(time_control(Some(&tc(5, 0))).is_err());
+        assert!(time_control(None).is_err());
+    }
+}

@@ -1,0 +1,673 @@
+//! The gRPC adapter: [`Referee`] implements `GomokuService` over the table store.
+//!
+//! Each mutating call is one `TableStore::update`: load the table, find the caller's
+//! seat, let [`TableState::act`] judge (the rules are in `gomoku_rules`), and commit
+//! the new state, its events, the next deadline and any settlement in one atomic step.
+//! The clock side ([`Referee::apply_clock`]) serves the deadline sweeper and late
+//! actions; [`Referee::note_settlement`] serves the settler's acknowledgement.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::hub::{EventHub, WatchItem};
+use gamehub_platform::tables::settler::OnSettled;
+use gamehub_platform::tables::sweeper::DeadlineHandler;
+use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated, now_ms};
+use gamehub_platform::{ApiError, Caller, Role};
+use gamehub_proto::gomoku as pb;
+use gamehub_proto::gomoku::gomoku_service_server::GomokuService;
+use gamehub_proto::ledger::SettleGameResponse;
+use gomoku_rules::{Action, Record, RuleSet, Seat};
+use prost::Message;
+use sha2::Digest;
+use tonic::{Request, Response, Status};
+
+use crate::convert;
+use crate::error::RefereeError;
+use crate::parse;
+use crate::table::{Outcome, PlayerAction, Step, TableState};
+
+/// The Gomoku referee's gRPC service. Cheap to clone; holds no table between calls.
+#[derive(Clone)]
+pub struct Referee {
+    /// Live tables in Redis.
+    store: TableStore,
+    /// Watch streams.
+    hub: EventHub,
+    /// How long a table waits between games before it closes.
+    between_games_ms: u64,
+    /// Ends watch streams when the process stops.
+    shutdown: Shutdown,
+}
+
+impl std::fmt::Debug for Referee {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Referee")
+            .field("between_games_ms", &self.between_games_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a player's action returns.
+struct Acted {
+    table: pb::Table,
+    replayed: bool,
+    outcome: Outcome,
+}
+
+/// The table id derived from who opened it and its request id, so a retried
+/// OpenTable lands on the same table: `gt-` and 24 hex digits of a SHA-256.
+pub fn derive_table_id(opener: &str, request_id: &str) -> String {
+    let digest = sha2::Sha256::digest(format!("gomoku-table\n{opener}\n{request_id}"));
+    format!("gt-{}", &hex::encode(digest)[..24])
+}
+
+impl Referee {
+    /// A referee over `store`, streaming through `hub`.
+    pub fn new(
+        store: TableStore,
+        hub: EventHub,
+        between_games_ms: u64,
+        shutdown: Shutdown,
+    ) -> Self {
+        Self {
+            store,
+            hub,
+            between_games_ms,
+            shutdown,
+        }
+    }
+
+    /// The store step for `state` after a transition.
+    fn change<T>(state: &TableState, step: Step, output: T) -> Change<T> {
+        Change {
+            events: step
+                .events
+                .iter()
+                .map(|e| NewEvent::public(e.encode_to_vec()))
+                .collect(),
+            deadline_ms: state.deadline_ms(),
+            settlement: step.settlement.as_ref().map(OutboxEntry::new),
+            close: state.is_closed(),
+            output,
+        }
+    }
+
+    async fn load(&self, table_id: &str) -> Result<(TableState, u64), ApiError> {
+        let loaded = self
+            .store
+            .load::<TableState>(table_id)
+            .await?
+            .ok_or_else(|| RefereeError::UnknownTable(table_id.to_owned()))?;
+        Ok((loaded.state, loaded.last_seq))
+    }
+
+    fn viewer(state: &TableState, caller: &Caller) -> Option<Seat> {
+        match caller.role {
+            Role::Player => state.seat_of(&caller.subject),
+            Role::Service | Role::Operator => None,
+        }
+    }
+
+    /// The table as `caller` sees it now.
+    async fn view(&self, caller: &Caller, table_id: &str) -> Result<pb::Table, ApiError> {
+        let (state, last_seq) = self.load(table_id).await?;
+        Ok(convert::table(
+            &state,
+            Self::viewer(&state, caller),
+            last_seq,
+            now_ms(),
+        ))
+    }
+
+    /// Opens a table (service callers only).
+    async fn open_table(
+        &self,
+        caller: &Caller,
+        request: &pb::OpenTableRequest,
+    ) -> Result<pb::OpenTableResponse, ApiError> {
+        caller.require(&[Role::Service], "OpenTable")?;
+        let open = parse::open_table(request)?;
+        let table_id = derive_table_id(&caller.subject, &open.request_id);
+        let request_key = format!("open:{}", open.request_id);
+        let now = now_ms();
+        let (state, step) = TableState::open(&table_id, &open, now);
+        let change = Self::change(&state, step, ());
+        let created = self
+            .store
+            .create(&table_id, &state, change, Some(&request_key))
+            .await;
+        match created {
+            Ok(Updated::Applied { last_seq, .. }) => {
+                tracing::info!(table_id, room = %open.room.room_id, "table opened");
+                Ok(pb::OpenTableResponse {
+                    table: Some(convert::table(&state, None, last_seq, now)),
+                    table_id,
+                    replayed: false,
+                })
+            }
+            Ok(Updated::Duplicate { .. }) | Err(ApiError::AlreadyExists(_)) => {
+                let (existing, last_seq) = self.load(&table_id).await?;
+                if !existing.opened_by(&open) {
+                    return Err(RefereeError::RequestReused(open.request_id).into());
+                }
+                Ok(pb::OpenTableResponse {
+                    table: Some(convert::table(&existing, None, last_seq, now_ms())),
+                    table_id,
+                    replayed: true,
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Applies a seated player's action as one atomic step.
+    async fn act(
+        &self,
+        caller: &Caller,
+        table_id: &str,
+        request_id: &str,
+        action: PlayerAction,
+        rpc: &'static str,
+    ) -> Result<Acted, ApiError> {
+        if caller.role != Role::Player {
+            return Err(RefereeError::PlayersOnly {
+                action: rpc,
+                role: caller.role.as_str(),
+            }
+            .into());
+        }
+        let table_id = parse::table_id(table_id)?;
+        let request_id = parse::request_id(request_id)?;
+        let request_key = format!("{}:{request_id}", caller.subject);
+        // A late action loses on time first; a late Leave then leaves the finished game.
+        let mut tries = if action == PlayerAction::Leave { 2 } else { 1 };
+        loop {
+            tries -= 1;
+            let now = now_ms();
+            let mut expired = false;
+            let updated = self
+                .store
+                .update(
+                    &table_id,
+                    Some(&request_key),
+                    |state: &mut TableState, _version| {
+                        let seat =
+                            state
+                                .seat_of(&caller.subject)
+                                .ok_or_else(|| RefereeError::NotSeated {
+                                    player: caller.subject.clone(),
+                                    table_id: state.table_id.clone(),
+                                })?;
+                        let (step, outcome) = state
+                            .act(seat, action, now, self.between_games_ms)
+                            .inspect_err(|e| expired = matches!(e, RefereeError::TimeExpired))?;
+                        let table = convert::table(state, Some(seat), 0, now);
+                        Ok(Self::change(state, step, (table, outcome)))
+                    },
+                )
+                .await;
+            match updated {
+                Ok(Updated::Applied {
+                    last_seq,
+                    output: (mut table, outcome),
+                    ..
+                }) => {
+                    table.last_event_id = last_seq;
+                    return Ok(Acted {
+                        table,
+                        replayed: false,
+                        outcome,
+                    });
+                }
+                Ok(Updated::Duplicate { .. }) => {
+                    return Ok(Acted {
+                        table: self.view(caller, &table_id).await?,
+                        replayed: true,
+                        outcome: Outcome::default(),
+                    });
+                }
+                Err(e) if expired => {
+                    self.apply_clock(&table_id, now_ms()).await?;
+                    if tries == 0 {
+                        return Err(e);
+                    }
+                }
+                Err(ApiError::NotFound(_)) => {
+                    return Err(RefereeError::UnknownTable(table_id).into());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Applies whatever the clock says is due at `now_ms` (a loss on time, or closing a
+    /// table nobody restarted) in one atomic step; when nothing is due, puts the
+    /// deadline index right. Returns whether something was applied.
+    pub async fn apply_clock(&self, table_id: &str, now_ms: u64) -> Result<bool, ApiError> {
+        let mut not_due = None;
+        let updated = self
+            .store
+            .update(table_id, None, |state: &mut TableState, version| {
+                not_due = None;
+                match state.on_clock(now_ms, self.between_games_ms) {
+                    Some(step) => Ok(Self::change(state, step, ())),
+                    None => {
+                        not_due = Some((version, state.deadline_ms()));
+                        Err(ApiError::FailedPrecondition("nothing due".into()))
+                    }
+                }
+            })
+            .await;
+        match updated {
+            Ok(Updated::Applied { .. }) => {
+                gamehub_platform::metrics::metrics()
+                    .timeouts_applied
+                    .with_label_values(&["gomoku"])
+                    .inc();
+                tracing::info!(table_id, "clock deadline applied");
+                Ok(true)
+            }
+            Ok(Updated::Duplicate { .. }) => Ok(false),
+            Err(ApiError::NotFound(_)) => {
+                // The table expired: drop its stale index entry.
+                self.store.reschedule(table_id, 0, None).await?;
+                Ok(false)
+            }
+            Err(e) => match not_due {
+                Some((version, deadline)) => {
+                    self.store.reschedule(table_id, version, deadline).await?;
+                    Ok(false)
+                }
+                None => Err(e),
+            },
+        }
+    }
+
+    /// Notes the ledger's answer for a finished game at its table and tells the
+    /// watchers (a `game_settled` event). Idempotent: replicas may both report it.
+    pub async fn note_settlement(&self, table_id: &str, response: &SettleGameResponse) {
+        let request_key = format!("settled:{}", response.game_id);
+        let now = now_ms();
+        let updated = self
+            .store
+            .update(
+                table_id,
+                Some(&request_key),
+                |state: &mut TableState, _version| {
+                    let event = state.settled(response, now).ok_or_else(|| {
+                        ApiError::FailedPrecondition("game not kept or already noted".into())
+                    })?;
+                    let step = Step {
+                        events: vec![event],
+                        settlement: None,
+                    };
+                    Ok(Self::change(state, step, ()))
+                },
+            )
+            .await;
+        if let Err(e) = updated {
+            tracing::debug!(table_id, game_id = %response.game_id, error = %e, "settlement not noted at the table");
+        }
+    }
+
+    /// The callback the settler calls after the ledger acknowledged a game.
+    pub fn on_settled(&self) -> OnSettled {
+        let referee = self.clone();
+        Arc::new(move |entry: OutboxEntry, response: SettleGameResponse| {
+            let referee = referee.clone();
+            Box::pin(async move {
+                referee.note_settlement(&entry.table_id, &response).await;
+            })
+        })
+    }
+
+    fn record(
+        state: &TableState,
+        number: i32,
+    ) -> Result<(&crate::table::FinishedGame, Record), ApiError> {
+        let finished = state.finished_game(parse::game_number(number)?)?;
+        let record = Record::from_text(&finished.record).map_err(|e| {
+            ApiError::internal(anyhow::anyhow!(
+                "stored record of {} does not read back: {e}",
+                finished.game_id
+            ))
+        })?;
+        Ok((finished, record))
+    }
+
+    fn load_record(request: &pb::LoadRecordRequest) -> Result<pb::LoadRecordResponse, ApiError> {
+        let format = parse::record_format(request.format)?;
+        let record = match format {
+            pb::RecordFormat::Psq => {
+                let rule_set = if request.rule_set == 0 {
+                    RuleSet::Freestyle
+                } else {
+                    parse::rule_set("rule_set", request.rule_set)?
+                };
+                Record::from_psq(&request.content, rule_set)
+            }
+            _ => Record::from_text(&request.content),
+        }
+        .map_err(|e| RefereeError::invalid("content", e))?;
+        let game = &record.game;
+        Ok(pb::LoadRecordResponse {
+            rule_set: convert::rule_set(game.rule_set()) as i32,
+            black_player_id: record.info.black.clone(),
+            white_player_id: record.info.white.clone(),
+            entries: convert::record_entries(game),
+            stones: convert::stones(game),
+            result: game.result().map(|r| convert::result(r, 1)),
+        })
+    }
+}
+
+impl DeadlineHandler for Referee {
+    async fn on_deadline(&self, table_id: String, now_ms: u64) {
+        if let Err(e) = self.apply_clock(&table_id, now_ms).await {
+            tracing::warn!(table_id, error = %e, "deadline not applied; the next sweep retries");
+        }
+    }
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
+
+fn caller<T>(request: &Request<T>) -> Result<Caller, Status> {
+    Ok(Caller::of(request)?.clone())
+}
+
+macro_rules! player_action {
+    ($self:ident, $request:ident, $rpc:literal, $action:expr) => {{
+        let caller = caller(&$request)?;
+        let message = $request.into_inner();
+        let action = $action(&message).map_err(ApiError::from)?;
+        $self
+            .act(&caller, &message.table_id, &message.request_id, action, $rpc)
+            .await?
+    }};
+}
+
+fn game_action(action: Action) -> Result<PlayerAction, RefereeError> {
+    Ok(PlayerAction::Game(action))
+}
+
+#[tonic::async_trait]
+impl GomokuService for Referee {
+    async fn open_table(
+        &self,
+        request: Request<pb::OpenTableRequest>,
+    ) -> Result<Response<pb::OpenTableResponse>, Status> {
+        let caller = caller(&request)?;
+        Ok(Response::new(
+            self.open_table(&caller, request.get_ref()).await?,
+        ))
+    }
+
+    async fn get_table(
+        &self,
+        request: Request<pb::GetTableRequest>,
+    ) -> Result<Response<pb::GetTableResponse>, Status> {
+        let caller = caller(&request)?;
+        let table_id = parse::table_id(&request.get_ref().table_id).map_err(ApiError::from)?;
+        let table = self.view(&caller, &table_id).await?;
+        Ok(Response::new(pb::GetTableResponse { table: Some(table) }))
+    }
+
+    async fn place_stone(
+        &self,
+        request: Request<pb::PlaceStoneRequest>,
+    ) -> Result<Response<pb::PlaceStoneResponse>, Status> {
+        let acted = player_action!(self, request, "PlaceStone", |m: &pb::PlaceStoneRequest| {
+            parse::point("point", m.point.as_ref()).and_then(|p| game_action(Action::Place(p)))
+        });
+        Ok(Response::new(pb::PlaceStoneResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn claim_forbidden(
+        &self,
+        request: Request<pb::ClaimForbiddenRequest>,
+    ) -> Result<Response<pb::ClaimForbiddenResponse>, Status> {
+        let acted = player_action!(self, request, "ClaimForbidden", |_: &pb::ClaimForbiddenRequest| {
+            game_action(Action::ClaimForbidden)
+        });
+        Ok(Response::new(pb::ClaimForbiddenResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+            upheld: acted.outcome.claim_upheld,
+        }))
+    }
+
+    async fn resign(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> Result<Response<pb::ResignResponse>, Status> {
+        let acted = player_action!(self, request, "Resign", |_: &pb::ResignRequest| {
+            game_action(Action::Resign)
+        });
+        Ok(Response::new(pb::ResignResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn offer_draw(
+        &self,
+        request: Request<pb::OfferDrawRequest>,
+    ) -> Result<Response<pb::OfferDrawResponse>, Status> {
+        let acted = player_action!(self, request, "OfferDraw", |_: &pb::OfferDrawRequest| {
+            game_action(Action::OfferDraw)
+        });
+        Ok(Response::new(pb::OfferDrawResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn answer_draw(
+        &self,
+        request: Request<pb::AnswerDrawRequest>,
+    ) -> Result<Response<pb::AnswerDrawResponse>, Status> {
+        let acted = player_action!(self, request, "AnswerDraw", |m: &pb::AnswerDrawRequest| {
+            game_action(if m.accept {
+                Action::AcceptDraw
+            } else {
+                Action::DeclineDraw
+            })
+        });
+        Ok(Response::new(pb::AnswerDrawResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn swap(
+        &self,
+        request: Request<pb::SwapRequest>,
+    ) -> Result<Response<pb::SwapResponse>, Status> {
+        let acted = player_action!(self, request, "Swap", |_: &pb::SwapRequest| {
+            game_action(Action::Swap)
+        });
+        Ok(Response::new(pb::SwapResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn propose_fifth_moves(
+        &self,
+        request: Request<pb::ProposeFifthMovesRequest>,
+    ) -> Result<Response<pb::ProposeFifthMovesResponse>, Status> {
+        let acted = player_action!(
+            self,
+            request,
+            "ProposeFifthMoves",
+            |m: &pb::ProposeFifthMovesRequest| {
+                parse::proposals(&m.points)
+                    .and_then(|[a, b]| game_action(Action::ProposeFifth(a, b)))
+            }
+        );
+        Ok(Response::new(pb::ProposeFifthMovesResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn choose_fifth_move(
+        &self,
+        request: Request<pb::ChooseFifthMoveRequest>,
+    ) -> Result<Response<pb::ChooseFifthMoveResponse>, Status> {
+        let acted = player_action!(
+            self,
+            request,
+            "ChooseFifthMove",
+            |m: &pb::ChooseFifthMoveRequest| {
+                parse::point("point", m.point.as_ref())
+                    .and_then(|p| game_action(Action::ChooseFifth(p)))
+            }
+        );
+        Ok(Response::new(pb::ChooseFifthMoveResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn leave(
+        &self,
+        request: Request<pb::LeaveRequest>,
+    ) -> Result<Response<pb::LeaveResponse>, Status> {
+        let acted = player_action!(self, request, "Leave", |_: &pb::LeaveRequest| {
+            Ok::<_, RefereeError>(PlayerAction::Leave)
+        });
+        Ok(Response::new(pb::LeaveResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+            escaped: acted.outcome.escaped,
+        }))
+    }
+
+    async fn next_game(
+        &self,
+        request: Request<pb::NextGameRequest>,
+    ) -> Result<Response<pb::NextGameResponse>, Status> {
+        let acted = player_action!(self, request, "NextGame", |_: &pb::NextGameRequest| {
+            Ok::<_, RefereeError>(PlayerAction::NextGame)
+        });
+        Ok(Response::new(pb::NextGameResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+            started: acted.outcome.started,
+        }))
+    }
+
+    type WatchStream = WatchStream;
+
+    async fn watch(
+        &self,
+        request: Request<pb::WatchRequest>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let caller = caller(&request)?;
+        let message = request.into_inner();
+        let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
+        let (state, _) = self.load(&table_id).await?;
+        let seat = Self::viewer(&state, &caller);
+        let resume = (message.after_event_id > 0).then_some(message.after_event_id);
+        let items = self.hub.watch(
+            table_id,
+            seat.map(Seat::number),
+            resume,
+            self.shutdown.listener(),
+        )?;
+        let stream = items.map(move |item| {
+            let item = item?;
+            let response = match item {
+                WatchItem::Snapshot { seq, state } => {
+                    let state: TableState = serde_json::from_slice(&state).map_err(|e| {
+                        ApiError::internal(anyhow::anyhow!("table state does not decode: {e}"))
+                    })?;
+                    pb::watch_response::Item::Table(convert::table(&state, seat, seq, now_ms()))
+                }
+                WatchItem::Event(event) => {
+                    let mut decoded =
+                        pb::TableEvent::decode(event.payload.as_slice()).map_err(|e| {
+                            ApiError::internal(anyhow::anyhow!("stored event does not decode: {e}"))
+                        })?;
+                    decoded.event_id = event.seq;
+                    pb::watch_response::Item::Event(decoded)
+                }
+            };
+            Ok::<_, Status>(pb::WatchResponse {
+                item: Some(response),
+            })
+        });
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn get_record(
+        &self,
+        request: Request<pb::GetRecordRequest>,
+    ) -> Result<Response<pb::GetRecordResponse>, Status> {
+        let message = request.into_inner();
+        let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
+        let (state, _) = self.load(&table_id).await?;
+        let (finished, record) = Self::record(&state, message.game_number)?;
+        let game = &record.game;
+        Ok(Response::new(pb::GetRecordResponse {
+            game_id: finished.game_id.clone(),
+            game_number: i32::try_from(finished.number).unwrap_or(i32::MAX),
+            black_player_id: record.info.black.clone(),
+            white_player_id: record.info.white.clone(),
+            rule_set: convert::rule_set(game.rule_set()) as i32,
+            entries: convert::record_entries(game),
+            result: Some(convert::result(&finished.result, state.room.points_base)),
+            started_at_unix_ms: convert::unix_ms(Some(game.started_ms())),
+        }))
+    }
+
+    async fn export_record(
+        &self,
+        request: Request<pb::ExportRecordRequest>,
+    ) -> Result<Response<pb::ExportRecordResponse>, Status> {
+        let message = request.into_inner();
+        let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
+        let format = parse::record_format(message.format).map_err(ApiError::from)?;
+        let (state, _) = self.load(&table_id).await?;
+        let (finished, record) = Self::record(&state, message.game_number)?;
+        let stem = finished.game_id.replace(':', "-");
+        let (content, file_name) = match format {
+            pb::RecordFormat::Psq => (record.to_psq(), format!("{stem}.psq")),
+            _ => (finished.record.clone(), format!("{stem}.txt")),
+        };
+        Ok(Response::new(pb::ExportRecordResponse {
+            format: format as i32,
+            content,
+            file_name,
+        }))
+    }
+
+    async fn load_record(
+        &self,
+        request: Request<pb::LoadRecordRequest>,
+    ) -> Result<Response<pb::LoadRecordResponse>, Status> {
+        Ok(Response::new(Self::load_record(request.get_ref())?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_ids_are_stable_per_opener_and_request() {
+        let a = derive_table_id("matchmaking", "pair-1");
+        assert_eq!(a, derive_table_id("matchmaking", "pair-1"));
+        assert_ne!(a, derive_table_id("matchmaking", "pair-2"));
+        assert_ne!(a, derive_table_id("other", "pair-1"));
+        assert_eq!(a.len(), 27);
+        assert!(parse::table_id(&a).is_ok());
+    }
+}
