@@ -5,15 +5,22 @@
 //!
 //! Nothing here is written by hand except this file; edit the `.proto` files instead.
 #![forbid(unsafe_code)]
-#![allow(
+
+/// The generated code, kept out of the workspace lints.
+#[allow(
     missing_docs,
     clippy::all,
     clippy::pedantic,
     clippy::unwrap_used,
     rust_2018_idioms
 )]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/gamehub.rs"));
+}
 
-include!(concat!(env!("OUT_DIR"), "/gamehub.rs"));
+pub use generated::gamehub;
+
+pub mod reference;
 
 /// The encoded `FileDescriptorSet` of every gamehub proto (with imports and source
 /// comments), for `tonic-reflection`.
