@@ -1,2 +1,254 @@
-//! (work in progress)
+//! Matchmaking: the rooms players choose, tickets, and seating players at Gomoku and
+//! Dou Dizhu tables (SPEC sections 1 and 2; "A game's life" in ARCHITECTURE.md).
+//!
+//! - [`rooms`]: rooms as data, the shipped `rooms.toml` and its validation;
+//! - [`tickets`]: ticket ids, states and what a ticket holds;
+//! - [`store`]: tickets, claims and per-player indexes in Redis, one Lua script per change;
+//! - [`pairing`]: who sits with whom (queue order, or close ratings in rated rooms), pure;
+//! - [`matcher`]: the matcher (claim → eligibility → open → seat) and the reaper
+//!   (expiry, crash recovery), running in every replica;
+//! - [`peers`]: the ledger and the game services behind small traits, and their gRPC clients;
+//! - [`hub`]: fan-out of ticket notifications to `WatchTicket` streams;
+//! - [`api`]: the gRPC adapter; [`error`]: its errors and their one mapping to statuses;
+//! - [`bench`]: the matcher benchmark (`gamehub-matchmaking bench-matcher`);
+//! - this file: [`MatchmakingConfig`] and [`start`], which the `gamehub-matchmaking`
+//!   binary and the all-in-one `gamehub` binary call.
 #![forbid(unsafe_code)]
+
+pub mod api;
+pub mod bench;
+pub mod error;
+pub mod hub;
+pub mod matcher;
+pub mod pairing;
+pub mod peers;
+pub mod rooms;
+pub mod store;
+pub mod tickets;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
+use gamehub_platform::server::{GrpcServer, Shutdown, Started};
+use gamehub_proto::matchmaking::matchmaking_service_server::MatchmakingServiceServer;
+
+use crate::hub::{TicketHub, WatchLimits};
+use crate::matcher::{Matcher, MatcherSettings};
+use crate::pairing::RatingWindow;
+use crate::peers::{Eligibility, GamePeers, LedgerPeer, TableOpener};
+use crate::rooms::{DEFAULT_GAME_LOSS_CAP_SILVER, DEFAULT_ROOMS, Rooms};
+use crate::store::{StoreSettings, TicketStore};
+
+/// Everything matchmaking needs to run.
+#[derive(Debug, Clone)]
+pub struct MatchmakingConfig {
+    /// Settings shared by every service (`REDIS_URL`, `GAMEHUB_LEDGER_URL`, limits, …).
+    pub common: CommonConfig,
+    /// `GAMEHUB_MATCHMAKING_ADDR`: where the gRPC API listens (port 0 picks a free one).
+    pub listen: SocketAddr,
+    /// The rooms: `GAMEHUB_ROOMS_FILE`, or the shipped `rooms.toml`. Default minimum
+    /// balances are capped at `GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER` (the ledger's
+    /// per-game loss cap, 50,000 by default).
+    pub rooms: Rooms,
+    /// Ticket lifetimes and limits: `GAMEHUB_MATCHMAKING_TICKET_TTL_MS`,
+    /// `_TICKET_RETENTION_MS`, `_MAX_QUEUE`, `_CLAIM_TIMEOUT_MS`.
+    pub store: StoreSettings,
+    /// The matcher: `GAMEHUB_MATCHMAKING_INTERVAL_MS`, `_REAPER_INTERVAL_MS`,
+    /// `_BATCH_TABLES`, `_RATING_WINDOW`, `_RATING_WINDOW_GROWTH_PER_S`.
+    pub matcher: MatcherSettings,
+    /// `GAMEHUB_MATCHMAKING_MAX_WATCHERS`: WatchTicket streams per process.
+    pub watch: WatchLimits,
+    /// `GAMEHUB_MATCHMAKING_PEER_TIMEOUT_MS`: a call to the ledger or a game service
+    /// taking longer is abandoned (its outcome then counts as unknown).
+    pub peer_timeout: Duration,
+}
+
+impl MatchmakingConfig {
+    /// Reads the configuration; an unusable value names its variable.
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let common = CommonConfig::from_env(env)?;
+        let listen = env.addr(
+            "GAMEHUB_MATCHMAKING_ADDR",
+            &format!("0.0.0.0:{}", ports::MATCHMAKING),
+        )?;
+        let cap = env.parse(
+            "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER",
+            DEFAULT_GAME_LOSS_CAP_SILVER,
+            "a whole number of silver",
+        )?;
+        let rooms = match env.raw("GAMEHUB_ROOMS_FILE") {
+            None => Rooms::parse(DEFAULT_ROOMS, cap),
+            Some(path) => {
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
+                    name: "GAMEHUB_ROOMS_FILE".into(),
+                    value: path.clone(),
+                    reason: format!("cannot read the rooms file: {e}"),
+                })?;
+                Rooms::parse(&text, cap)
+            }
+        }
+        .map_err(|e| ConfigError {
+            name: "GAMEHUB_ROOMS_FILE".into(),
+            value: env.string("GAMEHUB_ROOMS_FILE", "(the shipped rooms.toml)"),
+            reason: e.to_string(),
+        })?;
+        let positive = |name: &str, value: u64| -> Result<u64, ConfigError> {
+            if value == 0 {
+                Err(ConfigError {
+                    name: name.to_owned(),
+                    value: "0".into(),
+                    reason: "expected a positive number".into(),
+                })
+            } else {
+                Ok(value)
+            }
+        };
+        let sd = StoreSettings::default();
+        let store = StoreSettings {
+            ticket_ttl: env.millis("GAMEHUB_MATCHMAKING_TICKET_TTL_MS", sd.ticket_ttl)?,
+            retention: env.millis("GAMEHUB_MATCHMAKING_TICKET_RETENTION_MS", sd.retention)?,
+            max_queue: positive(
+                "GAMEHUB_MATCHMAKING_MAX_QUEUE",
+                env.parse(
+                    "GAMEHUB_MATCHMAKING_MAX_QUEUE",
+                    sd.max_queue,
+                    "a number of tickets",
+                )?,
+            )?,
+            claim_timeout: env.millis("GAMEHUB_MATCHMAKING_CLAIM_TIMEOUT_MS", sd.claim_timeout)?,
+            ..sd
+        };
+        let md = MatcherSettings::default();
+        let matcher = MatcherSettings {
+            interval: env.millis("GAMEHUB_MATCHMAKING_INTERVAL_MS", md.interval)?,
+            reaper_interval: env.millis(
+                "GAMEHUB_MATCHMAKING_REAPER_INTERVAL_MS",
+                md.reaper_interval,
+            )?,
+            batch_tables: usize::try_from(positive(
+                "GAMEHUB_MATCHMAKING_BATCH_TABLES",
+                env.parse(
+                    "GAMEHUB_MATCHMAKING_BATCH_TABLES",
+                    md.batch_tables as u64,
+                    "a number of tables",
+                )?,
+            )?)
+            .unwrap_or(md.batch_tables)
+            .min(1024),
+            window: RatingWindow {
+                base: env.parse(
+                    "GAMEHUB_MATCHMAKING_RATING_WINDOW",
+                    md.window.base,
+                    "a rating gap",
+                )?,
+                growth_per_second: env.parse(
+                    "GAMEHUB_MATCHMAKING_RATING_WINDOW_GROWTH_PER_S",
+                    md.window.growth_per_second,
+                    "a rating gap per second",
+                )?,
+            },
+            ..md
+        };
+        let wd = WatchLimits::default();
+        let watch = WatchLimits {
+            max_watchers: env.parse(
+                "GAMEHUB_MATCHMAKING_MAX_WATCHERS",
+                wd.max_watchers,
+                "a number of streams",
+            )?,
+            ..wd
+        };
+        let peer_timeout =
+            env.millis("GAMEHUB_MATCHMAKING_PEER_TIMEOUT_MS", Duration::from_secs(5))?;
+        if store.claim_timeout <= peer_timeout * 2 {
+            return Err(ConfigError {
+                name: "GAMEHUB_MATCHMAKING_CLAIM_TIMEOUT_MS".into(),
+                value: store.claim_timeout.as_millis().to_string(),
+                reason: format!(
+                    "must exceed twice GAMEHUB_MATCHMAKING_PEER_TIMEOUT_MS ({} ms): a claim lives through an eligibility check and an OpenTable call",
+                    peer_timeout.as_millis()
+                ),
+            });
+        }
+        Ok(Self {
+            common,
+            listen,
+            rooms,
+            store,
+            matcher,
+            watch,
+            peer_timeout,
+        })
+    }
+
+    /// A configuration for tests: laptop defaults, a free local port, a Redis prefix of
+    /// its own (so tests sharing a Redis never see each other's tickets).
+    pub fn for_tests() -> Self {
+        let prefix = format!("test-mm-{}", uuid::Uuid::new_v4().simple());
+        let env = Env::from_pairs([
+            ("GAMEHUB_MATCHMAKING_ADDR", "127.0.0.1:0"),
+            ("GAMEHUB_REDIS_PREFIX", prefix.as_str()),
+        ]);
+        Self::from_env(&env)
+            .unwrap_or_else(|e| panic!("default matchmaking configuration must parse: {e}"))
+    }
+}
+
+/// Starts matchmaking against the real ledger and game services (at
+/// `GAMEHUB_LEDGER_URL`, `GAMEHUB_GOMOKU_URL`, `GAMEHUB_DOUDIZHU_URL`): the gRPC server,
+/// the matcher loops and the reaper, in the background. Stops when `shutdown` is
+/// triggered.
+pub async fn start(config: MatchmakingConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
+    let eligibility = Arc::new(LedgerPeer::new(&config.common, config.peer_timeout)?);
+    let tables = Arc::new(GamePeers::new(&config.common, config.peer_timeout)?);
+    start_with(config, shutdown, eligibility, tables).await
+}
+
+/// [`start`] with other implementations of the ledger and the game services (tests,
+/// benchmarks, embedded setups).
+pub async fn start_with(
+    config: MatchmakingConfig,
+    shutdown: Shutdown,
+    eligibility: Arc<dyn Eligibility>,
+    tables: Arc<dyn TableOpener>,
+) -> anyhow::Result<Started> {
+    let redis = gamehub_platform::tables::connect(config.common.redis_url.expose()).await?;
+    let store = TicketStore::new(redis, &config.common.redis_prefix, config.store.clone());
+    let matcher = Matcher::new(
+        store.clone(),
+        config.rooms.clone(),
+        Arc::clone(&eligibility),
+        Arc::clone(&tables),
+        config.matcher.clone(),
+    );
+    let hub = TicketHub::new(config.watch.clone());
+    tokio::spawn(hub.clone().run(
+        config.common.redis_url.expose().to_owned(),
+        store.channel(),
+        shutdown.listener(),
+    ));
+    matcher.spawn(&shutdown);
+    let api = api::MatchmakingApi::new(
+        config.rooms.clone(),
+        matcher,
+        eligibility,
+        tables,
+        hub,
+        shutdown.clone(),
+    );
+    let server = GrpcServer::new("matchmaking", &config.common, shutdown);
+    let max_message_bytes = server.limits().max_message_bytes;
+    let (addr, task) = server
+        .add_service(
+            MatchmakingServiceServer::new(api).max_decoding_message_size(max_message_bytes),
+        )
+        .spawn(config.listen)
+        .await?;
+    Ok(Started {
+        name: "matchmaking",
+        addr,
+        task,
+    })
+}

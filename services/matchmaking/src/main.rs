@@ -1,1 +1,84 @@
-fn main() {}
+//! `gamehub-matchmaking`: the matchmaking service (`serve`, the default), its container
+//! healthcheck (`health`) and the matcher benchmark (`bench-matcher`).
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use gamehub_matchmaking::MatchmakingConfig;
+use gamehub_matchmaking::bench::{self, BenchArgs};
+use gamehub_platform::client::check_health;
+use gamehub_platform::config::Env;
+use gamehub_platform::server::{Shutdown, termination_signal};
+use gamehub_platform::{metrics, telemetry};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gamehub-matchmaking",
+    version,
+    about = "gamehub's matchmaking: rooms, tickets, seating players at tables"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the gRPC API and run the matcher (the default). Configured by environment
+    /// variables.
+    Serve,
+    /// Exit 0 if matchmaking answers SERVING on its health service, else 1.
+    Health {
+        /// Matchmaking's URL; defaults to this configuration's port on 127.0.0.1.
+        #[arg(long)]
+        addr: Option<String>,
+    },
+    /// The matcher alone against the real Redis, with instant in-process eligibility and
+    /// table fakes: seated tables/s and enqueue-to-seat p50/p99.
+    BenchMatcher(BenchArgs),
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run(Cli::parse()).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gamehub-matchmaking: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = MatchmakingConfig::from_env(&Env::process())?;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let _telemetry = telemetry::init("gamehub-matchmaking", &config.common)?;
+            let shutdown = Shutdown::new();
+            if let Some(addr) = config.common.metrics_addr {
+                let mut listener = shutdown.listener();
+                metrics::spawn(addr, async move { listener.wait().await }).await?;
+            }
+            let mut started = gamehub_matchmaking::start(config, shutdown.clone()).await?;
+            tokio::select! {
+                () = termination_signal() => shutdown.trigger(),
+                result = &mut started.task => return result?.map(|()| ExitCode::SUCCESS),
+            }
+            started.task.await??;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Health { addr } => {
+            let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", config.listen.port()));
+            Ok(match check_health(&url, "").await {
+                Ok(true) => ExitCode::SUCCESS,
+                _ => ExitCode::FAILURE,
+            })
+        }
+        Command::BenchMatcher(args) => {
+            let report = bench::run(&args, &config).await?;
+            println!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

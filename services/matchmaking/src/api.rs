@@ -1,0 +1,430 @@
+//! The gRPC adapter: who may do what, parsing requests into the service's types, and
+//! the ticket rules at the API edge (idempotent Enqueue, one live ticket and one seat
+//! per player).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::Stream;
+use gamehub_platform::error::id;
+use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::now_ms;
+use gamehub_platform::{ApiError, Caller};
+use gamehub_proto::matchmaking as pb;
+use tonic::{Request, Response, Status};
+
+use crate::error::MatchmakingError;
+use crate::hub::TicketHub;
+use crate::matcher::Matcher;
+use crate::peers::{Eligibility, PeerError, TableOpener};
+use crate::rooms::{Room, Rooms};
+use crate::store::{Cancelled, Created, Reservation, TicketStore};
+use crate::tickets::{Ticket, TicketId};
+
+/// The longest request id.
+pub const MAX_REQUEST_ID_LEN: usize = 64;
+
+/// A reserved live slot whose ticket is missing is a crashed Enqueue after this long
+/// (a concurrent Enqueue still making it is younger).
+const STALE_RESERVATION: Duration = Duration::from_secs(10);
+
+/// The matchmaking API.
+#[derive(Clone)]
+pub struct MatchmakingApi {
+    rooms: Rooms,
+    store: TicketStore,
+    matcher: Matcher,
+    eligibility: Arc<dyn Eligibility>,
+    tables: Arc<dyn TableOpener>,
+    hub: TicketHub,
+    shutdown: Shutdown,
+}
+
+impl std::fmt::Debug for MatchmakingApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MatchmakingApi").finish_non_exhaustive()
+    }
+}
+
+type Result<T, E = MatchmakingError> = std::result::Result<T, E>;
+
+impl MatchmakingApi {
+    /// The API over these parts.
+    pub fn new(
+        rooms: Rooms,
+        matcher: Matcher,
+        eligibility: Arc<dyn Eligibility>,
+        tables: Arc<dyn TableOpener>,
+        hub: TicketHub,
+        shutdown: Shutdown,
+    ) -> Self {
+        Self {
+            rooms,
+            store: matcher.store().clone(),
+            matcher,
+            eligibility,
+            tables,
+            hub,
+            shutdown,
+        }
+    }
+
+    fn room(&self, room_id: &str) -> Result<&Arc<Room>> {
+        self.rooms
+            .get(room_id.trim())
+            .ok_or_else(|| MatchmakingError::UnknownRoom(room_id.trim().to_owned()))
+    }
+
+    fn ticket_id(&self, text: &str) -> Result<TicketId> {
+        id("ticket_id", text, crate::tickets::MAX_TICKET_ID_LEN)?;
+        TicketId::parse(text, &self.rooms)
+            .ok_or_else(|| MatchmakingError::MalformedTicketId(text.trim().to_owned()))
+    }
+
+    /// Reads a ticket the caller may see.
+    async fn readable_ticket(&self, caller: &Caller, text: &str) -> Result<Ticket> {
+        let ticket_id = self.ticket_id(text)?;
+        let ticket = self
+            .store
+            .read(&ticket_id)
+            .await?
+            .ok_or_else(|| MatchmakingError::UnknownTicket(ticket_id.to_string()))?;
+        if !caller.may_act_for(&ticket.player_id) {
+            // Another player's ticket is as good as unknown to this caller.
+            return Err(MatchmakingError::UnknownTicket(ticket_id.to_string()));
+        }
+        Ok(ticket)
+    }
+
+    async fn list_rooms(&self) -> Result<pb::ListRoomsResponse> {
+        let ids: Vec<&str> = self.rooms.iter().map(|r| r.id.as_str()).collect();
+        let counts = self.store.waiting_counts(&ids).await?;
+        Ok(pb::ListRoomsResponse {
+            rooms: self
+                .rooms
+                .iter()
+                .zip(counts)
+                .map(|(room, waiting)| room.to_proto(i64::try_from(waiting).unwrap_or(i64::MAX)))
+                .collect(),
+        })
+    }
+
+    async fn enqueue(
+        &self,
+        caller: &Caller,
+        request: pb::EnqueueRequest,
+    ) -> Result<pb::EnqueueResponse> {
+        let room = Arc::clone(self.room(&request.room_id)?);
+        let request_id = id("request_id", &request.request_id, MAX_REQUEST_ID_LEN)?;
+        let player = caller.player_or_self(&request.player_id);
+        let player = id(
+            "player_id",
+            player,
+            gamehub_platform::auth::MAX_SUBJECT_LEN,
+        )?
+        .to_owned();
+        caller.ensure_acts_for(&player)?;
+
+        // A retry of an earlier Enqueue answers with its ticket, whatever happened since.
+        if let Some(response) = self.replay(&room, &player, request_id, None).await? {
+            return Ok(response);
+        }
+        self.ensure_not_seated(&player).await?;
+
+        let ticket_id = TicketId::new(&room.id);
+        for _attempt in 0..3 {
+            match self.store.reserve(&player, request_id, &ticket_id).await? {
+                Reservation::Reserved => {
+                    return self
+                        .make_ticket(&room, &player, request_id, &ticket_id, false)
+                        .await;
+                }
+                Reservation::Replay(prior) => {
+                    if let Some(response) =
+                        self.replay(&room, &player, request_id, Some(prior)).await?
+                    {
+                        return Ok(response);
+                    }
+                }
+                Reservation::Live(live) => self.free_stale_live_slot(&player, &live).await?,
+            }
+        }
+        Err(ApiError::Aborted("the player's tickets changed concurrently; retry".into()).into())
+    }
+
+    /// The answer to a retried Enqueue, if `request_id` made a ticket before.
+    async fn replay(
+        &self,
+        room: &Arc<Room>,
+        player: &str,
+        request_id: &str,
+        prior: Option<String>,
+    ) -> Result<Option<pb::EnqueueResponse>> {
+        let prior = match prior {
+            Some(prior) => prior,
+            None => match self.store.request_ticket(player, request_id).await? {
+                Some(prior) => prior,
+                None => return Ok(None),
+            },
+        };
+        let Some(prior_id) = TicketId::parse(&prior, &self.rooms) else {
+            return Ok(None);
+        };
+        if prior_id.room_id() != room.id {
+            return Err(MatchmakingError::RequestIdReused {
+                request_id: request_id.to_owned(),
+                ticket_id: prior,
+            });
+        }
+        match self.store.read(&prior_id).await? {
+            Some(ticket) => Ok(Some(pb::EnqueueResponse {
+                ticket: Some(ticket.to_proto(now_ms())),
+                replayed: true,
+            })),
+            // Reserved, but the Enqueue that reserved it stopped before the ticket was
+            // made (or is making it right now): finish it; making a ticket is idempotent.
+            None => self
+                .make_ticket(room, player, request_id, &prior_id, true)
+                .await
+                .map(Some),
+        }
+    }
+
+    /// Makes the ticket a reservation is for and queues it.
+    async fn make_ticket(
+        &self,
+        room: &Room,
+        player: &str,
+        request_id: &str,
+        ticket_id: &TicketId,
+        replayed: bool,
+    ) -> Result<pb::EnqueueResponse> {
+        let rating = if room.rated {
+            match self.eligibility.rating(player).await {
+                Ok(rating) => rating,
+                Err(e) => {
+                    if !replayed {
+                        self.store.unreserve(player, request_id, ticket_id).await?;
+                    }
+                    return Err(peer_unavailable("the ledger (for the player's rating)", &e));
+                }
+            }
+        } else {
+            0
+        };
+        let created = self
+            .store
+            .create(ticket_id, player, request_id, rating, now_ms())
+            .await?;
+        if created == Created::QueueFull {
+            self.store.unreserve(player, request_id, ticket_id).await?;
+            return Err(MatchmakingError::QueueFull {
+                room: room.id.clone(),
+                max: self.store.settings().max_queue,
+            });
+        }
+        self.matcher.wake(&room.id);
+        let ticket = self
+            .store
+            .read(ticket_id)
+            .await?
+            .ok_or_else(|| MatchmakingError::UnknownTicket(ticket_id.to_string()))?;
+        Ok(pb::EnqueueResponse {
+            ticket: Some(ticket.to_proto(now_ms())),
+            replayed,
+        })
+    }
+
+    /// Refuses while the live slot holds a live ticket; frees it when its ticket ended
+    /// or a crashed Enqueue left it pointing at nothing.
+    async fn free_stale_live_slot(&self, player: &str, live: &str) -> Result<()> {
+        let Some(live_id) = TicketId::parse(live, &self.rooms) else {
+            // A ticket of a room that no longer exists.
+            return Ok(self.store.clear_live(player, live).await?);
+        };
+        let refuse = || MatchmakingError::LiveTicket {
+            player: player.to_owned(),
+            ticket_id: live.to_owned(),
+        };
+        match self.store.read(&live_id).await? {
+            Some(ticket) if ticket.state.is_live() => Err(refuse()),
+            Some(_) => Ok(self.store.clear_live(player, live).await?),
+            None => {
+                let age = now_ms().saturating_sub(live_id.made_at_ms());
+                if u128::from(age) < STALE_RESERVATION.as_millis() {
+                    Err(refuse())
+                } else {
+                    Ok(self.store.clear_live(player, live).await?)
+                }
+            }
+        }
+    }
+
+    /// One seat per player: refuses while the player's last table still holds it,
+    /// asking the game service (the only one that knows whether the table goes on).
+    async fn ensure_not_seated(&self, player: &str) -> Result<()> {
+        let Some(record) = self.store.seat_record(player).await? else {
+            return Ok(());
+        };
+        match self
+            .tables
+            .still_seated(record.game, &record.table_id, player)
+            .await
+        {
+            Ok(true) => Err(MatchmakingError::Seated {
+                player: player.to_owned(),
+                game: record.game.as_str(),
+                table_id: record.table_id,
+            }),
+            Ok(false) => Ok(self.store.clear_seat_record(player, &record).await?),
+            Err(e) => Err(MatchmakingError::Unavailable(format!(
+                "cannot confirm whether player {player} still sits at {} table {} ({e}); retry shortly",
+                record.game.as_str(),
+                record.table_id
+            ))),
+        }
+    }
+
+    async fn cancel(&self, caller: &Caller, ticket_id: &str) -> Result<pb::CancelTicketResponse> {
+        let ticket = self.readable_ticket(caller, ticket_id).await?;
+        match self.store.cancel(&ticket.id, now_ms()).await? {
+            Cancelled::Now => {
+                self.store
+                    .clear_live(&ticket.player_id, ticket.id.as_str())
+                    .await?;
+            }
+            Cancelled::Requested | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {}
+            Cancelled::AlreadyEnded(state) => {
+                return Err(MatchmakingError::AlreadyEnded {
+                    ticket_id: ticket.id.to_string(),
+                    state: state.as_str(),
+                });
+            }
+            Cancelled::Missing => {
+                return Err(MatchmakingError::UnknownTicket(ticket.id.to_string()));
+            }
+        }
+        let ticket = self
+            .store
+            .read(&ticket.id)
+            .await?
+            .ok_or_else(|| MatchmakingError::UnknownTicket(ticket.id.to_string()))?;
+        Ok(pb::CancelTicketResponse {
+            ticket: Some(ticket.to_proto(now_ms())),
+        })
+    }
+
+    fn watch(&self, ticket: Ticket) -> Result<WatchStream> {
+        let mut subscription = self.hub.subscribe(ticket.id.as_str())?;
+        let store = self.store.clone();
+        let poll = self.hub.limits().poll_interval;
+        let mut shutdown = self.shutdown.listener();
+        let id = ticket.id.clone();
+        let stream = async_stream::stream! {
+            let mut last: Option<(i32, i64)> = None;
+            loop {
+                match store.read(&id).await {
+                    Ok(Some(ticket)) => {
+                        let view = ticket.to_proto(now_ms());
+                        let key = (view.state, view.position);
+                        if last != Some(key) {
+                            last = Some(key);
+                            yield Ok(pb::WatchTicketResponse { ticket: Some(view) });
+                        }
+                        if !ticket.state.is_live() {
+                            break;
+                        }
+                    }
+                    Ok(None) => {
+                        yield Err(Status::from(MatchmakingError::UnknownTicket(id.to_string())));
+                        break;
+                    }
+                    Err(e) => {
+                        yield Err(Status::from(e));
+                        break;
+                    }
+                }
+                tokio::select! {
+                    () = subscription.changed() => {},
+                    () = tokio::time::sleep(poll) => {},
+                    () = shutdown.wait() => break,
+                }
+            }
+        };
+        Ok(Box::pin(stream))
+    }
+}
+
+fn peer_unavailable(what: &str, error: &PeerError) -> MatchmakingError {
+    match error {
+        PeerError::Unavailable(why) | PeerError::Refused(why) => {
+            MatchmakingError::Unavailable(format!("{what} did not answer ({why}); retry shortly"))
+        }
+    }
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTicketResponse, Status>> + Send>>;
+
+fn respond<T>(result: Result<T>) -> Result<Response<T>, Status> {
+    result.map(Response::new).map_err(Status::from)
+}
+
+fn caller<T>(request: &Request<T>) -> Result<Caller, Status> {
+    Caller::of(request).cloned().map_err(Status::from)
+}
+
+#[tonic::async_trait]
+impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
+    async fn list_rooms(
+        &self,
+        request: Request<pb::ListRoomsRequest>,
+    ) -> Result<Response<pb::ListRoomsResponse>, Status> {
+        caller(&request)?;
+        respond(MatchmakingApi::list_rooms(self).await)
+    }
+
+    async fn enqueue(
+        &self,
+        request: Request<pb::EnqueueRequest>,
+    ) -> Result<Response<pb::EnqueueResponse>, Status> {
+        let caller = caller(&request)?;
+        respond(MatchmakingApi::enqueue(self, &caller, request.into_inner()).await)
+    }
+
+    async fn cancel_ticket(
+        &self,
+        request: Request<pb::CancelTicketRequest>,
+    ) -> Result<Response<pb::CancelTicketResponse>, Status> {
+        let caller = caller(&request)?;
+        respond(self.cancel(&caller, &request.get_ref().ticket_id).await)
+    }
+
+    async fn get_ticket(
+        &self,
+        request: Request<pb::GetTicketRequest>,
+    ) -> Result<Response<pb::GetTicketResponse>, Status> {
+        let caller = caller(&request)?;
+        respond(
+            self.readable_ticket(&caller, &request.get_ref().ticket_id)
+                .await
+                .map(|ticket| pb::GetTicketResponse {
+                    ticket: Some(ticket.to_proto(now_ms())),
+                }),
+        )
+    }
+
+    type WatchTicketStream = WatchStream;
+
+    async fn watch_ticket(
+        &self,
+        request: Request<pb::WatchTicketRequest>,
+    ) -> Result<Response<Self::WatchTicketStream>, Status> {
+        let caller = caller(&request)?;
+        let ticket = self
+            .readable_ticket(&caller, &request.get_ref().ticket_id)
+            .await
+            .map_err(Status::from)?;
+        respond(self.watch(ticket))
+    }
+}

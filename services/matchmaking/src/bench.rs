@@ -1,0 +1,293 @@
+//! `gamehub-matchmaking bench-matcher`: the matcher alone against the real Redis, with
+//! in-process eligibility and table fakes that answer at once, so the figures are the
+//! matcher's and Redis's own: seated tables per second and the time from enqueue to
+//! seat (p50/p99).
+//!
+//! Enqueuers put tickets in one room through the same two Redis scripts Enqueue uses
+//! (the player's reservation, then the room's queue) while the room's matcher loop runs
+//! as in production. The run uses a Redis prefix of its own with short lifetimes, so
+//! its keys vanish within minutes.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use futures::StreamExt;
+use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::now_ms;
+
+use crate::MatchmakingConfig;
+use crate::matcher::Matcher;
+use crate::peers::{BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, Verdict};
+use crate::rooms::{Game, Room};
+use crate::store::{Reservation, StoreSettings, TicketStore};
+use crate::tickets::TicketId;
+
+/// What to run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// Tickets to enqueue (and seat).
+    #[arg(long, default_value_t = 100_000)]
+    pub tickets: usize,
+    /// The room to fill (an unrated room seats in queue order; a rated one by rating).
+    #[arg(long, default_value = "gomoku-free")]
+    pub room: String,
+    /// Enqueues per second across all enqueuers; 0 = as fast as they can.
+    #[arg(long, default_value_t = 0)]
+    pub rate: u64,
+    /// Concurrent enqueuers.
+    #[arg(long, default_value_t = 64)]
+    pub enqueuers: usize,
+    /// Tables per matcher round (default: the configured batch).
+    #[arg(long)]
+    pub batch: Option<usize>,
+}
+
+/// The figures of one run.
+#[derive(Debug, Clone)]
+pub struct BenchReport {
+    /// The room.
+    pub room: String,
+    /// Tickets enqueued.
+    pub tickets: usize,
+    /// Tables seated.
+    pub tables: usize,
+    /// From the first enqueue to the last seat.
+    pub elapsed: Duration,
+    /// How long enqueueing took.
+    pub enqueue_elapsed: Duration,
+    /// Enqueue-to-seat times, ms: p50, p99, max.
+    pub wait_ms: (u64, u64, u64),
+}
+
+impl BenchReport {
+    /// Seated tables per second over the whole run.
+    pub fn tables_per_second(&self) -> f64 {
+        self.tables as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+impl fmt::Display for BenchReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "bench-matcher: room {}", self.room)?;
+        writeln!(
+            f,
+            "  tickets {}  tables {}  elapsed {:.2} s (enqueueing {:.2} s, {:.0} tickets/s)",
+            self.tickets,
+            self.tables,
+            self.elapsed.as_secs_f64(),
+            self.enqueue_elapsed.as_secs_f64(),
+            self.tickets as f64 / self.enqueue_elapsed.as_secs_f64().max(1e-9)
+        )?;
+        writeln!(
+            f,
+            "  seated tables/s {:.0}  seated players/s {:.0}",
+            self.tables_per_second(),
+            self.tables_per_second() * (self.tickets as f64 / self.tables.max(1) as f64)
+        )?;
+        write!(
+            f,
+            "  enqueue-to-seat ms: p50 {}  p99 {}  max {}",
+            self.wait_ms.0, self.wait_ms.1, self.wait_ms.2
+        )
+    }
+}
+
+/// Everyone may sit; every rating is 2000 ± a little.
+#[derive(Debug, Default)]
+pub struct InstantLedger;
+
+impl Eligibility for InstantLedger {
+    fn check<'a>(&'a self, _: &'a str, _: &'a Room) -> BoxFuture<'a, Result<Verdict, PeerError>> {
+        Box::pin(async { Ok(Verdict::Eligible) })
+    }
+
+    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
+        let spread = player_id.bytes().map(i64::from).sum::<i64>() % 100;
+        Box::pin(async move { Ok(2000 + spread) })
+    }
+}
+
+/// Opens every table at once and counts them.
+#[derive(Debug, Default)]
+pub struct InstantTables {
+    /// Tables opened.
+    pub opened: AtomicUsize,
+}
+
+impl TableOpener for InstantTables {
+    fn open<'a>(
+        &'a self,
+        _: &'a Room,
+        match_id: &'a str,
+        _: &'a [String],
+    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async move {
+            Ok(OpenedTable {
+                table_id: format!("t-{match_id}"),
+            })
+        })
+    }
+
+    fn still_seated<'a>(
+        &'a self,
+        _: Game,
+        _: &'a str,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PeerError>> {
+        Box::pin(async { Ok(false) })
+    }
+}
+
+/// Runs the benchmark against `config`'s Redis.
+pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result<BenchReport> {
+    let room = config
+        .rooms
+        .get(&args.room)
+        .cloned()
+        .with_context(|| format!("unknown room {:?}", args.room))?;
+    let seats = room.seats();
+    let tickets = args.tickets - args.tickets % seats;
+    anyhow::ensure!(tickets > 0, "--tickets must be at least {seats}");
+
+    let redis = gamehub_platform::tables::connect(config.common.redis_url.expose())
+        .await
+        .context("cannot reach Redis at REDIS_URL")?;
+    let prefix = format!("bench-{}", uuid::Uuid::new_v4().simple());
+    let store = TicketStore::new(
+        redis,
+        &prefix,
+        StoreSettings {
+            ticket_ttl: Duration::from_secs(600),
+            retention: Duration::from_secs(60),
+            seat_ttl: Duration::from_secs(60),
+            max_queue: u64::try_from(tickets).unwrap_or(u64::MAX),
+            ..config.store.clone()
+        },
+    );
+    let mut settings = config.matcher.clone();
+    if let Some(batch) = args.batch {
+        settings.batch_tables = batch.clamp(1, 1024);
+    }
+    let tables = Arc::new(InstantTables::default());
+    let matcher = Matcher::new(
+        store.clone(),
+        config.rooms.clone(),
+        Arc::new(InstantLedger),
+        Arc::clone(&tables) as Arc<dyn TableOpener>,
+        settings,
+    );
+    let shutdown = Shutdown::new();
+    let loops = matcher.spawn(&shutdown);
+
+    let started = Instant::now();
+    let next = Arc::new(AtomicUsize::new(0));
+    let enqueuers = (0..args.enqueuers.max(1)).map(|_| {
+        let store = store.clone();
+        let matcher = matcher.clone();
+        let next = Arc::clone(&next);
+        let room_id = room.id.clone();
+        let rate = args.rate;
+        async move {
+            let mut ids = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= tickets {
+                    break;
+                }
+                if rate > 0 {
+                    let due = Duration::from_secs_f64(i as f64 / rate as f64);
+                    if let Some(wait) = due.checked_sub(started.elapsed()) {
+                        tokio::time::sleep(wait).await;
+                    }
+                }
+                let player = format!("bench-player-{i}");
+                let request = format!("rq-{i}");
+                let id = TicketId::new(&room_id);
+                match store.reserve(&player, &request, &id).await? {
+                    Reservation::Reserved => {}
+                    other => anyhow::bail!("unexpected reservation {other:?}"),
+                }
+                store.create(&id, &player, &request, 2000, now_ms()).await?;
+                matcher.wake(&room_id);
+                ids.push(id);
+            }
+            Ok::<_, anyhow::Error>(ids)
+        }
+    });
+    let mut ids = Vec::with_capacity(tickets);
+    for result in futures::future::join_all(enqueuers).await {
+        ids.extend(result?);
+    }
+    let enqueue_elapsed = started.elapsed();
+
+    let want = tickets / seats;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let seated = count_seated(&store, &ids).await?;
+        if seated >= tickets {
+            break;
+        }
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "only {seated} of {tickets} tickets seated after 5 minutes"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let elapsed = started.elapsed();
+    shutdown.trigger();
+    for task in loops {
+        let _ = task.await;
+    }
+
+    let mut waits = ticket_waits(&store, &ids).await?;
+    waits.sort_unstable();
+    let pick = |q: f64| {
+        let index = ((waits.len() as f64 - 1.0) * q).round() as usize;
+        waits.get(index).copied().unwrap_or(0)
+    };
+    Ok(BenchReport {
+        room: room.id.clone(),
+        tickets,
+        tables: tables.opened.load(Ordering::Relaxed).max(want),
+        elapsed,
+        enqueue_elapsed,
+        wait_ms: (pick(0.5), pick(0.99), waits.last().copied().unwrap_or(0)),
+    })
+}
+
+/// Seated tickets among `ids`: counted from the end of the list backwards, since the
+/// queue seats in order (a rough but cheap progress check).
+async fn count_seated(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<usize> {
+    let times = store.ticket_times(&ids[ids.len().saturating_sub(64)..]).await?;
+    if times.iter().all(|(_, ended)| *ended > 0) {
+        let all = futures::stream::iter(ids.chunks(2000).map(|c| store.ticket_times(c)))
+            .buffered(4)
+            .collect::<Vec<_>>()
+            .await;
+        let mut seated = 0;
+        for chunk in all {
+            seated += chunk?.iter().filter(|(_, ended)| *ended > 0).count();
+        }
+        Ok(seated)
+    } else {
+        Ok(0)
+    }
+}
+
+async fn ticket_waits(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<Vec<u64>> {
+    let mut waits = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(2000) {
+        waits.extend(
+            store
+                .ticket_times(chunk)
+                .await?
+                .into_iter()
+                .map(|(created, ended)| ended.saturating_sub(created)),
+        );
+    }
+    Ok(waits)
+}

@@ -1,0 +1,97 @@
+//! Matchmaking's errors in its own words, and their one mapping to gRPC statuses.
+
+use gamehub_platform::ApiError;
+
+/// Why a matchmaking call was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchmakingError {
+    /// No room has this id.
+    #[error("unknown room {0:?}; ListRooms names the rooms")]
+    UnknownRoom(String),
+    /// The ticket id is not one this service makes.
+    #[error("ticket_id: {0:?} is not a ticket id (they look like gomoku-renju.0193…)")]
+    MalformedTicketId(String),
+    /// No such ticket (or it ended more than the retention time ago).
+    #[error("unknown ticket {0}")]
+    UnknownTicket(String),
+    /// The player has a live ticket already.
+    #[error(
+        "player {player} already has a live ticket {ticket_id}; cancel it or wait for it to end"
+    )]
+    LiveTicket {
+        /// The player.
+        player: String,
+        /// The live ticket.
+        ticket_id: String,
+    },
+    /// The player still sits at a table that is going on.
+    #[error(
+        "player {player} still sits at {game} table {table_id}; leave that table before enqueueing again"
+    )]
+    Seated {
+        /// The player.
+        player: String,
+        /// The game service.
+        game: &'static str,
+        /// The table.
+        table_id: String,
+    },
+    /// The room's queue is at its limit.
+    #[error("room {room} has {max} players waiting, its limit; retry shortly")]
+    QueueFull {
+        /// The room.
+        room: String,
+        /// The limit.
+        max: u64,
+    },
+    /// The request id made a ticket for another room.
+    #[error(
+        "request_id {request_id:?} already made ticket {ticket_id} for another room; use a new request id"
+    )]
+    RequestIdReused {
+        /// The request id.
+        request_id: String,
+        /// The ticket it made.
+        ticket_id: String,
+    },
+    /// The ticket ended otherwise; it cannot be cancelled.
+    #[error("ticket {ticket_id} already ended ({state}); there is nothing to cancel")]
+    AlreadyEnded {
+        /// The ticket.
+        ticket_id: String,
+        /// Its final state.
+        state: &'static str,
+    },
+    /// A dependency did not answer.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A platform-level refusal (bad field, permission, Redis).
+    #[error(transparent)]
+    Api(#[from] ApiError),
+}
+
+impl From<MatchmakingError> for ApiError {
+    fn from(err: MatchmakingError) -> Self {
+        use MatchmakingError as E;
+        match err {
+            E::UnknownRoom(_) | E::UnknownTicket(_) => ApiError::NotFound(err.to_string()),
+            E::MalformedTicketId(_) => ApiError::InvalidArgument(err.to_string()),
+            E::LiveTicket { .. } | E::Seated { .. } | E::AlreadyEnded { .. } => {
+                ApiError::FailedPrecondition(err.to_string())
+            }
+            E::QueueFull { .. } => ApiError::ResourceExhausted {
+                message: err.to_string(),
+                retry_after: Some(std::time::Duration::from_secs(5)),
+            },
+            E::RequestIdReused { .. } => ApiError::AlreadyExists(err.to_string()),
+            E::Unavailable(message) => ApiError::Unavailable(message),
+            E::Api(api) => api,
+        }
+    }
+}
+
+impl From<MatchmakingError> for tonic::Status {
+    fn from(err: MatchmakingError) -> Self {
+        ApiError::from(err).into()
+    }
+}

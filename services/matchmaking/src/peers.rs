@@ -1,0 +1,332 @@
+//! The services matchmaking calls, behind two small traits so the matcher can run
+//! against in-process fakes (the `bench-matcher` command, unit tests):
+//!
+//! - [`Eligibility`]: the ledger's `CheckEligibility` (balance, daily caps) and the
+//!   player's Gomoku rating (`GetAccount`), for rated rooms;
+//! - [`TableOpener`]: `OpenTable` at the Gomoku referee or the Dou Dizhu dealer, and
+//!   `GetTable` to learn whether a player still sits at a table.
+//!
+//! The gRPC implementations ([`LedgerPeer`], [`GamePeers`]) call with a service token.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use gamehub_platform::auth::Keys;
+use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
+use gamehub_platform::config::CommonConfig;
+use gamehub_proto::doudizhu as ddz;
+use gamehub_proto::gomoku as gmk;
+use gamehub_proto::ledger;
+use tonic::Code;
+
+use crate::rooms::{Game, Room, TimeControl};
+
+/// A boxed future, so the traits can be used as `dyn`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The ledger's answer for one player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The player may sit down.
+    Eligible,
+    /// The player may not.
+    Refused {
+        /// `gamehub.ledger.v1.Refusal` code.
+        refusal: i32,
+        /// The ledger's sentence for the player.
+        message: String,
+    },
+}
+
+/// A failed call to another service.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PeerError {
+    /// The service is down, slow or failed internally: the outcome is unknown; retry.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The service answered no, for good (a bad request, a conflict).
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl PeerError {
+    fn from_status(service: &str, status: &tonic::Status) -> Self {
+        let text = format!("{service}: {:?}: {}", status.code(), status.message());
+        match status.code() {
+            Code::InvalidArgument
+            | Code::FailedPrecondition
+            | Code::AlreadyExists
+            | Code::PermissionDenied
+            | Code::Unauthenticated
+            | Code::NotFound
+            | Code::OutOfRange
+            | Code::Unimplemented => PeerError::Refused(text),
+            _ => PeerError::Unavailable(text),
+        }
+    }
+}
+
+/// Asks whether players may sit down, and their ratings.
+pub trait Eligibility: Send + Sync + 'static {
+    /// Whether `player_id` may sit down in `room` now.
+    fn check<'a>(&'a self, player_id: &'a str, room: &'a Room)
+    -> BoxFuture<'a, Result<Verdict, PeerError>>;
+
+    /// The player's Gomoku rating (段位 rating, 2000 for a new player).
+    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>>;
+}
+
+/// A table a game service opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenedTable {
+    /// The table's id at the game service.
+    pub table_id: String,
+}
+
+/// Opens tables at the game services.
+pub trait TableOpener: Send + Sync + 'static {
+    /// Opens a table of `room` for `players` (seat 0 first), idempotently on
+    /// `match_id`: a retry with the same id answers with the same table.
+    fn open<'a>(
+        &'a self,
+        room: &'a Room,
+        match_id: &'a str,
+        players: &'a [String],
+    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>>;
+
+    /// Whether `player_id` still sits at `table_id`, a table that has not closed.
+    fn still_seated<'a>(
+        &'a self,
+        game: Game,
+        table_id: &'a str,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PeerError>>;
+}
+
+/// The subject of matchmaking's service tokens.
+pub const SERVICE_SUBJECT: &str = "matchmaking";
+
+/// The ledger over gRPC.
+#[derive(Debug, Clone)]
+pub struct LedgerPeer {
+    client: ledger::ledger_service_client::LedgerServiceClient<ServiceChannel>,
+}
+
+impl LedgerPeer {
+    /// A client of the ledger at `GAMEHUB_LEDGER_URL` with a service token.
+    pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
+        let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
+        Ok(Self {
+            client: ledger::ledger_service_client::LedgerServiceClient::new(service_channel(
+                &config.ledger_url,
+                token,
+                timeout,
+            )?),
+        })
+    }
+}
+
+impl Eligibility for LedgerPeer {
+    fn check<'a>(
+        &'a self,
+        player_id: &'a str,
+        room: &'a Room,
+    ) -> BoxFuture<'a, Result<Verdict, PeerError>> {
+        Box::pin(async move {
+            let mut client = self.client.clone();
+            let response = client
+                .check_eligibility(ledger::CheckEligibilityRequest {
+                    player_id: player_id.to_owned(),
+                    stakes: Some(room.stakes()),
+                })
+                .await
+                .map_err(|s| {
+                    gamehub_platform::metrics::dependency_error("ledger");
+                    PeerError::from_status("ledger", &s)
+                })?
+                .into_inner();
+            Ok(if response.eligible {
+                Verdict::Eligible
+            } else {
+                Verdict::Refused {
+                    refusal: response.refusal,
+                    message: response.message,
+                }
+            })
+        })
+    }
+
+    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
+        Box::pin(async move {
+            let mut client = self.client.clone();
+            let account = client
+                .get_account(ledger::GetAccountRequest {
+                    player_id: player_id.to_owned(),
+                })
+                .await
+                .map_err(|s| {
+                    gamehub_platform::metrics::dependency_error("ledger");
+                    PeerError::from_status("ledger", &s)
+                })?
+                .into_inner()
+                .account;
+            Ok(account
+                .and_then(|a| a.gomoku_rating)
+                .map_or(2000, |r| r.rating))
+        })
+    }
+}
+
+/// The Gomoku referee and the Dou Dizhu dealer over gRPC.
+#[derive(Debug, Clone)]
+pub struct GamePeers {
+    gomoku: gmk::gomoku_service_client::GomokuServiceClient<ServiceChannel>,
+    doudizhu: ddz::doudizhu_service_client::DoudizhuServiceClient<ServiceChannel>,
+}
+
+impl GamePeers {
+    /// Clients of `GAMEHUB_GOMOKU_URL` and `GAMEHUB_DOUDIZHU_URL` with a service token.
+    pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
+        let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
+        Ok(Self {
+            gomoku: gmk::gomoku_service_client::GomokuServiceClient::new(service_channel(
+                &config.gomoku_url,
+                token.clone(),
+                timeout,
+            )?),
+            doudizhu: ddz::doudizhu_service_client::DoudizhuServiceClient::new(
+                service_channel(&config.doudizhu_url, token, timeout)?,
+            ),
+        })
+    }
+}
+
+fn gomoku_rule_set(rules: &str) -> gmk::RuleSet {
+    match rules {
+        "freestyle" => gmk::RuleSet::Freestyle,
+        "renju-lose" => gmk::RuleSet::RenjuLose,
+        "renju-claim" => gmk::RuleSet::RenjuClaim,
+        "renju-refuse" => gmk::RuleSet::RenjuRefuse,
+        "renju-swap" => gmk::RuleSet::RenjuSwap,
+        _ => gmk::RuleSet::Unspecified,
+    }
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl TableOpener for GamePeers {
+    fn open<'a>(
+        &'a self,
+        room: &'a Room,
+        match_id: &'a str,
+        players: &'a [String],
+    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
+        Box::pin(async move {
+            let table_id = match room.time_control {
+                TimeControl::Gomoku {
+                    move_time_ms,
+                    total_time_ms,
+                } => {
+                    let mut client = self.gomoku.clone();
+                    client
+                        .open_table(gmk::OpenTableRequest {
+                            request_id: match_id.to_owned(),
+                            stakes: Some(room.stakes()),
+                            rule_set: gomoku_rule_set(&room.rules) as i32,
+                            time_control: Some(gmk::TimeControl {
+                                per_move_ms: to_i64(move_time_ms),
+                                total_ms: to_i64(total_time_ms),
+                            }),
+                            player_ids: players.to_vec(),
+                            // Seats are already in random order: seat 0 starts with black.
+                            first_black_seat: 0,
+                        })
+                        .await
+                        .map_err(|s| {
+                            gamehub_platform::metrics::dependency_error("gomoku");
+                            PeerError::from_status("gomoku referee", &s)
+                        })?
+                        .into_inner()
+                        .table_id
+                }
+                TimeControl::Doudizhu { turn_time_ms } => {
+                    let mut client = self.doudizhu.clone();
+                    client
+                        .open_table(ddz::OpenTableRequest {
+                            request_id: match_id.to_owned(),
+                            stakes: Some(room.stakes()),
+                            turn_time_ms: to_i64(turn_time_ms),
+                            player_ids: players.to_vec(),
+                            test_seeds: Vec::new(),
+                        })
+                        .await
+                        .map_err(|s| {
+                            gamehub_platform::metrics::dependency_error("doudizhu");
+                            PeerError::from_status("doudizhu dealer", &s)
+                        })?
+                        .into_inner()
+                        .table_id
+                }
+            };
+            Ok(OpenedTable { table_id })
+        })
+    }
+
+    fn still_seated<'a>(
+        &'a self,
+        game: Game,
+        table_id: &'a str,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PeerError>> {
+        Box::pin(async move {
+            match game {
+                Game::Gomoku => {
+                    let mut client = self.gomoku.clone();
+                    let result = client
+                        .get_table(gmk::GetTableRequest {
+                            table_id: table_id.to_owned(),
+                        })
+                        .await;
+                    match result {
+                        Err(s) if s.code() == Code::NotFound => Ok(false),
+                        Err(s) => Err(PeerError::Unavailable(format!(
+                            "gomoku referee: {:?}: {}",
+                            s.code(),
+                            s.message()
+                        ))),
+                        Ok(response) => Ok(response.into_inner().table.is_some_and(|t| {
+                            t.status != gmk::TableStatus::Closed as i32
+                                && t.players
+                                    .iter()
+                                    .any(|p| p.player_id == player_id && !p.left)
+                        })),
+                    }
+                }
+                Game::Doudizhu => {
+                    let mut client = self.doudizhu.clone();
+                    let result = client
+                        .get_table(ddz::GetTableRequest {
+                            table_id: table_id.to_owned(),
+                            as_spectator: true,
+                        })
+                        .await;
+                    match result {
+                        Err(s) if s.code() == Code::NotFound => Ok(false),
+                        Err(s) => Err(PeerError::Unavailable(format!(
+                            "doudizhu dealer: {:?}: {}",
+                            s.code(),
+                            s.message()
+                        ))),
+                        Ok(response) => Ok(response.into_inner().table.is_some_and(|t| {
+                            t.status != ddz::TableStatus::Closed as i32
+                                && t.seats.iter().any(|s| s.player_id == player_id)
+                        })),
+                    }
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,623 @@
+//! Rooms (房间) as data: a TOML file shipped with defaults ([`DEFAULT_ROOMS`], the
+//! `rooms.toml` beside this crate's manifest) and replaceable with `GAMEHUB_ROOMS_FILE`.
+//!
+//! The file is parsed and validated once, at start ([`Rooms::parse`]); every error names
+//! the room and the field to fix. Inside the service a [`Room`] is trusted.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+
+use gamehub_proto::common::{GameType, RoomStakes};
+use gamehub_proto::matchmaking as pb;
+use serde::Deserialize;
+
+/// The rooms of a default install.
+pub const DEFAULT_ROOMS: &str = include_str!("../rooms.toml");
+
+/// The most rooms a file may hold (a limit on the matcher's per-room loops).
+pub const MAX_ROOMS: usize = 100;
+
+/// The longest room id.
+pub const MAX_ROOM_ID_LEN: usize = 32;
+
+/// The per-game loss cap of the ledger's default configuration (SPEC section 5).
+pub const DEFAULT_GAME_LOSS_CAP_SILVER: i64 = 50_000;
+
+/// Gomoku's worst result for one player: an escape costs 10 points × base (seed 001).
+const GOMOKU_WORST_LOSS_POINTS: i64 = 10;
+
+/// The two games, and how many players sit at a table of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Game {
+    /// Gomoku / Renju (五子棋): two players.
+    Gomoku,
+    /// Dou Dizhu (斗地主): three players.
+    Doudizhu,
+}
+
+impl Game {
+    /// Players at one table.
+    pub fn seats(self) -> usize {
+        match self {
+            Game::Gomoku => 2,
+            Game::Doudizhu => 3,
+        }
+    }
+
+    /// The name used in rooms files and Redis.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Game::Gomoku => "gomoku",
+            Game::Doudizhu => "doudizhu",
+        }
+    }
+
+    /// The protobuf game type.
+    pub fn game_type(self) -> GameType {
+        match self {
+            Game::Gomoku => GameType::Gomoku,
+            Game::Doudizhu => GameType::Doudizhu,
+        }
+    }
+
+    /// Parses the name used in rooms files and Redis.
+    pub fn parse(name: &str) -> Option<Game> {
+        match name {
+            "gomoku" => Some(Game::Gomoku),
+            "doudizhu" => Some(Game::Doudizhu),
+            _ => None,
+        }
+    }
+
+    /// The rule sets of this game, in the game service's words.
+    pub fn rule_sets(self) -> &'static [&'static str] {
+        match self {
+            Game::Gomoku => &[
+                "freestyle",
+                "renju-lose",
+                "renju-claim",
+                "renju-refuse",
+                "renju-swap",
+            ],
+            Game::Doudizhu => &["classic"],
+        }
+    }
+}
+
+/// How long players may think.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeControl {
+    /// Gomoku: per move and in total per player.
+    Gomoku {
+        /// The most one move may take.
+        move_time_ms: u64,
+        /// The most one player's moves may take together.
+        total_time_ms: u64,
+    },
+    /// Dou Dizhu: per turn.
+    Doudizhu {
+        /// The most one turn may take before the server plays for the seat.
+        turn_time_ms: u64,
+    },
+}
+
+/// A validated room.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Room {
+    /// The id players enqueue with, e.g. `gomoku-renju`; also the Redis hash tag.
+    pub id: String,
+    /// What players see.
+    pub name: String,
+    /// The game played.
+    pub game: Game,
+    /// The rule set, one of [`Game::rule_sets`].
+    pub rules: String,
+    /// The clock.
+    pub time_control: TimeControl,
+    /// 底分: every points figure is multiplied by it.
+    pub points_base: i64,
+    /// Silver per point; 0 makes a free room.
+    pub silver_per_point: i64,
+    /// Silver a player must hold to sit down (the ledger checks it).
+    pub min_balance_silver: i64,
+    /// Whether Gomoku games here move ratings; rated rooms pair close ratings.
+    pub rated: bool,
+}
+
+impl Room {
+    /// Players per table.
+    pub fn seats(&self) -> usize {
+        self.game.seats()
+    }
+
+    /// The stakes the ledger and the game services are told.
+    pub fn stakes(&self) -> RoomStakes {
+        RoomStakes {
+            room_id: self.id.clone(),
+            points_base: self.points_base,
+            silver_per_point: self.silver_per_point,
+            min_balance_silver: self.min_balance_silver,
+            rated: self.rated,
+        }
+    }
+
+    /// The room as ListRooms shows it.
+    pub fn to_proto(&self, waiting_players: i64) -> pb::Room {
+        let time_control = match self.time_control {
+            TimeControl::Gomoku {
+                move_time_ms,
+                total_time_ms,
+            } => pb::TimeControl {
+                move_time_ms: to_i64(move_time_ms),
+                total_time_ms: to_i64(total_time_ms),
+                turn_time_ms: 0,
+            },
+            TimeControl::Doudizhu { turn_time_ms } => pb::TimeControl {
+                move_time_ms: 0,
+                total_time_ms: 0,
+                turn_time_ms: to_i64(turn_time_ms),
+            },
+        };
+        pb::Room {
+            room_id: self.id.clone(),
+            display_name: self.name.clone(),
+            game_type: self.game.game_type() as i32,
+            rule_set: self.rules.clone(),
+            time_control: Some(time_control),
+            stakes: Some(self.stakes()),
+            seats: i32::try_from(self.seats()).unwrap_or(i32::MAX),
+            waiting_players,
+        }
+    }
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// The validated rooms, in file order.
+#[derive(Debug, Clone)]
+pub struct Rooms {
+    rooms: Vec<Arc<Room>>,
+}
+
+/// A rooms file that cannot be used, naming the room and field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct RoomsError {
+    /// The room's id (or its position when the id itself is the problem), if any.
+    pub room: Option<String>,
+    /// The field, if any.
+    pub field: Option<String>,
+    /// What is wrong and what would be right.
+    pub problem: String,
+}
+
+impl fmt::Display for RoomsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("rooms file")?;
+        if let Some(room) = &self.room {
+            write!(f, ": room {room}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field {field}")?;
+        }
+        write!(f, ": {}", self.problem)
+    }
+}
+
+/// The file's shape, before validation.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoomsFile {
+    #[serde(default)]
+    rooms: Vec<RoomEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RoomEntry {
+    id: Option<String>,
+    name: Option<String>,
+    game: Option<String>,
+    rules: Option<String>,
+    move_time_ms: Option<i64>,
+    total_time_ms: Option<i64>,
+    turn_time_ms: Option<i64>,
+    points_base: Option<i64>,
+    silver_per_point: Option<i64>,
+    min_balance_silver: Option<i64>,
+    rated: Option<bool>,
+}
+
+impl Rooms {
+    /// Parses and validates a rooms file. `game_loss_cap_silver` is the ledger's per-game
+    /// loss cap, which bounds the default minimum balance.
+    pub fn parse(text: &str, game_loss_cap_silver: i64) -> Result<Rooms, RoomsError> {
+        let file: RoomsFile = toml::from_str(text).map_err(|e| RoomsError {
+            room: None,
+            field: None,
+            problem: format!("not valid TOML for a rooms file: {}", e.to_string().trim()),
+        })?;
+        if file.rooms.is_empty() {
+            return Err(RoomsError {
+                room: None,
+                field: None,
+                problem: "no rooms: add at least one [[rooms]] table".into(),
+            });
+        }
+        if file.rooms.len() > MAX_ROOMS {
+            return Err(RoomsError {
+                room: None,
+                field: None,
+                problem: format!(
+                    "{} rooms; at most {MAX_ROOMS} are allowed",
+                    file.rooms.len()
+                ),
+            });
+        }
+        let mut seen = HashSet::new();
+        let mut rooms = Vec::with_capacity(file.rooms.len());
+        for (index, entry) in file.rooms.into_iter().enumerate() {
+            let room = validate(index, entry, game_loss_cap_silver)?;
+            if !seen.insert(room.id.clone()) {
+                return Err(RoomsError {
+                    room: Some(format!("{:?}", room.id)),
+                    field: Some("id".into()),
+                    problem: "the id is used by an earlier room; ids must be unique".into(),
+                });
+            }
+            rooms.push(Arc::new(room));
+        }
+        Ok(Rooms { rooms })
+    }
+
+    /// The shipped defaults.
+    pub fn defaults() -> Rooms {
+        // The shipped file is checked by this crate's tests.
+        Self::parse(DEFAULT_ROOMS, DEFAULT_GAME_LOSS_CAP_SILVER)
+            .unwrap_or_else(|e| panic!("the shipped rooms.toml must be valid: {e}"))
+    }
+
+    /// The room with this id.
+    pub fn get(&self, id: &str) -> Option<&Arc<Room>> {
+        self.rooms.iter().find(|room| room.id == id)
+    }
+
+    /// Every room, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Room>> {
+        self.rooms.iter()
+    }
+
+    /// How many rooms there are.
+    pub fn len(&self) -> usize {
+        self.rooms.len()
+    }
+
+    /// Whether there are none (never, once validated).
+    pub fn is_empty(&self) -> bool {
+        self.rooms.is_empty()
+    }
+}
+
+fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError> {
+    let position = format!("#{}", index + 1);
+    let fail = |room: &str, field: &str, problem: String| RoomsError {
+        room: Some(room.to_owned()),
+        field: Some(field.to_owned()),
+        problem,
+    };
+    let id = entry
+        .id
+        .ok_or_else(|| fail(&position, "id", "is required".into()))?;
+    if id.is_empty()
+        || id.len() > MAX_ROOM_ID_LEN
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(fail(
+            &position,
+            "id",
+            format!("{id:?} must be 1-{MAX_ROOM_ID_LEN} characters of a-z, 0-9 and '-'"),
+        ));
+    }
+    let room = format!("{id:?}");
+    let name = entry
+        .name
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| fail(&room, "name", "is required".into()))?;
+    if name.chars().count() > 64 {
+        return Err(fail(&room, "name", "is longer than 64 characters".into()));
+    }
+    let game_name = entry
+        .game
+        .ok_or_else(|| fail(&room, "game", "is required (gomoku or doudizhu)".into()))?;
+    let game = Game::parse(&game_name).ok_or_else(|| {
+        fail(
+            &room,
+            "game",
+            format!("unknown game {game_name:?}; expected gomoku or doudizhu"),
+        )
+    })?;
+    let rules = entry.rules.ok_or_else(|| {
+        fail(
+            &room,
+            "rules",
+            format!(
+                "is required; {} rule sets: {}",
+                game.as_str(),
+                game.rule_sets().join(", ")
+            ),
+        )
+    })?;
+    if !game.rule_sets().contains(&rules.as_str()) {
+        return Err(fail(
+            &room,
+            "rules",
+            format!(
+                "unknown rule set {rules:?} for {}; expected one of {}",
+                game.as_str(),
+                game.rule_sets().join(", ")
+            ),
+        ));
+    }
+    let ms = |field: &str, value: Option<i64>, min: i64, max: i64| -> Result<u64, RoomsError> {
+        let value = value.ok_or_else(|| fail(&room, field, "is required".into()))?;
+        if !(min..=max).contains(&value) {
+            return Err(fail(
+                &room,
+                field,
+                format!("{value} is outside {min}..={max} milliseconds"),
+            ));
+        }
+        Ok(value.unsigned_abs())
+    };
+    let not_for = |field: &str, value: Option<i64>| -> Result<(), RoomsError> {
+        match value {
+            Some(_) => Err(fail(
+                &room,
+                field,
+                format!("does not apply to {}", game.as_str()),
+            )),
+            None => Ok(()),
+        }
+    };
+    let time_control = match game {
+        Game::Gomoku => {
+            not_for("turn_time_ms", entry.turn_time_ms)?;
+            let move_time_ms = ms("move_time_ms", entry.move_time_ms, 1_000, 3_600_000)?;
+            let total_time_ms = ms("total_time_ms", entry.total_time_ms, 1_000, 86_400_000)?;
+            if total_time_ms < move_time_ms {
+                return Err(fail(
+                    &room,
+                    "total_time_ms",
+                    format!("{total_time_ms} is less than move_time_ms {move_time_ms}"),
+                ));
+            }
+            TimeControl::Gomoku {
+                move_time_ms,
+                total_time_ms,
+            }
+        }
+        Game::Doudizhu => {
+            not_for("move_time_ms", entry.move_time_ms)?;
+            not_for("total_time_ms", entry.total_time_ms)?;
+            TimeControl::Doudizhu {
+                turn_time_ms: ms("turn_time_ms", entry.turn_time_ms, 1_000, 600_000)?,
+            }
+        }
+    };
+    let points_base = entry.points_base.unwrap_or(1);
+    if !(1..=1_000_000).contains(&points_base) {
+        return Err(fail(
+            &room,
+            "points_base",
+            format!("{points_base} is outside 1..=1000000"),
+        ));
+    }
+    let silver_per_point = entry.silver_per_point.unwrap_or(0);
+    if !(0..=1_000_000).contains(&silver_per_point) {
+        return Err(fail(
+            &room,
+            "silver_per_point",
+            format!("{silver_per_point} is outside 0..=1000000 (0 makes a free room)"),
+        ));
+    }
+    let rated = entry.rated.unwrap_or(false);
+    if rated && game != Game::Gomoku {
+        return Err(fail(
+            &room,
+            "rated",
+            "only Gomoku rooms can be rated (ratings are Gomoku's 段位)".into(),
+        ));
+    }
+    let min_balance_silver = match entry.min_balance_silver {
+        Some(value) if value < 0 => {
+            return Err(fail(
+                &room,
+                "min_balance_silver",
+                format!("{value} is negative"),
+            ));
+        }
+        Some(value) => value,
+        None => default_min_balance(game, points_base, silver_per_point, cap),
+    };
+    Ok(Room {
+        id,
+        name,
+        game,
+        rules,
+        time_control,
+        points_base,
+        silver_per_point,
+        min_balance_silver,
+        rated,
+    })
+}
+
+/// The silver one game can cost a player at most, capped at the per-game loss cap
+/// (SPEC section 2): Gomoku's escape costs 10 × base points; a Dou Dizhu deal's loss
+/// has no bound (bombs double it), so it is the cap itself. Free rooms need nothing.
+pub fn default_min_balance(game: Game, points_base: i64, silver_per_point: i64, cap: i64) -> i64 {
+    if silver_per_point == 0 {
+        return 0;
+    }
+    match game {
+        Game::Gomoku => GOMOKU_WORST_LOSS_POINTS
+            .saturating_mul(points_base)
+            .saturating_mul(silver_per_point)
+            .min(cap),
+        Game::Doudizhu => cap,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Rooms, RoomsError> {
+        Rooms::parse(text, DEFAULT_GAME_LOSS_CAP_SILVER)
+    }
+
+    #[test]
+    fn the_shipped_rooms_cover_the_spec() {
+        let rooms = Rooms::defaults();
+        for (id, game, rules) in [
+            ("gomoku-freestyle", Game::Gomoku, "freestyle"),
+            ("gomoku-renju", Game::Gomoku, "renju-lose"),
+            ("gomoku-renju-claim", Game::Gomoku, "renju-claim"),
+            ("gomoku-renju-refuse", Game::Gomoku, "renju-refuse"),
+            ("gomoku-renju-swap", Game::Gomoku, "renju-swap"),
+            ("doudizhu-classic", Game::Doudizhu, "classic"),
+        ] {
+            let room = rooms.get(id).unwrap_or_else(|| panic!("{id} is shipped"));
+            assert_eq!((room.game, room.rules.as_str()), (game, rules), "{id}");
+            assert!(room.silver_per_point > 0, "{id} is a paid room");
+        }
+        let free: Vec<_> = rooms
+            .iter()
+            .filter(|r| r.silver_per_point == 0)
+            .map(|r| r.game)
+            .collect();
+        assert!(free.contains(&Game::Gomoku) && free.contains(&Game::Doudizhu));
+        assert!(rooms.iter().all(|r| r.silver_per_point > 0 || r.min_balance_silver == 0));
+    }
+
+    #[test]
+    fn minimum_balance_defaults_to_the_worst_loss_capped() {
+        let rooms = Rooms::defaults();
+        let gomoku = rooms.get("gomoku-renju").unwrap();
+        assert_eq!(gomoku.min_balance_silver, 10 * gomoku.silver_per_point);
+        assert_eq!(
+            rooms.get("doudizhu-classic").unwrap().min_balance_silver,
+            DEFAULT_GAME_LOSS_CAP_SILVER
+        );
+        assert_eq!(default_min_balance(Game::Gomoku, 100, 100, 50_000), 50_000);
+        assert_eq!(default_min_balance(Game::Gomoku, 2, 100, 50_000), 2_000);
+        assert_eq!(default_min_balance(Game::Doudizhu, 1, 0, 50_000), 0);
+    }
+
+    const ONE: &str = r#"
+[[rooms]]
+id = "r"
+name = "R"
+game = "gomoku"
+rules = "freestyle"
+move_time_ms = 10000
+total_time_ms = 60000
+"#;
+
+    fn with(extra: &str) -> String {
+        format!("{ONE}{extra}\n")
+    }
+
+    fn error_of(text: &str) -> RoomsError {
+        parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn a_minimal_room_takes_the_defaults() {
+        let rooms = parse(ONE).unwrap();
+        let room = rooms.get("r").unwrap();
+        assert_eq!(room.points_base, 1);
+        assert_eq!(room.silver_per_point, 0);
+        assert_eq!(room.min_balance_silver, 0);
+        assert!(!room.rated);
+    }
+
+    #[test]
+    fn errors_name_the_room_and_the_field() {
+        let e = error_of(&ONE.replace("freestyle", "renju"));
+        assert_eq!(e.room.as_deref(), Some("\"r\""));
+        assert_eq!(e.field.as_deref(), Some("rules"));
+        assert!(e.to_string().contains("renju-lose"), "{e}");
+
+        let e = error_of(&ONE.replace("gomoku", "chess"));
+        assert_eq!(e.field.as_deref(), Some("game"));
+
+        let e = error_of(&ONE.replace("move_time_ms = 10000", "move_time_ms = 5"));
+        assert_eq!(e.field.as_deref(), Some("move_time_ms"));
+
+        let e = error_of(&ONE.replace("total_time_ms = 60000", "total_time_ms = 9000"));
+        assert_eq!(e.field.as_deref(), Some("total_time_ms"));
+
+        let e = error_of(&with("turn_time_ms = 3000"));
+        assert_eq!(e.field.as_deref(), Some("turn_time_ms"));
+
+        let e = error_of(&with("points_base = 0"));
+        assert_eq!(e.field.as_deref(), Some("points_base"));
+
+        let e = error_of(&with("silver_per_point = -1"));
+        assert_eq!(e.field.as_deref(), Some("silver_per_point"));
+
+        let e = error_of(&with("min_balance_silver = -5"));
+        assert_eq!(e.field.as_deref(), Some("min_balance_silver"));
+
+        let e = error_of(&ONE.replace("id = \"r\"", "id = \"Bad Id\""));
+        assert_eq!(e.room.as_deref(), Some("#1"));
+        assert_eq!(e.field.as_deref(), Some("id"));
+
+        let e = error_of(&ONE.replace("name = \"R\"\n", ""));
+        assert_eq!(e.field.as_deref(), Some("name"));
+    }
+
+    #[test]
+    fn doudizhu_rooms_cannot_be_rated_or_carry_gomoku_clocks() {
+        let ddz = r#"
+[[rooms]]
+id = "d"
+name = "D"
+game = "doudizhu"
+rules = "classic"
+turn_time_ms = 20000
+"#;
+        assert!(parse(ddz).is_ok());
+        let e = error_of(&format!("{ddz}rated = true\n"));
+        assert_eq!(
+            (e.room.as_deref(), e.field.as_deref()),
+            (Some("\"d\""), Some("rated"))
+        );
+        let e = error_of(&format!("{ddz}move_time_ms = 1000\n"));
+        assert_eq!(e.field.as_deref(), Some("move_time_ms"));
+        let e = error_of(&ddz.replace("turn_time_ms = 20000\n", ""));
+        assert_eq!(e.field.as_deref(), Some("turn_time_ms"));
+    }
+
+    #[test]
+    fn duplicate_ids_unknown_fields_and_empty_files_are_refused() {
+        let e = error_of(&format!("{ONE}{ONE}"));
+        assert_eq!(e.field.as_deref(), Some("id"));
+        assert!(e.problem.contains("unique"));
+
+        let e = error_of(&with("colour = \"red\""));
+        assert!(e.to_string().contains("colour"), "{e}");
+
+        let e = error_of("");
+        assert!(e.problem.contains("no rooms"));
+
+        let e = error_of("[[rooms]\n");
+        assert!(e.problem.contains("TOML"));
+    }
+}
