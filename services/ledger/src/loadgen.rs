@@ -216,7 +216,7 @@ pub fn random_game(rng: &mut impl Rng, game_id: String, players: &[String]) -> S
             (SeatRole::Bidder, 3)
         } else {
             let bid = rng.random_range(1..=3);
-            (SeatRole::Landlord, bid * 3 << rng.random_range(0..3))
+            (SeatRole::Landlord, (bid * 3) << rng.random_range(0..3))
         };
         let r = (0..3)
             .map(|i| {
@@ -463,8 +463,8 @@ async fn load(
     })
 }
 
-/// `url` with its database name replaced by `database`.
-fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String> {
+/// `url` (a `postgres://` URL) with its database name replaced by `database`.
+pub fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String> {
     let (base, query) = match url.split_once('?') {
         Some((base, query)) => (base, Some(query)),
         None => (url, None),
@@ -543,7 +543,7 @@ pub fn parse_pgbench_tps(output: &str) -> Option<f64> {
         .lines()
         .filter_map(|line| line.trim().strip_prefix("tps = "))
         .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
-        .last()
+        .next_back()
 }
 
 #[cfg(test)]

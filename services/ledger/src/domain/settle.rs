@@ -189,7 +189,8 @@ impl GameReport {
         let count = |role| self.seats.iter().filter(|s| s.role == role).count();
         let landlords = count(Role::Landlord);
         let bidding = count(Role::Bidder) == 3;
-        if !bidding && !(landlords == 1 && count(Role::Farmer) == 2) {
+        let landlord_and_farmers = landlords == 1 && count(Role::Farmer) == 2;
+        if !(bidding || landlord_and_farmers) {
             return Err(LedgerError::invalid(
                 "players",
                 "a Dou Dizhu deal has one ROLE_LANDLORD and two ROLE_FARMER, or three ROLE_BIDDER when it ended before a landlord was chosen",

@@ -1,0 +1,23 @@
+//! The ledger's integration tests, one binary: each test gets its own PostgreSQL
+//! database (created fresh, migrated, dropped at the end).
+//!
+//! - `settlement`: worked examples of SPEC section 5 (points table, Dou Dizhu, titles);
+//! - `caps`: per-game and per-day caps for winners and losers, balances, fairness;
+//! - `rating`: every case of the Gomoku rating formula, professionals, escapes;
+//! - `api`: accounts, grants, idempotency, validation, pagination, leaderboards;
+//! - `auth`: who may call what; refused calls change nothing;
+//! - `repository`: cap days, replays, the schema's constraints and triggers;
+//! - `concurrency`: 32 clients, thousands of games, every invariant;
+//! - `crash`: the binary killed with SIGKILL mid-load and restarted.
+
+#![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
+
+mod api;
+mod auth;
+mod caps;
+mod concurrency;
+mod crash;
+mod rating;
+mod repository;
+mod settlement;
+mod support;
