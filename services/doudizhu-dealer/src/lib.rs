@@ -1,2 +1,201 @@
-//! (work in progress)
+//! The Dou Dizhu (斗地主) dealer: authoritative three-player tables (SPEC section 4), a
+//! thin gRPC adapter over the `doudizhu-rules` crate with the live state in Redis and
+//! the results settled by the ledger.
+//!
+//! - [`table`]: a table as stored (room, players, the crate's `Deal`, the stage between
+//!   deals) and its pure transitions, each returning the events and settlement of one
+//!   step;
+//! - [`service`]: the gRPC API ([`service::Dealer`]): authorization, one atomic store
+//!   step per action, views, watching, the clock handler the sweeper calls;
+//! - [`parse`]: requests into domain types, once, at the edge;
+//! - [`convert`]: the crate's types into API messages; every view starts from the
+//!   crate's per-seat view;
+//! - [`error`]: [`error::DealerError`] and its one mapping to gRPC statuses;
+//! - [`settle`]: the ledger's `SettleGameRequest` of a finished deal and the `deal_settled`
+//!   event once the ledger acknowledged it;
+//! - [`record`]: the "doudizhu-json" deal record, its verification, the per-table archive;
+//! - [`loadgen`]: the load generator (`gamehub-doudizhu-dealer loadgen`);
+//! - this file: [`DealerConfig`] and [`start`], which the `gamehub-doudizhu-dealer`
+//!   binary and the all-in-one `gamehub` binary call.
 #![forbid(unsafe_code)]
+
+pub mod convert;
+pub mod error;
+pub mod loadgen;
+pub mod parse;
+pub mod record;
+pub mod service;
+pub mod settle;
+pub mod table;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gamehub_platform::auth::Keys;
+use gamehub_platform::client::{TokenSource, service_channel};
+use gamehub_platform::config::{CommonConfig, ConfigError, Env, Environment, ports};
+use gamehub_platform::server::{GrpcServer, Shutdown, Started};
+use gamehub_platform::tables::hub::{EventHub, WatchLimits};
+use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
+use gamehub_platform::tables::sweeper::{SweepConfig, run_sweeper};
+use gamehub_platform::tables::{self, StoreLimits, TableStore};
+use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuServiceServer;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+
+use crate::record::Archive;
+use crate::service::{ClockHandler, Dealer, GAME};
+use crate::table::Timing;
+
+/// Everything the dealer needs to run.
+#[derive(Debug, Clone)]
+pub struct DealerConfig {
+    /// Settings shared by every service (`REDIS_URL`, `GAMEHUB_LEDGER_URL`, limits, …).
+    pub common: CommonConfig,
+    /// `GAMEHUB_DOUDIZHU_ADDR`: where the gRPC API listens (port 0 picks a free one).
+    pub listen: SocketAddr,
+    /// `GAMEHUB_DOUDIZHU_AUTO_TURN_MS` (default 1000): how long a seat on auto-play
+    /// (托管) keeps its turn before the server plays for it, so the others can follow;
+    /// 0 plays for it in the step that made it its turn.
+    pub auto_turn_ms: u64,
+    /// `GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS` (default 0): pause after everyone passed in
+    /// bidding before the cards are dealt again.
+    pub redeal_pause_ms: u64,
+    /// `GAMEHUB_DOUDIZHU_NEXT_DEAL_TIMEOUT_MS` (default 60000): after a deal ended, how
+    /// long the three seats have to ask for the next deal before the table closes.
+    pub next_deal_timeout_ms: u64,
+    /// `GAMEHUB_DOUDIZHU_RECORDS_KEPT` (default 16): finished deals each table keeps
+    /// for GetDealRecord (played deals are also kept by the ledger).
+    pub records_kept: u32,
+    /// `GAMEHUB_DEALER_TEST_SEEDS` (default off): lets OpenTable carry seeds, for tests.
+    /// Refused unless `GAMEHUB_ENV=development`.
+    pub test_seeds: bool,
+    /// Sizes and lifetimes of stored tables.
+    pub store: StoreLimits,
+    /// Watcher limits.
+    pub watch: WatchLimits,
+    /// How the deadline sweeper runs.
+    pub sweep: SweepConfig,
+    /// How the settler runs.
+    pub settler: SettlerConfig,
+}
+
+impl DealerConfig {
+    /// Reads the configuration; an unusable value names its variable.
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        let common = CommonConfig::from_env(env)?;
+        let listen = env.addr(
+            "GAMEHUB_DOUDIZHU_ADDR",
+            &format!("0.0.0.0:{}", ports::DOUDIZHU),
+        )?;
+        let ms =
+            |name: &str, default: u64| env.parse(name, default, "a whole number of milliseconds");
+        let test_seeds = env.flag("GAMEHUB_DEALER_TEST_SEEDS", false)?;
+        if test_seeds && common.environment != Environment::Development {
+            return Err(ConfigError {
+                name: "GAMEHUB_DEALER_TEST_SEEDS".into(),
+                value: "1".into(),
+                reason: "test seeds deal chosen hands: only a development dealer may accept them"
+                    .into(),
+            });
+        }
+        let records_kept: u32 = env.parse(
+            "GAMEHUB_DOUDIZHU_RECORDS_KEPT",
+            16,
+            "a number of deals (1 or more)",
+        )?;
+        Ok(Self {
+            common,
+            listen,
+            auto_turn_ms: ms("GAMEHUB_DOUDIZHU_AUTO_TURN_MS", 1000)?,
+            redeal_pause_ms: ms("GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS", 0)?,
+            next_deal_timeout_ms: ms("GAMEHUB_DOUDIZHU_NEXT_DEAL_TIMEOUT_MS", 60_000)?,
+            records_kept: records_kept.max(1),
+            test_seeds,
+            store: StoreLimits::default(),
+            watch: WatchLimits::default(),
+            sweep: SweepConfig::default(),
+            settler: SettlerConfig::default(),
+        })
+    }
+
+    /// A configuration for tests: laptop defaults, listening on a free local port.
+    pub fn for_tests() -> Self {
+        let env = Env::from_pairs([("GAMEHUB_DOUDIZHU_ADDR", "127.0.0.1:0")]);
+        Self::from_env(&env)
+            .unwrap_or_else(|e| panic!("default dealer configuration must parse: {e}"))
+    }
+
+    fn timing(&self) -> Timing {
+        Timing {
+            auto_turn_ms: self.auto_turn_ms,
+            redeal_pause_ms: self.redeal_pause_ms,
+            next_deal_timeout_ms: self.next_deal_timeout_ms,
+        }
+    }
+}
+
+/// Starts the dealer: connects Redis, and runs in the background the gRPC server, the
+/// event hub (watch notifications), the deadline sweeper and the settler. Returns where
+/// it listens; everything stops when `shutdown` is triggered.
+pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
+    let redis_url = config.common.redis_url.expose().to_owned();
+    let conn = tables::connect(&redis_url).await?;
+    let store = TableStore::new(
+        conn,
+        &config.common.redis_prefix,
+        GAME,
+        config.store.clone(),
+    );
+    let hub = EventHub::new(store.clone(), config.watch.clone());
+    tokio::spawn(hub.clone().run(redis_url, shutdown.listener()));
+
+    let archive = Archive::new(
+        store.clone(),
+        config.records_kept,
+        config.store.idle_table_ttl,
+    );
+    let dealer = Dealer::new(
+        store.clone(),
+        hub,
+        archive,
+        config.timing(),
+        config.test_seeds,
+        shutdown.clone(),
+    );
+    tokio::spawn(run_sweeper(
+        store.clone(),
+        Arc::new(ClockHandler {
+            dealer: dealer.clone(),
+        }),
+        config.sweep.clone(),
+        shutdown.listener(),
+    ));
+
+    let ledger = service_channel(
+        &config.common.ledger_url,
+        TokenSource::service(Keys::new(&config.common.jwt_secret), "doudizhu-dealer"),
+        Duration::from_secs(10),
+    )?;
+    tokio::spawn(run_settler(
+        store.clone(),
+        LedgerServiceClient::new(ledger),
+        config.settler.clone(),
+        Some(settle::on_settled(store.clone())),
+        shutdown.listener(),
+    ));
+
+    let server = GrpcServer::new("doudizhu-dealer", &config.common, shutdown);
+    let max_message_bytes = server.limits().max_message_bytes;
+    let (addr, task) = server
+        .add_service(
+            DoudizhuServiceServer::new(dealer).max_decoding_message_size(max_message_bytes),
+        )
+        .spawn(config.listen)
+        .await?;
+    Ok(Started {
+        name: "doudizhu-dealer",
+        addr,
+        task,
+    })
+}

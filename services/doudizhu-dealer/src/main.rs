@@ -1,1 +1,105 @@
-fn main() {}
+//! `gamehub-doudizhu-dealer`: the Dou Dizhu dealer (`serve`, the default), its container
+//! healthcheck (`health`), the load generator (`loadgen`) and the deal-record checker
+//! (`verify`).
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use gamehub_doudizhu_dealer::DealerConfig;
+use gamehub_doudizhu_dealer::record::RecordDoc;
+use gamehub_platform::client::check_health;
+use gamehub_platform::config::Env;
+use gamehub_platform::server::{Shutdown, termination_signal};
+use gamehub_platform::telemetry;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gamehub-doudizhu-dealer",
+    version,
+    about = "gamehub's Dou Dizhu dealer: authoritative three-player tables"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the gRPC API (the default). Configured by environment variables.
+    Serve,
+    /// Exit 0 if the dealer answers SERVING on its health service, else 1.
+    Health {
+        /// The dealer's URL; defaults to this configuration's port on 127.0.0.1.
+        #[arg(long)]
+        addr: Option<String>,
+    },
+    /// Check a finished deal's record: the seed against the commitment, the shuffle
+    /// against the hands and kitty, the plays against the result. Reads the
+    /// "doudizhu-json" document (GetDealRecord's `record_json`, or the ledger's record)
+    /// from the file, or from standard input when no file is given.
+    Verify {
+        /// The record file.
+        file: Option<std::path::PathBuf>,
+    },
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run(Cli::parse()).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gamehub-doudizhu-dealer: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = DealerConfig::from_env(&Env::process())?;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let _telemetry = telemetry::init("gamehub-doudizhu-dealer", &config.common)?;
+            let shutdown = Shutdown::new();
+            if let Some(addr) = config.common.metrics_addr {
+                let mut listener = shutdown.listener();
+                gamehub_platform::metrics::spawn(addr, async move { listener.wait().await })
+                    .await?;
+            }
+            let mut started = gamehub_doudizhu_dealer::start(config, shutdown.clone()).await?;
+            tokio::select! {
+                () = termination_signal() => shutdown.trigger(),
+                result = &mut started.task => return result?.map(|()| ExitCode::SUCCESS),
+            }
+            started.task.await??;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Health { addr } => {
+            let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", config.listen.port()));
+            Ok(match check_health(&url, "").await {
+                Ok(true) => ExitCode::SUCCESS,
+                _ => ExitCode::FAILURE,
+            })
+        }
+        Command::Verify { file } => {
+            let text = match file {
+                Some(path) => std::fs::read_to_string(path)?,
+                None => std::io::read_to_string(std::io::stdin())?,
+            };
+            let doc = RecordDoc::from_json(&text)?;
+            match doc.verify() {
+                Ok(()) => {
+                    println!(
+                        "ok: deal {} of table {}: the seed matches the commitment {}, deals these hands and kitty, and the plays replay to the recorded result",
+                        doc.deal_number, doc.table_id, doc.record.commitment
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    println!("FAILED: {e}");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! From the rules crate's types to the API's messages. Every view goes through
+//! [`table_view`], which starts from the crate's [`SeatView`] (exactly what a seat may
+//! know) and drops the hand for a spectator: nothing else about any hand is ever read
+//! here.
+
+use doudizhu_rules::{
+    Actor, Card, CardSet, Combination, EventBody, Kind, Outcome, Phase, PlayView, RankCounts, Seat,
+    SeatView, Settlement,
+};
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::doudizhu as pb;
+
+use crate::record::RecordDoc;
+use crate::table::{CloseReason, SeatSettled, Stage, Stakes, Table};
+
+/// Milliseconds as the API's `int64`.
+pub fn unix_ms(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// A small count as the API's `int32`.
+pub fn int(n: impl Into<u64>) -> i32 {
+    i32::try_from(n.into()).unwrap_or(i32::MAX)
+}
+
+pub fn seat(seat: Seat) -> i32 {
+    i32::from(seat.number())
+}
+
+fn seat_or_none(seat: Option<Seat>) -> i32 {
+    seat.map_or(-1, self::seat)
+}
+
+/// Card text, one string per card, lowest first.
+pub fn cards(cards: &[Card]) -> Vec<String> {
+    cards.iter().map(Card::to_string).collect()
+}
+
+pub fn card_set(set: CardSet) -> Vec<String> {
+    set.iter().map(|c| c.to_string()).collect()
+}
+
+/// Rank text without separators, lowest first: `334455`, `XD`.
+pub fn rank_text(ranks: &RankCounts) -> String {
+    ranks.iter().map(|r| r.symbol()).collect()
+}
+
+fn ranks_of(cards: &[Card]) -> String {
+    let set: CardSet = cards.iter().copied().collect();
+    rank_text(&set.rank_counts())
+}
+
+pub fn stakes(stakes: &Stakes) -> RoomStakes {
+    RoomStakes {
+        room_id: stakes.room_id.clone(),
+        points_base: i64::from(stakes.points_base),
+        silver_per_point: stakes.silver_per_point,
+        min_balance_silver: stakes.min_balance_silver,
+        rated: false,
+    }
+}
+
+pub fn close_reason(reason: CloseReason) -> pb::CloseReason {
+    match reason {
+        CloseReason::Escape => pb::CloseReason::Escape,
+        CloseReason::Left => pb::CloseReason::Left,
+        CloseReason::Abandoned => pb::CloseReason::Abandoned,
+    }
+}
+
+pub fn actor(actor: Actor) -> i32 {
+    (match actor {
+        Actor::Seat => pb::Actor::Seat,
+        Actor::Timeout => pb::Actor::Timeout,
+        Actor::AutoPlay => pb::Actor::AutoPlay,
+    }) as i32
+}
+
+pub fn phase(phase: Phase) -> i32 {
+    (match phase {
+        Phase::Bidding => pb::Phase::Bidding,
+        Phase::Playing => pb::Phase::Playing,
+        Phase::Finished => pb::Phase::Finished,
+    }) as i32
+}
+
+pub fn kind(kind: Kind) -> pb::Kind {
+    match kind {
+        Kind::Single => pb::Kind::Single,
+        Kind::Pair => pb::Kind::Pair,
+        Kind::Triple => pb::Kind::Triple,
+        Kind::TripleWithSingle => pb::Kind::TripleWithSingle,
+        Kind::TripleWithPair => pb::Kind::TripleWithPair,
+        Kind::Straight => pb::Kind::Straight,
+        Kind::PairStraight => pb::Kind::PairStraight,
+        Kind::TripleStraight => pb::Kind::TripleStraight,
+        Kind::AirplaneWithSingles => pb::Kind::AirplaneWithSingles,
+        Kind::AirplaneWithPairs => pb::Kind::AirplaneWithPairs,
+        Kind::FourWithTwoSingles => pb::Kind::FourWithTwoSingles,
+        Kind::FourWithTwoPairs => pb::Kind::FourWithTwoPairs,
+        Kind::Bomb => pb::Kind::Bomb,
+        Kind::Rocket => pb::Kind::Rocket,
+    }
+}
+
+pub fn combination(c: &Combination) -> pb::Combination {
+    pb::Combination {
+        kind: kind(c.kind) as i32,
+        rank: c.rank.symbol().to_string(),
+        length: i32::from(c.length),
+    }
+}
+
+pub fn turn(play: &PlayView) -> pb::Turn {
+    pb::Turn {
+        seat: seat(play.seat),
+        cards: cards(&play.cards),
+        ranks: ranks_of(&play.cards),
+        combination: play.combination.as_ref().map(combination),
+        by: actor(play.by),
+    }
+}
+
+fn outcome(outcome: Outcome) -> (pb::Outcome, Option<Seat>) {
+    match outcome {
+        Outcome::LandlordWon => (pb::Outcome::LandlordWon, None),
+        Outcome::FarmersWon { seat } => (pb::Outcome::FarmersWon, Some(seat)),
+        Outcome::Redeal => (pb::Outcome::Redeal, None),
+        Outcome::Escaped { seat } => (pb::Outcome::Escaped, Some(seat)),
+    }
+}
+
+/// A deal's result. `seed_hex` is the revealed seed; `settled` the ledger's answer.
+pub fn result(
+    settlement: &Settlement,
+    seed_hex: String,
+    settled: Option<Vec<pb::SeatSettlement>>,
+) -> pb::DealResult {
+    let (outcome, seat) = outcome(settlement.outcome);
+    let seat = match settlement.outcome {
+        Outcome::LandlordWon => settlement.landlord,
+        _ => seat,
+    };
+    pb::DealResult {
+        outcome: outcome as i32,
+        seat: seat_or_none(seat),
+        points: settlement.points.to_vec(),
+        bid: i32::from(settlement.bid),
+        bombs: i32::from(settlement.bombs),
+        rockets: i32::from(settlement.rockets),
+        spring: settlement.spring,
+        anti_spring: settlement.anti_spring,
+        multiplier: i64::try_from(settlement.multiplier).unwrap_or(i64::MAX),
+        seed: seed_hex,
+        settlement: settled.unwrap_or_default(),
+    }
+}
+
+pub fn seat_settlement(table: &Table, s: Seat, settled: &SeatSettled) -> pb::SeatSettlement {
+    pb::SeatSettlement {
+        seat: seat(s),
+        player_id: table.players[s.index()].clone(),
+        points_delta: settled.points_delta,
+        silver_delta: settled.silver_delta,
+    }
+}
+
+/// The API event for one of the crate's events.
+pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
+    use pb::table_event::Kind as K;
+    match body {
+        EventBody::DealStarted {
+            deal_id,
+            commitment,
+            first_bidder,
+            points_base,
+        } => K::DealStarted(pb::DealStarted {
+            deal_id: deal_id.clone(),
+            commitment: commitment.to_hex(),
+            first_bidder: seat(*first_bidder),
+            points_base: i64::from(*points_base),
+        }),
+        EventBody::HandDealt { seat: s, cards: c } => K::HandDealt(pb::HandDealt {
+            seat: seat(*s),
+            cards: cards(c),
+        }),
+        EventBody::TurnStarted {
+            seat: s,
+            phase: p,
+            deadline_ms,
+            lead,
+        } => K::TurnStarted(pb::TurnStarted {
+            seat: seat(*s),
+            phase: phase(*p),
+            deadline_unix_ms: unix_ms(*deadline_ms),
+            lead: *lead,
+        }),
+        EventBody::BidMade { seat: s, bid, by } => K::BidMade(pb::BidMade {
+            bid: Some(pb::SeatBid {
+                seat: seat(*s),
+                points: i32::from(bid.points()),
+                by: actor(*by),
+            }),
+        }),
+        EventBody::LandlordChosen {
+            seat: s,
+            bid,
+            kitty,
+        } => K::LandlordChosen(pb::LandlordChosen {
+            seat: seat(*s),
+            points: i32::from(bid.points()),
+            kitty: cards(kitty),
+        }),
+        EventBody::Played {
+            seat: s,
+            cards: c,
+            combination: comb,
+            by,
+            cards_left,
+        } => K::Played(pb::Played {
+            turn: Some(pb::Turn {
+                seat: seat(*s),
+                cards: cards(c),
+                ranks: ranks_of(c),
+                combination: Some(combination(comb)),
+                by: actor(*by),
+            }),
+            cards_left: i32::from(*cards_left),
+        }),
+        EventBody::Passed { seat: s, by } => K::Passed(pb::Passed {
+            seat: seat(*s),
+            by: actor(*by),
+        }),
+        EventBody::MultiplierChanged { multiplier } => {
+            K::MultiplierChanged(pb::MultiplierChanged {
+                multiplier: i64::try_from(*multiplier).unwrap_or(i64::MAX),
+            })
+        }
+        EventBody::AutoPlayChanged { seat: s, on } => K::AutoPlayChanged(pb::AutoPlayChanged {
+            seat: seat(*s),
+            on: *on,
+        }),
+        EventBody::Escaped { seat: s } => K::Escaped(pb::Escaped { seat: seat(*s) }),
+        EventBody::DealEnded { settlement, seed } => K::DealEnded(pb::DealEnded {
+            result: Some(result(settlement, seed.to_hex(), None)),
+        }),
+    }
+}
+
+/// The table as `viewer` sees it (`None`: a spectator), as of event `last_event_id`.
+pub fn table_view(table: &Table, viewer: Option<Seat>, last_event_id: u64) -> pb::Table {
+    // The crate's view is exactly what one seat may know; a spectator gets seat 0's
+    // view without its hand (the only private part of a view).
+    let view: SeatView = table.deal.view(viewer.unwrap_or(Seat::ALL[0]));
+    let hand = match viewer {
+        Some(_) => cards(&view.hand),
+        None => Vec::new(),
+    };
+    let ready = match table.stage {
+        Stage::BetweenDeals { ready, .. } => ready,
+        Stage::NextDealDue { .. } => [true; 3],
+        Stage::Dealing | Stage::Closed { .. } => [false; 3],
+    };
+    let landlord = view.landlord.map(|l| l.seat);
+    let seats = Seat::ALL
+        .into_iter()
+        .map(|s| pb::Seat {
+            seat: seat(s),
+            player_id: table.players[s.index()].clone(),
+            cards_left: i32::from(view.cards_left[s.index()]),
+            auto_play: view.auto_play[s.index()],
+            landlord: landlord == Some(s),
+            ready: ready[s.index()],
+        })
+        .collect();
+    let (status, close) = match table.stage {
+        Stage::Dealing => (pb::TableStatus::Dealing, pb::CloseReason::Unspecified),
+        Stage::BetweenDeals { .. } => (pb::TableStatus::BetweenDeals, pb::CloseReason::Unspecified),
+        Stage::NextDealDue { .. } => (
+            pb::TableStatus::NextDealPending,
+            pb::CloseReason::Unspecified,
+        ),
+        Stage::Closed { reason, .. } => (pb::TableStatus::Closed, close_reason(reason)),
+    };
+    let next_deal_deadline = match table.stage {
+        Stage::BetweenDeals { until_ms, .. } => unix_ms(until_ms),
+        Stage::NextDealDue { at_ms } => unix_ms(at_ms),
+        Stage::Dealing | Stage::Closed { .. } => 0,
+    };
+    let bids = view
+        .bids
+        .iter()
+        .enumerate()
+        .map(|(i, b)| pb::SeatBid {
+            seat: seat(b.seat),
+            points: i32::from(b.bid.points()),
+            by: actor(table.bid_actors.get(i).copied().unwrap_or_default()),
+        })
+        .collect();
+    let result = view.settlement.as_ref().map(|s| {
+        let settled = table.settled.as_ref().map(|by_seat| {
+            Seat::ALL
+                .into_iter()
+                .map(|st| seat_settlement(table, st, &by_seat[st.index()]))
+                .collect()
+        });
+        result(
+            s,
+            view.seed.map(|seed| seed.to_hex()).unwrap_or_default(),
+            settled,
+        )
+    });
+    let must_lead = view.phase == Phase::Playing && view.to_act.is_some() && view.trick.is_none();
+    pb::Table {
+        table_id: table.id.clone(),
+        stakes: Some(stakes(&table.stakes)),
+        turn_time_ms: unix_ms(table.time.turn_ms),
+        seats,
+        viewer_seat: seat_or_none(viewer),
+        status: status as i32,
+        close_reason: close as i32,
+        deal_number: int(table.deal_number),
+        deal_id: view.deal_id.clone(),
+        commitment: view.commitment.to_hex(),
+        phase: phase(view.phase),
+        hand,
+        first_bidder: seat(view.first_bidder),
+        bids,
+        landlord: seat_or_none(landlord),
+        winning_bid: view.landlord.map_or(0, |l| i32::from(l.bid.points())),
+        kitty: view.kitty.as_deref().map(cards).unwrap_or_default(),
+        to_act: seat_or_none(view.to_act),
+        turn_deadline_unix_ms: view.deadline_ms.map_or(0, unix_ms),
+        must_lead,
+        trick: view.trick.as_ref().map(turn),
+        turns: view.turns.iter().map(turn).collect(),
+        multiplier: i64::try_from(view.multiplier).unwrap_or(i64::MAX),
+        result,
+        next_deal_deadline_unix_ms: next_deal_deadline,
+        last_event_id: unix_ms(last_event_id),
+    }
+}
+
+/// A finished deal's record for the API.
+pub fn record(doc: &RecordDoc, json: String) -> pb::DealRecord {
+    let r = &doc.record;
+    let by = |i: usize| doc.bid_actors.get(i).copied().unwrap_or_default();
+    pb::DealRecord {
+        table_id: doc.table_id.clone(),
+        deal_number: int(doc.deal_number),
+        deal_id: r.deal_id.clone(),
+        player_ids: doc.players.to_vec(),
+        seed: r.seed.to_hex(),
+        commitment: r.commitment.to_hex(),
+        first_bidder: seat(r.first_bidder),
+        hands: r
+            .hands
+            .iter()
+            .map(|h| pb::Hand { cards: cards(h) })
+            .collect(),
+        kitty: cards(&r.kitty),
+        bids: r
+            .bids
+            .iter()
+            .enumerate()
+            .map(|(i, b)| pb::SeatBid {
+                seat: seat(b.seat),
+                points: i32::from(b.bid.points()),
+                by: actor(by(i)),
+            })
+            .collect(),
+        landlord: seat_or_none(r.landlord.map(|l| l.seat)),
+        turns: r.turns.iter().map(turn).collect(),
+        result: Some(result(&r.settlement, r.seed.to_hex(), None)),
+        started_at_unix_ms: unix_ms(doc.started_ms),
+        ended_at_unix_ms: unix_ms(doc.ended_ms),
+        record_json: json,
+    }
+}

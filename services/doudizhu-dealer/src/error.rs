@@ -1,0 +1,104 @@
+//! The dealer's errors, in the game's words, and their one mapping to API errors.
+//!
+//! No message names a card of anyone's hand or of the kitty: the rules crate's messages
+//! name at most the public play on the table, and card-text parse errors quote at most
+//! one character.
+
+use doudizhu_rules::ActionError;
+use doudizhu_rules::NewDealError;
+use gamehub_platform::ApiError;
+
+/// Why the dealer refused a request.
+#[derive(Debug, thiserror::Error)]
+pub enum DealerError {
+    /// The rules refused the action (turn, phase, cards, combination, beating, bids).
+    #[error(transparent)]
+    Rules(#[from] ActionError),
+    /// A field of the request is malformed.
+    #[error("{field}: {problem}")]
+    Invalid {
+        field: &'static str,
+        problem: String,
+    },
+    #[error("no table {0}; it never existed or has expired")]
+    NoTable(String),
+    #[error("player {player} is not seated at table {table}")]
+    NotSeated { player: String, table: String },
+    #[error("{0} needs a player token of a player seated at the table")]
+    PlayersOnly(&'static str),
+    #[error("the table is closed")]
+    TableClosed,
+    #[error("the deal is over; ask for the next deal with NextDeal")]
+    DealOver,
+    #[error("a deal is in progress; NextDeal is for after a deal ended")]
+    DealInProgress,
+    #[error("deal {0} of this table is still being played; its record is available once it ends")]
+    DealNotFinished(u32),
+    #[error("table {table} has no deal {deal}")]
+    NoSuchDeal { table: String, deal: u32 },
+    #[error(
+        "deal {deal} is no longer kept at table {table}; a played deal is kept by the ledger (GetGameRecord, game id {table}:{deal})"
+    )]
+    RecordGone { table: String, deal: u32 },
+    #[error("request_id {0} was already used to open a different table")]
+    RequestIdReused(String),
+    #[error(
+        "test seeds are refused: this dealer does not run with GAMEHUB_DEALER_TEST_SEEDS=1 in development"
+    )]
+    TestSeedsRefused,
+    /// The next deal is not due (another step dealt it, or the table moved on).
+    #[error("the next deal is not due")]
+    NotDue,
+    /// A deal could not be made (a bug: the dealer builds its deal ids itself).
+    #[error("cannot deal: {0}")]
+    NewDeal(#[from] NewDealError),
+    /// The first deal needs a seed (a bug).
+    #[error("no seed for the first deal")]
+    NoSeed,
+}
+
+impl DealerError {
+    pub fn invalid(field: &'static str, problem: impl std::fmt::Display) -> DealerError {
+        DealerError::Invalid {
+            field,
+            problem: problem.to_string(),
+        }
+    }
+}
+
+impl From<DealerError> for ApiError {
+    fn from(error: DealerError) -> ApiError {
+        let message = error.to_string();
+        match error {
+            DealerError::Rules(rule) => match rule {
+                ActionError::EmptyPlay
+                | ActionError::DuplicateCard
+                | ActionError::InvalidCombination
+                | ActionError::BidOutOfRange(_) => ApiError::InvalidArgument(message),
+                ActionError::GameOver
+                | ActionError::WrongPhase { .. }
+                | ActionError::NotYourTurn { .. }
+                | ActionError::CardsNotInHand
+                | ActionError::DoesNotBeat { .. }
+                | ActionError::CannotPassOnLead
+                | ActionError::BidNotHigher { .. } => ApiError::FailedPrecondition(message),
+            },
+            DealerError::Invalid { .. } => ApiError::InvalidArgument(message),
+            DealerError::NoTable(_)
+            | DealerError::NoSuchDeal { .. }
+            | DealerError::RecordGone { .. } => ApiError::NotFound(message),
+            DealerError::NotSeated { .. }
+            | DealerError::PlayersOnly(_)
+            | DealerError::TestSeedsRefused => ApiError::PermissionDenied(message),
+            DealerError::TableClosed
+            | DealerError::DealOver
+            | DealerError::DealInProgress
+            | DealerError::DealNotFinished(_)
+            | DealerError::NotDue => ApiError::FailedPrecondition(message),
+            DealerError::RequestIdReused(_) => ApiError::AlreadyExists(message),
+            DealerError::NewDeal(_) | DealerError::NoSeed => {
+                ApiError::internal(anyhow::anyhow!(message))
+            }
+        }
+    }
+}

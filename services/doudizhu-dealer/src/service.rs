@@ -1,0 +1,708 @@
+//! The gRPC adapter: authorization, parsing, one atomic store step per action, views.
+//!
+//! Each action loads the table, lets [`Table`] ask the rules crate, and commits the new
+//! state with its events (each with its audience), the next deadline and, when a deal
+//! ended, the settlement, as one step ([`TableStore::update`], which retries lost
+//! races). The request key `<player>:<request_id>` makes retries idempotent.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use doudizhu_rules::{Seat, Seed, first_bidder_of_first_deal};
+use futures::{Stream, StreamExt};
+use gamehub_platform::auth::{Caller, Role};
+use gamehub_platform::error::ApiError;
+use gamehub_platform::metrics::metrics;
+use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::hub::{EventHub, WatchItem};
+use gamehub_platform::tables::sweeper::DeadlineHandler;
+use gamehub_platform::tables::{Change, TableStore, Updated, now_ms};
+use gamehub_proto::doudizhu as pb;
+use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuService;
+use tonic::{Request, Response, Status};
+
+use crate::convert;
+use crate::error::DealerError;
+use crate::parse::{self, OpenTable};
+use crate::record::{Archive, RecordDoc};
+use crate::table::{Clock, CloseReason, Opening, Stage, Step, Table, Timing};
+
+/// The game name of the dealer's tables in Redis keys and metrics.
+pub const GAME: &str = "doudizhu";
+
+/// The store step for a table after `step`: its events, the table's next deadline,
+/// the settlement, and the close once the table is over.
+pub fn change<T>(table: &Table, step: Step, output: T) -> Change<T> {
+    Change {
+        events: step.events,
+        deadline_ms: table.deadline_ms(),
+        settlement: step.settlement,
+        close: table.is_closed(),
+        output,
+    }
+}
+
+/// A fresh 32-byte seed from the operating system's random source.
+pub fn fresh_seed() -> Result<Seed, ApiError> {
+    use rand::TryRngCore;
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut bytes)
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("the OS random source failed: {e}")))?;
+    Ok(Seed::from_bytes(bytes))
+}
+
+/// The Dou Dizhu dealer's API. Cheap to clone; holds no table between calls.
+#[derive(Clone)]
+pub struct Dealer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: TableStore,
+    hub: EventHub,
+    archive: Archive,
+    timing: Timing,
+    /// Whether OpenTable may carry test seeds (development only).
+    test_seeds_allowed: bool,
+    shutdown: Shutdown,
+}
+
+impl std::fmt::Debug for Dealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dealer")
+            .field("timing", &self.inner.timing)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an action returns: the caller's view after it, whether it was a retry, and a
+/// flag of the action (Leave: whether it was an escape).
+struct Acted {
+    table: pb::Table,
+    replayed: bool,
+    flag: bool,
+}
+
+impl Dealer {
+    pub fn new(
+        store: TableStore,
+        hub: EventHub,
+        archive: Archive,
+        timing: Timing,
+        test_seeds_allowed: bool,
+        shutdown: Shutdown,
+    ) -> Dealer {
+        Dealer {
+            inner: Arc::new(Inner {
+                store,
+                hub,
+                archive,
+                timing,
+                test_seeds_allowed,
+                shutdown,
+            }),
+        }
+    }
+
+    fn store(&self) -> &TableStore {
+        &self.inner.store
+    }
+
+    async fn load(&self, table_id: &str) -> Result<(Table, u64, u64), ApiError> {
+        let loaded = self
+            .store()
+            .load::<Table>(table_id)
+            .await?
+            .ok_or_else(|| DealerError::NoTable(table_id.to_owned()))?;
+        Ok((loaded.state, loaded.version, loaded.last_seq))
+    }
+
+    /// The seat whose view `caller` gets: its own seat when it is a player seated here
+    /// (unless it asks for the spectator view), else none.
+    fn viewer(caller: &Caller, table: &Table, as_spectator: bool) -> Option<Seat> {
+        if as_spectator || caller.role != Role::Player {
+            return None;
+        }
+        table.seat_of(&caller.subject)
+    }
+
+    /// Runs a seated player's action as one store step.
+    async fn act<F>(
+        &self,
+        caller: &Caller,
+        rpc: &'static str,
+        table_id: &str,
+        request_id: &str,
+        mut action: F,
+    ) -> Result<Acted, ApiError>
+    where
+        F: FnMut(&mut Table, Seat, u64, Timing) -> Result<(Step, bool), DealerError>,
+    {
+        if caller.role != Role::Player {
+            return Err(DealerError::PlayersOnly(rpc).into());
+        }
+        let table_id = parse::table_id(table_id)?;
+        let request_id = parse::request_id(request_id)?;
+        let key = format!("{}:{request_id}", caller.subject);
+        let player = caller.subject.as_str();
+        let timing = self.inner.timing;
+        let now = now_ms();
+        let updated = self
+            .store()
+            .update(&table_id, Some(&key), |table: &mut Table, _version| {
+                let seat = table
+                    .seat_of(player)
+                    .ok_or_else(|| DealerError::NotSeated {
+                        player: player.to_owned(),
+                        table: table.id.clone(),
+                    })?;
+                let (step, flag) = action(table, seat, now, timing)?;
+                let advance = step.advance;
+                let view = convert::table_view(table, Some(seat), 0);
+                Ok(change(table, step, (view, advance, flag)))
+            })
+            .await?;
+        match updated {
+            Updated::Applied {
+                last_seq,
+                output: (mut view, advance, flag),
+                ..
+            } => {
+                if advance {
+                    self.advance(&table_id).await?;
+                    let (table, _, last_seq) = self.load(&table_id).await?;
+                    view = convert::table_view(&table, table.seat_of(player), last_seq);
+                } else {
+                    view.last_event_id = convert::unix_ms(last_seq);
+                }
+                Ok(Acted {
+                    table: view,
+                    replayed: false,
+                    flag,
+                })
+            }
+            Updated::Duplicate { .. } => {
+                let (table, _, last_seq) = self.load(&table_id).await?;
+                let seat = table.seat_of(player);
+                let escaped = matches!(
+                    (table.stage, table.deal.settlement().map(|s| s.outcome)),
+                    (Stage::Closed { reason: CloseReason::Escape, .. }, Some(doudizhu_rules::Outcome::Escaped { seat: s })) if Some(s) == seat
+                );
+                Ok(Acted {
+                    table: convert::table_view(&table, seat, last_seq),
+                    replayed: true,
+                    flag: escaped,
+                })
+            }
+        }
+    }
+
+    /// Deals the next deal of a table whose next deal is due, after archiving the
+    /// finished one. Safe to call from any replica at any time: it does nothing unless
+    /// the next deal is due, and exactly one step deals it.
+    pub async fn advance(&self, table_id: &str) -> Result<(), ApiError> {
+        let Some(loaded) = self.store().load::<Table>(table_id).await? else {
+            return Ok(());
+        };
+        let table = loaded.state;
+        if !matches!(table.stage, Stage::NextDealDue { .. }) {
+            return Ok(());
+        }
+        // The finished deal leaves the state in the step below: archive it first.
+        self.inner.archive.put(&table).await?;
+        let number = table.deal_number;
+        let seed = fresh_seed()?;
+        let timing = self.inner.timing;
+        let now = now_ms();
+        let key = format!("deal:{}", number + 1);
+        let result = self
+            .store()
+            .update(&table.id, Some(&key), |t: &mut Table, _version| {
+                if t.deal_number != number {
+                    return Err(DealerError::NotDue.into());
+                }
+                let step = t.start_next_deal(seed, now, timing)?;
+                Ok(change(t, step, ()))
+            })
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            // Another step dealt it (or the table closed) in the meantime.
+            Err(ApiError::FailedPrecondition(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Re-judges a table whose deadline came (the sweeper calls it on every replica):
+    /// timeouts, abandoned tables, due deals. Applied once: each change is a versioned
+    /// step, and a table not due only has its deadline index put right.
+    pub async fn on_deadline(&self, table_id: &str, now: u64) -> Result<(), ApiError> {
+        let Some(loaded) = self.store().load::<Table>(table_id).await? else {
+            self.store().reschedule(table_id, 0, None).await?;
+            return Ok(());
+        };
+        let table = loaded.state;
+        if !table.is_due(now) {
+            self.store()
+                .reschedule(table_id, loaded.version, table.deadline_ms())
+                .await?;
+            return Ok(());
+        }
+        if matches!(table.stage, Stage::NextDealDue { .. }) {
+            return self.advance(table_id).await;
+        }
+        let timing = self.inner.timing;
+        let mut advance_due = false;
+        let result = self
+            .store()
+            .update(table_id, None, |t: &mut Table, _version| {
+                match t.on_clock(now, timing) {
+                    Clock::Applied(step) => {
+                        let advance = step.advance;
+                        Ok(change(t, step, advance))
+                    }
+                    Clock::AdvanceDue => {
+                        advance_due = true;
+                        Err(DealerError::NotDue.into())
+                    }
+                    Clock::NotDue => Err(DealerError::NotDue.into()),
+                }
+            })
+            .await;
+        match result {
+            Ok(Updated::Applied {
+                output: advance, ..
+            }) => {
+                metrics().timeouts_applied.with_label_values(&[GAME]).inc();
+                if advance {
+                    self.advance(table_id).await?;
+                }
+                Ok(())
+            }
+            Ok(Updated::Duplicate { .. }) => Ok(()),
+            Err(ApiError::FailedPrecondition(_)) if advance_due => self.advance(table_id).await,
+            // Another replica's step changed the table first and set its deadline.
+            Err(ApiError::FailedPrecondition(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn open_table(
+        &self,
+        caller: &Caller,
+        request: &pb::OpenTableRequest,
+    ) -> Result<pb::OpenTableResponse, ApiError> {
+        caller.require(&[Role::Service], "OpenTable")?;
+        let open = OpenTable::parse(request)?;
+        if !open.test_seeds.is_empty() && !self.inner.test_seeds_allowed {
+            return Err(DealerError::TestSeedsRefused.into());
+        }
+        let table_id = open.table_id(&caller.subject);
+        let digest = open.digest();
+        let mut seeds = open.test_seeds.clone();
+        if seeds.is_empty() {
+            seeds.push(fresh_seed()?);
+        }
+        let first_bidder = first_bidder_of_first_deal(&mut rand::rng());
+        let now = now_ms();
+        let (table, step) = Table::open(
+            Opening {
+                table_id: table_id.clone(),
+                stakes: open.stakes.clone(),
+                turn_ms: open.turn_ms,
+                players: open.players.clone(),
+                open_digest: digest.clone(),
+                first_bidder,
+                seeds,
+            },
+            self.inner.timing,
+            now,
+        )?;
+        let key = format!("open:{}:{}", caller.subject, open.request_id);
+        let step = change(&table, step, ());
+        match self
+            .store()
+            .create(&table_id, &table, step, Some(&key))
+            .await
+        {
+            Ok(Updated::Applied { last_seq, .. }) => {
+                tracing::info!(table_id, room = %table.stakes.room_id, "table opened");
+                Ok(pb::OpenTableResponse {
+                    table_id,
+                    table: Some(convert::table_view(&table, None, last_seq)),
+                    replayed: false,
+                })
+            }
+            Ok(Updated::Duplicate { .. }) | Err(ApiError::AlreadyExists(_)) => {
+                let (existing, _, last_seq) = self.load(&table_id).await?;
+                if existing.open_digest != digest {
+                    return Err(DealerError::RequestIdReused(open.request_id).into());
+                }
+                Ok(pb::OpenTableResponse {
+                    table_id,
+                    table: Some(convert::table_view(&existing, None, last_seq)),
+                    replayed: true,
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn get_table(
+        &self,
+        caller: &Caller,
+        request: &pb::GetTableRequest,
+    ) -> Result<pb::GetTableResponse, ApiError> {
+        let table_id = parse::table_id(&request.table_id)?;
+        let (table, _, last_seq) = self.load(&table_id).await?;
+        let viewer = Self::viewer(caller, &table, request.as_spectator);
+        Ok(pb::GetTableResponse {
+            table: Some(convert::table_view(&table, viewer, last_seq)),
+        })
+    }
+
+    async fn hint(
+        &self,
+        caller: &Caller,
+        request: &pb::HintRequest,
+    ) -> Result<pb::HintResponse, ApiError> {
+        if caller.role != Role::Player {
+            return Err(DealerError::PlayersOnly("Hint").into());
+        }
+        let table_id = parse::table_id(&request.table_id)?;
+        let (table, _, _) = self.load(&table_id).await?;
+        let seat = table
+            .seat_of(&caller.subject)
+            .ok_or_else(|| DealerError::NotSeated {
+                player: caller.subject.clone(),
+                table: table_id.clone(),
+            })?;
+        match table.stage {
+            Stage::Dealing => {}
+            Stage::Closed { .. } => return Err(DealerError::TableClosed.into()),
+            Stage::BetweenDeals { .. } | Stage::NextDealDue { .. } => {
+                return Err(DealerError::DealOver.into());
+            }
+        }
+        let mut plays = table.deal.legal_plays(seat).map_err(DealerError::from)?;
+        plays.sort_by_key(|p| (p.combination.kind, p.combination.length, p.combination.rank));
+        let hand = table.deal.hand(seat);
+        let hints = plays
+            .iter()
+            .map(|play| pb::Hint {
+                ranks: convert::rank_text(&play.ranks),
+                cards: hand
+                    .pick(&play.ranks)
+                    .map(convert::card_set)
+                    .unwrap_or_default(),
+                combination: Some(convert::combination(&play.combination)),
+            })
+            .collect();
+        Ok(pb::HintResponse {
+            plays: hints,
+            can_pass: table.deal.trick().is_some(),
+        })
+    }
+
+    async fn get_deal_record(
+        &self,
+        request: &pb::GetDealRecordRequest,
+    ) -> Result<pb::GetDealRecordResponse, ApiError> {
+        let table_id = parse::table_id(&request.table_id)?;
+        let number = u32::try_from(request.deal_number)
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| DealerError::invalid("deal_number", "deals are numbered from 1"))?;
+        let loaded = self.store().load::<Table>(&table_id).await?;
+        if let Some(loaded) = &loaded {
+            let table = &loaded.state;
+            if number > table.deal_number {
+                return Err(DealerError::NoSuchDeal {
+                    table: table_id,
+                    deal: number,
+                }
+                .into());
+            }
+            if number == table.deal_number {
+                let doc = table
+                    .finished_record()
+                    .ok_or(DealerError::DealNotFinished(number))?;
+                let json = doc.to_json();
+                return Ok(pb::GetDealRecordResponse {
+                    record: Some(convert::record(&doc, json)),
+                });
+            }
+        }
+        match self.inner.archive.get(&table_id, number).await? {
+            Some(json) => {
+                let doc = RecordDoc::from_json(&json).map_err(ApiError::internal)?;
+                Ok(pb::GetDealRecordResponse {
+                    record: Some(convert::record(&doc, json)),
+                })
+            }
+            None if loaded.is_none() => Err(DealerError::NoTable(table_id).into()),
+            None => Err(DealerError::RecordGone {
+                table: table_id,
+                deal: number,
+            }
+            .into()),
+        }
+    }
+
+    fn watch_stream(
+        &self,
+        caller: &Caller,
+        request: &pb::WatchRequest,
+        table: &Table,
+    ) -> Result<WatchStream, ApiError> {
+        let viewer = Self::viewer(caller, table, request.as_spectator);
+        let resume = match request.after_event_id {
+            0 => None,
+            n => Some(
+                u64::try_from(n)
+                    .map_err(|_| DealerError::invalid("after_event_id", "cannot be negative"))?,
+            ),
+        };
+        let stream = self.inner.hub.watch(
+            table.id.clone(),
+            viewer.map(Seat::number),
+            resume,
+            self.inner.shutdown.listener(),
+        )?;
+        let stream = stream.map(move |item| match item {
+            Ok(WatchItem::Snapshot { seq, state }) => {
+                let table: Table = serde_json::from_slice(&state).map_err(|e| {
+                    Status::from(ApiError::internal(anyhow::anyhow!(
+                        "table state does not decode: {e}"
+                    )))
+                })?;
+                Ok(pb::WatchResponse {
+                    item: Some(pb::watch_response::Item::Snapshot(convert::table_view(
+                        &table, viewer, seq,
+                    ))),
+                })
+            }
+            Ok(WatchItem::Event(stored)) => {
+                use prost::Message;
+                let mut event = pb::TableEvent::decode(stored.payload.as_slice()).map_err(|e| {
+                    Status::from(ApiError::internal(anyhow::anyhow!(
+                        "stored event does not decode: {e}"
+                    )))
+                })?;
+                event.event_id = convert::unix_ms(stored.seq);
+                Ok(pb::WatchResponse {
+                    item: Some(pb::watch_response::Item::Event(event)),
+                })
+            }
+            Err(e) => Err(Status::from(e)),
+        });
+        Ok(Box::pin(stream))
+    }
+}
+
+/// The stream type of Watch.
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
+
+fn caller<T>(request: &Request<T>) -> Result<Caller, Status> {
+    Ok(Caller::of(request)?.clone())
+}
+
+#[tonic::async_trait]
+impl DoudizhuService for Dealer {
+    async fn open_table(
+        &self,
+        request: Request<pb::OpenTableRequest>,
+    ) -> Result<Response<pb::OpenTableResponse>, Status> {
+        let caller = caller(&request)?;
+        Ok(Response::new(
+            self.open_table(&caller, request.get_ref()).await?,
+        ))
+    }
+
+    async fn get_table(
+        &self,
+        request: Request<pb::GetTableRequest>,
+    ) -> Result<Response<pb::GetTableResponse>, Status> {
+        let caller = caller(&request)?;
+        Ok(Response::new(
+            self.get_table(&caller, request.get_ref()).await?,
+        ))
+    }
+
+    async fn bid(
+        &self,
+        request: Request<pb::BidRequest>,
+    ) -> Result<Response<pb::BidResponse>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let bid = parse::bid(r.points).map_err(ApiError::from)?;
+        let acted = self
+            .act(
+                &caller,
+                "Bid",
+                &r.table_id,
+                &r.request_id,
+                |table, seat, now, timing| Ok((table.bid(seat, bid, now, timing)?, false)),
+            )
+            .await?;
+        Ok(Response::new(pb::BidResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn play(
+        &self,
+        request: Request<pb::PlayRequest>,
+    ) -> Result<Response<pb::PlayResponse>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let cards = parse::play(&r.ranks, &r.cards).map_err(ApiError::from)?;
+        let acted = self
+            .act(
+                &caller,
+                "Play",
+                &r.table_id,
+                &r.request_id,
+                |table, seat, now, timing| Ok((table.play(seat, &cards, now, timing)?, false)),
+            )
+            .await?;
+        Ok(Response::new(pb::PlayResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn pass(
+        &self,
+        request: Request<pb::PassRequest>,
+    ) -> Result<Response<pb::PassResponse>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let acted = self
+            .act(
+                &caller,
+                "Pass",
+                &r.table_id,
+                &r.request_id,
+                |table, seat, now, timing| Ok((table.pass(seat, now, timing)?, false)),
+            )
+            .await?;
+        Ok(Response::new(pb::PassResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn hint(
+        &self,
+        request: Request<pb::HintRequest>,
+    ) -> Result<Response<pb::HintResponse>, Status> {
+        let caller = caller(&request)?;
+        Ok(Response::new(self.hint(&caller, request.get_ref()).await?))
+    }
+
+    async fn set_auto_play(
+        &self,
+        request: Request<pb::SetAutoPlayRequest>,
+    ) -> Result<Response<pb::SetAutoPlayResponse>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let acted = self
+            .act(
+                &caller,
+                "SetAutoPlay",
+                &r.table_id,
+                &r.request_id,
+                |table, seat, now, timing| {
+                    Ok((table.set_auto_play(seat, r.on, now, timing)?, false))
+                },
+            )
+            .await?;
+        Ok(Response::new(pb::SetAutoPlayResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn leave(
+        &self,
+        request: Request<pb::LeaveRequest>,
+    ) -> Result<Response<pb::LeaveResponse>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let acted = self
+            .act(
+                &caller,
+                "Leave",
+                &r.table_id,
+                &r.request_id,
+                |table, seat, now, timing| table.leave(seat, now, timing),
+            )
+            .await?;
+        Ok(Response::new(pb::LeaveResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+            escaped: acted.flag,
+        }))
+    }
+
+    async fn next_deal(
+        &self,
+        request: Request<pb::NextDealRequest>,
+    ) -> Result<Response<pb::NextDealResponse>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let acted = self
+            .act(
+                &caller,
+                "NextDeal",
+                &r.table_id,
+                &r.request_id,
+                |table, seat, now, _timing| Ok((table.ready(seat, now)?, false)),
+            )
+            .await?;
+        Ok(Response::new(pb::NextDealResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    type WatchStream = WatchStream;
+
+    async fn watch(
+        &self,
+        request: Request<pb::WatchRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
+        let caller = caller(&request)?;
+        let r = request.into_inner();
+        let table_id = parse::table_id(&r.table_id).map_err(ApiError::from)?;
+        let (table, _, _) = self.load(&table_id).await?;
+        Ok(Response::new(self.watch_stream(&caller, &r, &table)?))
+    }
+
+    async fn get_deal_record(
+        &self,
+        request: Request<pb::GetDealRecordRequest>,
+    ) -> Result<Response<pb::GetDealRecordResponse>, Status> {
+        let _caller = caller(&request)?;
+        Ok(Response::new(
+            self.get_deal_record(request.get_ref()).await?,
+        ))
+    }
+}
+
+/// The sweeper's handler: re-judges due tables.
+#[derive(Debug, Clone)]
+pub struct ClockHandler {
+    pub dealer: Dealer,
+}
+
+impl DeadlineHandler for ClockHandler {
+    async fn on_deadline(&self, table_id: String, now_ms: u64) {
+        if let Err(e) = self.dealer.on_deadline(&table_id, now_ms).await {
+            tracing::warn!(table_id, error = %e, "deadline handling failed; the next sweep retries");
+        }
+    }
+}

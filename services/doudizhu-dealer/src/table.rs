@@ -1,0 +1,557 @@
+//! A table as stored in Redis: the room, the three players, the current deal (the
+//! rules crate's [`Deal`], kept whole) and where the table is between deals.
+//!
+//! Every function here is pure: it takes the caller's clock and returns a [`Step`]
+//! (the events to append, each with its audience, and a settlement when a deal ended).
+//! The service wraps each in one atomic store step. No rule is decided here: bids,
+//! plays, passes, timeouts, auto-play, escape and scoring are the crate's.
+
+use doudizhu_rules::{
+    Actor, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts, Seat, Seed,
+    TimeControl, next_first_bidder,
+};
+use gamehub_platform::tables::{NewEvent, OutboxEntry};
+use gamehub_proto::doudizhu as pb;
+use serde::{Deserialize, Serialize};
+
+use crate::convert;
+use crate::error::DealerError;
+use crate::record::RecordDoc;
+
+/// The money side of the room, as the table keeps it for its settlements.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stakes {
+    pub room_id: String,
+    /// 底分: every points figure is multiplied by it (at least 1).
+    pub points_base: u32,
+    /// Silver per point; 0 for a free room.
+    pub silver_per_point: i64,
+    /// Passed on to the ledger as the room said; the dealer does not use it.
+    pub min_balance_silver: i64,
+}
+
+/// Server-side timing of every table (from the dealer's configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Time a seat on auto-play gets before the server plays for it; 0 plays for it in
+    /// the very step that made it its turn.
+    pub auto_turn_ms: u64,
+    /// Pause between a redeal (all passed) and the next deal.
+    pub redeal_pause_ms: u64,
+    /// Time the three seats have, after a deal ended, to ask for the next one before
+    /// the table closes.
+    pub next_deal_timeout_ms: u64,
+}
+
+/// Where the table is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "stage")]
+pub enum Stage {
+    /// The deal is being bid or played.
+    Dealing,
+    /// The deal ended; waiting for every seat's NextDeal until `until_ms`.
+    BetweenDeals { ready: [bool; 3], until_ms: u64 },
+    /// The next deal is due at `at_ms` (all seats ready, or a redeal). It is dealt by a
+    /// separate step that first archives the finished deal.
+    NextDealDue { at_ms: u64 },
+    /// The table is over.
+    Closed { reason: CloseReason, at_ms: u64 },
+}
+
+/// Why a table closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseReason {
+    /// A player left during a deal (逃跑).
+    Escape,
+    /// A player left between deals.
+    Left,
+    /// The seats did not all ask for the next deal in time.
+    Abandoned,
+}
+
+/// What the ledger did for one seat, once it acknowledged the deal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatSettled {
+    pub points_delta: i64,
+    pub silver_delta: i64,
+}
+
+/// One table, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Table {
+    pub id: String,
+    pub stakes: Stakes,
+    pub time: TimeControl,
+    /// Player ids by seat.
+    pub players: [String; 3],
+    /// Digest of the OpenTable request, so a retry is told apart from a reuse of its id.
+    pub open_digest: String,
+    pub opened_ms: u64,
+    /// The current deal's number, from 1; redeals count.
+    pub deal_number: u32,
+    /// The current deal's first bidder (the next deal's is the seat after it).
+    pub first_bidder: Seat,
+    /// The current deal, whole: hands and seed included. Never sent to anyone as is.
+    pub deal: Deal,
+    pub deal_started_ms: u64,
+    #[serde(default)]
+    pub deal_ended_ms: u64,
+    /// Who chose each bid of the current deal (the crate's view keeps only the bids).
+    #[serde(default)]
+    pub bid_actors: Vec<Actor>,
+    pub stage: Stage,
+    /// The ledger's answer for the current deal, once settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<[SeatSettled; 3]>,
+    /// Test hook (refused in production): seeds for the next deals, first one next.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub test_seeds: Vec<Seed>,
+}
+
+/// What one action changed besides the state.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// Events to append, with their audiences.
+    pub events: Vec<NewEvent>,
+    /// The settlement of a deal that ended in this step.
+    pub settlement: Option<OutboxEntry>,
+    /// The next deal is due now: the service deals it in a step of its own.
+    pub advance: bool,
+}
+
+/// The cards of a play, as the request gave them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlayCards {
+    /// Ranks only: the server picks the cards from the hand, lowest suit first.
+    Ranks(RankCounts),
+    /// Exact cards.
+    Cards(Vec<Card>),
+}
+
+/// What the clock did to a table.
+#[derive(Debug)]
+pub enum Clock {
+    /// Nothing is due yet.
+    NotDue,
+    /// A timeout or an abandonment was applied.
+    Applied(Step),
+    /// The next deal is due; deal it with [`Table::start_next_deal`].
+    AdvanceDue,
+}
+
+/// Everything needed to open a table.
+#[derive(Debug, Clone)]
+pub struct Opening {
+    pub table_id: String,
+    pub stakes: Stakes,
+    pub turn_ms: u64,
+    pub players: [String; 3],
+    pub open_digest: String,
+    pub first_bidder: Seat,
+    /// Seeds for the deals, first one first (only the first is required).
+    pub seeds: Vec<Seed>,
+}
+
+/// The deal id (and ledger game id) of a table's deal: `<table_id>:<deal_number>`.
+pub fn deal_id(table_id: &str, deal_number: u32) -> String {
+    format!("{table_id}:{deal_number}")
+}
+
+/// Appends events of one deal, stamped with the time and the deal number.
+struct Emitter {
+    now_ms: u64,
+    deal_number: u32,
+}
+
+impl Emitter {
+    fn new(table: &Table, now_ms: u64) -> Emitter {
+        Emitter {
+            now_ms,
+            deal_number: table.deal_number,
+        }
+    }
+
+    fn event(&self, kind: pb::table_event::Kind) -> Vec<u8> {
+        use prost::Message;
+        pb::TableEvent {
+            event_id: 0,
+            at_unix_ms: convert::unix_ms(self.now_ms),
+            deal_number: convert::int(self.deal_number),
+            kind: Some(kind),
+        }
+        .encode_to_vec()
+    }
+
+    fn public(&self, step: &mut Step, kind: pb::table_event::Kind) {
+        step.events.push(NewEvent::public(self.event(kind)));
+    }
+}
+
+impl Table {
+    /// Opens a table and deals its first deal.
+    pub fn open(
+        opening: Opening,
+        timing: Timing,
+        now_ms: u64,
+    ) -> Result<(Table, Step), DealerError> {
+        let mut seeds = opening.seeds.into_iter();
+        let first_seed = seeds.next().ok_or(DealerError::NoSeed)?;
+        let time = TimeControl {
+            turn_ms: opening.turn_ms,
+            auto_turn_ms: timing.auto_turn_ms,
+        };
+        let rules = DealRules {
+            points_base: opening.stakes.points_base,
+            time,
+        };
+        let (deal, deal_events) = Deal::new(
+            &deal_id(&opening.table_id, 1),
+            first_seed,
+            opening.first_bidder,
+            rules,
+            now_ms,
+        )?;
+        let mut table = Table {
+            id: opening.table_id,
+            stakes: opening.stakes,
+            time,
+            players: opening.players,
+            open_digest: opening.open_digest,
+            opened_ms: now_ms,
+            deal_number: 1,
+            first_bidder: opening.first_bidder,
+            deal,
+            deal_started_ms: now_ms,
+            deal_ended_ms: 0,
+            bid_actors: Vec::new(),
+            stage: Stage::Dealing,
+            settled: None,
+            test_seeds: seeds.collect(),
+        };
+        let mut step = Step::default();
+        let emit = Emitter::new(&table, now_ms);
+        emit.public(
+            &mut step,
+            pb::table_event::Kind::TableOpened(pb::TableOpened {
+                player_ids: table.players.to_vec(),
+                stakes: Some(convert::stakes(&table.stakes)),
+                turn_time_ms: convert::unix_ms(table.time.turn_ms),
+            }),
+        );
+        table.after(deal_events, now_ms, timing, &mut step);
+        Ok((table, step))
+    }
+
+    /// The seat of `player_id`, if seated here.
+    pub fn seat_of(&self, player_id: &str) -> Option<Seat> {
+        Seat::ALL
+            .into_iter()
+            .find(|seat| self.players[seat.index()] == player_id)
+    }
+
+    pub fn is_closed(&self) -> bool {
+        matches!(self.stage, Stage::Closed { .. })
+    }
+
+    /// When the sweeper must look at the table next (Unix ms), if ever.
+    pub fn deadline_ms(&self) -> Option<u64> {
+        match self.stage {
+            Stage::Dealing => self.deal.deadline_ms(),
+            Stage::BetweenDeals { until_ms, .. } => Some(until_ms),
+            Stage::NextDealDue { at_ms } => Some(at_ms),
+            Stage::Closed { .. } => None,
+        }
+    }
+
+    /// Whether the table's deadline has come.
+    pub fn is_due(&self, now_ms: u64) -> bool {
+        self.deadline_ms().is_some_and(|d| d <= now_ms)
+    }
+
+    /// The record of the current deal, once it has ended.
+    pub fn finished_record(&self) -> Option<RecordDoc> {
+        RecordDoc::of(self)
+    }
+
+    fn dealing(&self) -> Result<(), DealerError> {
+        match self.stage {
+            Stage::Dealing => Ok(()),
+            Stage::Closed { .. } => Err(DealerError::TableClosed),
+            Stage::BetweenDeals { .. } | Stage::NextDealDue { .. } => Err(DealerError::DealOver),
+        }
+    }
+
+    // ---- a seat's actions ------------------------------------------------------------
+
+    pub fn bid(
+        &mut self,
+        seat: Seat,
+        bid: Bid,
+        now_ms: u64,
+        timing: Timing,
+    ) -> Result<Step, DealerError> {
+        self.dealing()?;
+        let events = self.deal.bid(seat, bid, now_ms)?;
+        Ok(self.step(events, now_ms, timing))
+    }
+
+    pub fn play(
+        &mut self,
+        seat: Seat,
+        cards: &PlayCards,
+        now_ms: u64,
+        timing: Timing,
+    ) -> Result<Step, DealerError> {
+        self.dealing()?;
+        let cards = match cards {
+            PlayCards::Cards(cards) => cards.clone(),
+            PlayCards::Ranks(ranks) => match self.deal.hand(seat).pick(ranks) {
+                Some(set) => set.to_vec(),
+                None => {
+                    // Report turn and phase first, as for exact cards.
+                    self.deal.legal_plays(seat)?;
+                    return Err(doudizhu_rules::ActionError::CardsNotInHand.into());
+                }
+            },
+        };
+        let events = self.deal.play(seat, &cards, now_ms)?;
+        Ok(self.step(events, now_ms, timing))
+    }
+
+    pub fn pass(&mut self, seat: Seat, now_ms: u64, timing: Timing) -> Result<Step, DealerError> {
+        self.dealing()?;
+        let events = self.deal.pass(seat, now_ms)?;
+        Ok(self.step(events, now_ms, timing))
+    }
+
+    pub fn set_auto_play(
+        &mut self,
+        seat: Seat,
+        on: bool,
+        now_ms: u64,
+        timing: Timing,
+    ) -> Result<Step, DealerError> {
+        self.dealing()?;
+        let events = self.deal.set_auto_play(seat, on, now_ms)?;
+        Ok(self.step(events, now_ms, timing))
+    }
+
+    /// Leaves the table: an escape during a deal, a plain leave between deals. Returns
+    /// the step and whether it was an escape.
+    pub fn leave(
+        &mut self,
+        seat: Seat,
+        now_ms: u64,
+        timing: Timing,
+    ) -> Result<(Step, bool), DealerError> {
+        match self.stage {
+            Stage::Closed { .. } => Err(DealerError::TableClosed),
+            Stage::Dealing => {
+                let events = self.deal.escape(seat, now_ms)?;
+                Ok((self.step(events, now_ms, timing), true))
+            }
+            Stage::BetweenDeals { .. } | Stage::NextDealDue { .. } => {
+                let mut step = Step::default();
+                self.close(CloseReason::Left, now_ms, &mut step);
+                Ok((step, false))
+            }
+        }
+    }
+
+    /// The seat asks for the next deal (准备).
+    pub fn ready(&mut self, seat: Seat, now_ms: u64) -> Result<Step, DealerError> {
+        let mut step = Step::default();
+        match &mut self.stage {
+            Stage::Closed { .. } => return Err(DealerError::TableClosed),
+            Stage::Dealing => return Err(DealerError::DealInProgress),
+            Stage::NextDealDue { .. } => step.advance = true,
+            Stage::BetweenDeals { ready, .. } => {
+                if !ready[seat.index()] {
+                    ready[seat.index()] = true;
+                    let all = ready.iter().all(|r| *r);
+                    Emitter::new(self, now_ms).public(
+                        &mut step,
+                        pb::table_event::Kind::ReadyForNextDeal(pb::ReadyForNextDeal {
+                            seat: convert::seat(seat),
+                        }),
+                    );
+                    if all {
+                        self.stage = Stage::NextDealDue { at_ms: now_ms };
+                        step.advance = true;
+                    }
+                }
+            }
+        }
+        Ok(step)
+    }
+
+    // ---- the server's moves ----------------------------------------------------------
+
+    /// Applies what the clock says at `now_ms`: timeouts (the crate plays for the seat),
+    /// or the close of a table whose seats were not ready in time.
+    pub fn on_clock(&mut self, now_ms: u64, timing: Timing) -> Clock {
+        if !self.is_due(now_ms) {
+            return Clock::NotDue;
+        }
+        match self.stage {
+            Stage::Dealing => {
+                let events = self.deal.check_timeout(now_ms);
+                Clock::Applied(self.step(events, now_ms, timing))
+            }
+            Stage::BetweenDeals { .. } => {
+                let mut step = Step::default();
+                self.close(CloseReason::Abandoned, now_ms, &mut step);
+                Clock::Applied(step)
+            }
+            Stage::NextDealDue { .. } => Clock::AdvanceDue,
+            Stage::Closed { .. } => Clock::NotDue,
+        }
+    }
+
+    /// Deals the next deal with `seed` (a queued test seed takes precedence), the first
+    /// bidder one seat along. Only when the next deal is due.
+    pub fn start_next_deal(
+        &mut self,
+        seed: Seed,
+        now_ms: u64,
+        timing: Timing,
+    ) -> Result<Step, DealerError> {
+        if !matches!(self.stage, Stage::NextDealDue { .. }) {
+            return Err(DealerError::NotDue);
+        }
+        let seed = if self.test_seeds.is_empty() {
+            seed
+        } else {
+            self.test_seeds.remove(0)
+        };
+        let number = self.deal_number + 1;
+        let first_bidder = next_first_bidder(self.first_bidder);
+        let rules = DealRules {
+            points_base: self.stakes.points_base,
+            time: self.time,
+        };
+        let (deal, events) = Deal::new(
+            &deal_id(&self.id, number),
+            seed,
+            first_bidder,
+            rules,
+            now_ms,
+        )?;
+        self.deal_number = number;
+        self.first_bidder = first_bidder;
+        self.deal = deal;
+        self.deal_started_ms = now_ms;
+        self.deal_ended_ms = 0;
+        self.bid_actors.clear();
+        self.settled = None;
+        self.stage = Stage::Dealing;
+        let mut step = Step::default();
+        self.after(events, now_ms, timing, &mut step);
+        Ok(step)
+    }
+
+    // ---- bookkeeping -----------------------------------------------------------------
+
+    fn step(&mut self, events: Vec<Event>, now_ms: u64, timing: Timing) -> Step {
+        let mut step = Step::default();
+        self.after(events, now_ms, timing, &mut step);
+        step
+    }
+
+    /// Records the crate's events (and, with no auto-play pause, the server's moves for
+    /// seats on auto-play), and what follows when the deal ended.
+    fn after(&mut self, mut events: Vec<Event>, now_ms: u64, timing: Timing, step: &mut Step) {
+        if timing.auto_turn_ms == 0 && self.stage == Stage::Dealing {
+            events.extend(self.deal.auto_play_pending(now_ms));
+        }
+        let emit = Emitter::new(self, now_ms);
+        let mut ended = false;
+        for event in &events {
+            match &event.body {
+                EventBody::BidMade { by, .. } => self.bid_actors.push(*by),
+                EventBody::DealEnded { .. } => ended = true,
+                _ => {}
+            }
+            let kind = convert::event_kind(&event.body);
+            let payload = emit.event(kind);
+            step.events.push(match event.audience {
+                doudizhu_rules::Audience::All => NewEvent::public(payload),
+                doudizhu_rules::Audience::Seat(seat) => NewEvent::private(seat.number(), payload),
+            });
+        }
+        if ended {
+            self.deal_ended(now_ms, timing, step);
+        }
+    }
+
+    fn deal_ended(&mut self, now_ms: u64, timing: Timing, step: &mut Step) {
+        self.deal_ended_ms = now_ms;
+        let Some(settlement) = self.deal.settlement().copied() else {
+            return;
+        };
+        match settlement.outcome {
+            Outcome::Redeal => {
+                self.stage = Stage::NextDealDue {
+                    at_ms: now_ms.saturating_add(timing.redeal_pause_ms),
+                };
+                step.advance = timing.redeal_pause_ms == 0;
+            }
+            Outcome::Escaped { .. } => {
+                step.settlement = crate::settle::outbox_entry(self);
+                self.close(CloseReason::Escape, now_ms, step);
+            }
+            Outcome::LandlordWon | Outcome::FarmersWon { .. } => {
+                step.settlement = crate::settle::outbox_entry(self);
+                self.stage = Stage::BetweenDeals {
+                    ready: [false; 3],
+                    until_ms: now_ms.saturating_add(timing.next_deal_timeout_ms),
+                };
+            }
+        }
+    }
+
+    fn close(&mut self, reason: CloseReason, now_ms: u64, step: &mut Step) {
+        self.stage = Stage::Closed {
+            reason,
+            at_ms: now_ms,
+        };
+        Emitter::new(self, now_ms).public(
+            step,
+            pb::table_event::Kind::TableClosed(pb::TableClosed {
+                reason: convert::close_reason(reason) as i32,
+            }),
+        );
+    }
+
+    /// Records the ledger's answer for deal `deal_number` and returns the public event
+    /// announcing it.
+    pub fn settled(
+        &mut self,
+        deal_number: u32,
+        game_id: &str,
+        by_seat: [SeatSettled; 3],
+        now_ms: u64,
+    ) -> Step {
+        let seats = Seat::ALL
+            .into_iter()
+            .map(|seat| convert::seat_settlement(self, seat, &by_seat[seat.index()]))
+            .collect();
+        let mut step = Step::default();
+        let emit = Emitter {
+            now_ms,
+            deal_number,
+        };
+        emit.public(
+            &mut step,
+            pb::table_event::Kind::DealSettled(pb::DealSettled {
+                game_id: game_id.to_owned(),
+                seats,
+            }),
+        );
+        if deal_number == self.deal_number {
+            self.settled = Some(by_seat);
+        }
+        step
+    }
+}
