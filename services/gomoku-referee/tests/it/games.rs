@@ -1,0 +1,400 @@
+//! Full games through the API in every room, each checked at the ledger afterwards.
+
+use std::time::Duration;
+
+use gamehub_proto::gomoku as pb;
+use tonic::Code;
+
+use crate::support::*;
+
+/// Black stones h8 i8 j9 j10 with white far away: j8 then makes two live threes.
+const BEFORE_DOUBLE_THREE: [&str; 8] = ["h8", "a1", "i8", "a3", "j9", "a5", "j10", "a7"];
+
+fn forbidden(table: &pb::Table, point: &str) -> Option<pb::ForbiddenKind> {
+    game(table)
+        .forbidden_points
+        .iter()
+        .find(|f| f.point.as_ref().is_some_and(|p| p.text == point))
+        .map(|f| f.kind())
+}
+
+#[tokio::test]
+async fn freestyle_five_wins_and_the_ledger_pays_the_winner() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (60_000, 600_000), ["alice", "bob"])
+        .await;
+    assert_eq!(table.status(), pb::TableStatus::Playing);
+    assert_eq!(game(&table).to_act_seat, Some(0));
+    assert!(game(&table).turn_deadline_unix_ms > 0);
+    let id = &table.table_id;
+    let end = play(
+        &alice,
+        &bob,
+        id,
+        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"],
+    )
+    .await;
+    assert_eq!(end.your_seat, Some(0));
+    assert_eq!(end.status(), pb::TableStatus::BetweenGames);
+    let r = result(&end);
+    assert_eq!(r.outcome(), pb::Outcome::BlackWins);
+    assert_eq!(r.reason(), pb::EndReason::Five);
+    assert_eq!(r.points, vec![5, -5]);
+    assert_eq!(game(&end).last_move.as_ref().unwrap().ply, 9);
+
+    let settlement = fx.settled(id, 1).await;
+    assert_eq!(settlement.seats[0].points_delta, 5);
+    assert_eq!(settlement.seats[1].silver_delta, -50);
+    fx.assert_ledger("alice", 5, 1).await;
+    fx.assert_ledger("bob", -5, 1).await;
+
+    // The record: fetched, exported in both formats, loaded back.
+    let mut service = fx.service();
+    let record = service
+        .get_record(pb::GetRecordRequest {
+            table_id: id.clone(),
+            game_number: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(record.game_id, format!("{id}:1"));
+    assert_eq!(record.entries.len(), 9);
+    assert_eq!(record.black_player_id, "alice");
+    for (format, starts) in [
+        (pb::RecordFormat::Text, "[Game \"gomoku\"]"),
+        (pb::RecordFormat::Psq, "Piskvorky 15x15"),
+    ] {
+        let exported = service
+            .export_record(pb::ExportRecordRequest {
+                table_id: id.clone(),
+                game_number: 1,
+                format: format as i32,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(exported.content.starts_with(starts), "{}", exported.content);
+        let loaded = service
+            .load_record(pb::LoadRecordRequest {
+                format: format as i32,
+                content: exported.content,
+                rule_set: pb::RuleSet::Freestyle as i32,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(loaded.stones.len(), 9);
+        assert_eq!(loaded.stones[8].point.as_ref().unwrap().text, "h12");
+        assert_eq!(loaded.result.unwrap().outcome(), pb::Outcome::BlackWins);
+    }
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn renju_forbidden_move_loses_at_once_in_a_lose_room() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::RenjuLose, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    let before = play(&alice, &bob, id, &BEFORE_DOUBLE_THREE).await;
+    assert_eq!(
+        forbidden(&before, "j8"),
+        Some(pb::ForbiddenKind::DoubleThree),
+        "the view shows black's forbidden points"
+    );
+    let end = alice.place(id, "j8").await.unwrap();
+    let r = result(&end);
+    assert_eq!(r.outcome(), pb::Outcome::WhiteWins);
+    assert_eq!(r.reason(), pb::EndReason::ForbiddenMove);
+    assert_eq!(r.forbidden_kind(), pb::ForbiddenKind::DoubleThree);
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", -5, 1).await;
+    fx.assert_ledger("bob", 5, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn renju_refuse_rejects_a_forbidden_point_and_changes_nothing() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::RenjuRefuse, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    let before = play(&alice, &bob, id, &BEFORE_DOUBLE_THREE).await;
+    let refused = alice.place(id, "j8").await.unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(
+        refused.message().starts_with("forbidden:") && refused.message().contains("double three"),
+        "{}",
+        refused.message()
+    );
+    let after = fx.table(id).await;
+    assert_eq!(after.last_event_id, before.last_event_id);
+    assert_eq!(game(&after).stones.len(), 8);
+    assert_eq!(game(&after).to_act_seat, Some(0), "still black's turn");
+    // Black plays elsewhere; white resigns (+2 black, −2 white).
+    alice.place(id, "o15").await.unwrap();
+    let end = bob.resign(id).await.unwrap();
+    assert_eq!(result(&end).reason(), pb::EndReason::Resignation);
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", 2, 1).await;
+    fx.assert_ledger("bob", -2, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn renju_claim_a_right_claim_wins() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::RenjuClaim, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    play(&alice, &bob, id, &BEFORE_DOUBLE_THREE).await;
+    let stands = alice.place(id, "j8").await.unwrap();
+    assert_eq!(game(&stands).stones.len(), 9, "the forbidden stone stands");
+    assert!(game(&stands).result.is_none());
+    let claim = bob.claim(id).await.unwrap();
+    assert!(claim.upheld);
+    let r = result(claim.table.as_ref().unwrap());
+    assert_eq!(r.reason(), pb::EndReason::ForbiddenClaimed);
+    assert_eq!(r.outcome(), pb::Outcome::WhiteWins);
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", -5, 1).await;
+    fx.assert_ledger("bob", 5, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn renju_claim_a_white_stone_forgives_and_a_wrong_claim_passes_the_turn() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::RenjuClaim, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    play(&alice, &bob, id, &BEFORE_DOUBLE_THREE).await;
+    alice.place(id, "j8").await.unwrap();
+    bob.place(id, "a9").await.unwrap(); // plays instead of claiming: forgiven
+    alice.place(id, "o15").await.unwrap();
+    let claim = bob.claim(id).await.unwrap();
+    assert!(!claim.upheld, "nothing to claim any more");
+    let t = claim.table.unwrap();
+    assert!(game(&t).result.is_none());
+    assert_eq!(game(&t).to_act_seat, Some(0), "black moves again");
+    assert_eq!(game(&t).to_move(), pb::Color::Black);
+    alice.place(id, "o13").await.unwrap();
+    // Black resigns: −3 / +3.
+    bob.place(id, "a11").await.unwrap();
+    let end = alice.resign(id).await.unwrap();
+    assert_eq!(result(&end).points, vec![-3, 3]);
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", -3, 1).await;
+    fx.assert_ledger("bob", 3, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn swap_room_opening_with_swap_proposals_and_an_agreed_draw() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::RenjuSwap, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    // Move 2 must touch h8.
+    alice.place(id, "h8").await.unwrap();
+    let far = bob.place(id, "h12").await.unwrap_err();
+    assert_eq!(far.code(), Code::FailedPrecondition);
+    assert!(far.message().starts_with("second_move_must_touch_center"), "{}", far.message());
+    bob.place(id, "i9").await.unwrap();
+    let t = alice.place(id, "j7").await.unwrap();
+    assert_eq!(game(&t).phase(), pb::Phase::SwapDecision);
+    assert_eq!(game(&t).to_act_seat, Some(1));
+    // Bob (white) swaps and now holds black; alice plays move 4 as white.
+    let t = bob.swap(id).await.unwrap();
+    assert_eq!(game(&t).black_seat, 1);
+    assert_eq!(t.players[1].color(), pb::Color::Black);
+    assert_eq!(game(&t).to_act_seat, Some(0));
+    let t = alice.place(id, "f6").await.unwrap();
+    assert_eq!(game(&t).phase(), pb::Phase::ProposeFifth);
+    let same = bob.propose(id, "a1", "a1").await.unwrap_err();
+    assert_eq!(same.code(), Code::FailedPrecondition);
+    let t = bob.propose(id, "a1", "b2").await.unwrap();
+    assert_eq!(game(&t).phase(), pb::Phase::ChooseFifth);
+    assert_eq!(game(&t).fifth_proposals.len(), 2);
+    let t = alice.choose(id, "b2").await.unwrap();
+    assert_eq!(game(&t).stones.len(), 5);
+    assert_eq!(game(&t).stones[4].point.as_ref().unwrap().text, "b2");
+    assert_eq!(game(&t).to_act_seat, Some(0), "white plays move 6");
+    alice.place(id, "a15").await.unwrap();
+    // A declined offer, then an accepted one.
+    let t = alice.offer_draw(id).await.unwrap();
+    assert_eq!(game(&t).draw_offered_by_seat, Some(0));
+    let t = bob.answer_draw(id, false).await.unwrap();
+    assert_eq!(game(&t).draw_offered_by_seat, None);
+    bob.place(id, "o15").await.unwrap();
+    bob.offer_draw(id).await.unwrap();
+    let end = alice.answer_draw(id, true).await.unwrap();
+    let r = result(&end);
+    assert_eq!(r.reason(), pb::EndReason::DrawAgreed);
+    assert_eq!(r.seat, Some(1));
+    // Bob offered (−1), alice accepted (+1).
+    assert_eq!(r.points, vec![1, -1]);
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", 1, 1).await;
+    fx.assert_ledger("bob", -1, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_closes() {
+    let fx = Fixture::with(|env| {
+        env.push(("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS".into(), "400".into()));
+    })
+    .await;
+    fx.grant(&["alice", "bob"]).await;
+    let alice = fx.player("alice");
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (300, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    alice.place(id, "h8").await.unwrap();
+    // Bob never moves; the sweeper ends the game on time.
+    let over = fx.game_over(id).await;
+    let r = result(&over);
+    assert_eq!(r.reason(), pb::EndReason::Timeout);
+    assert_eq!(r.seat, Some(1));
+    assert_eq!(r.outcome(), pb::Outcome::BlackWins);
+    assert!(over.closes_at_unix_ms > 0);
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", 5, 1).await;
+    fx.assert_ledger("bob", -5, 1).await;
+    // Nobody asks for the next game: the table closes.
+    let mut closed = fx.table(id).await;
+    for _ in 0..100 {
+        if closed.status() == pb::TableStatus::Closed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        closed = fx.table(id).await;
+    }
+    assert_eq!(closed.status(), pb::TableStatus::Closed);
+    assert!(closed.closed_reason.contains("no next game"), "{}", closed.closed_reason);
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn a_move_after_the_deadline_is_refused_and_the_game_is_lost_on_time() {
+    // No sweep during the test: the late move itself must apply the timeout.
+    let fx = Fixture::with(|env| {
+        env.push(("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS".into(), "600000".into()));
+    })
+    .await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (0, 300), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    alice.place(id, "h8").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let late = bob.place(id, "h9").await.unwrap_err();
+    assert_eq!(late.code(), Code::FailedPrecondition);
+    assert!(late.message().starts_with("time_expired"), "{}", late.message());
+    let t = fx.table(id).await;
+    assert_eq!(result(&t).reason(), pb::EndReason::Timeout);
+    assert_eq!(game(&t).stones.len(), 1, "the late stone was not placed");
+    fx.settled(id, 1).await;
+    fx.assert_ledger("bob", -5, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn leaving_mid_game_is_an_escape_that_costs_ten_points_and_closes_the_table() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::RenjuLose, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    alice.place(id, "h8").await.unwrap();
+    let left = bob.leave(id).await.unwrap();
+    assert!(left.escaped);
+    let t = left.table.unwrap();
+    assert_eq!(t.status(), pb::TableStatus::Closed);
+    assert!(t.players[1].left);
+    assert_eq!(result(&t).reason(), pb::EndReason::Escape);
+    assert_eq!(result(&t).points, vec![0, -10]);
+    let next = alice.next_game(id).await.unwrap_err();
+    assert_eq!(next.code(), Code::FailedPrecondition);
+    assert!(next.message().starts_with("table_closed"), "{}", next.message());
+    fx.settled(id, 1).await;
+    fx.assert_ledger("alice", 0, 1).await;
+    fx.assert_ledger("bob", -10, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn a_rematch_swaps_colors_and_both_games_are_settled() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    play(
+        &alice,
+        &bob,
+        id,
+        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"],
+    )
+    .await;
+    let early = alice.place(id, "o1").await.unwrap_err();
+    assert!(early.message().starts_with("no_game_in_progress"), "{}", early.message());
+    let first = bob.next_game(id).await.unwrap();
+    assert!(!first.started);
+    assert!(first.table.unwrap().players[1].wants_next_game);
+    let second = alice.next_game(id).await.unwrap();
+    assert!(second.started);
+    let t = second.table.unwrap();
+    assert_eq!(t.status(), pb::TableStatus::Playing);
+    assert_eq!(game(&t).number, 2);
+    assert_eq!(game(&t).black_seat, 1, "colors swapped");
+    assert_eq!(t.players[1].color(), pb::Color::Black);
+    // Game 2: bob is black; alice (white) resigns: black +2, white −2.
+    bob.place(id, "h8").await.unwrap();
+    alice.place(id, "i9").await.unwrap();
+    let end = alice.resign(id).await.unwrap();
+    assert_eq!(result(&end).points, vec![-2, 2]);
+    fx.settled(id, 1).await;
+    fx.settled(id, 2).await;
+    fx.assert_ledger("alice", 5 - 2, 2).await;
+    fx.assert_ledger("bob", -5 + 2, 2).await;
+    let record = fx
+        .service()
+        .get_record(pb::GetRecordRequest {
+            table_id: id.clone(),
+            game_number: 2,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(record.black_player_id, "bob");
+    assert_eq!(record.entries.last().unwrap().action(), pb::RecordAction::Resign);
+    fx.stop().await;
+}

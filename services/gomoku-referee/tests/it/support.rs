@@ -1,0 +1,582 @@
+//! Test support: a real ledger on a fresh database, referees on a Redis prefix of the
+//! test's own, clients of every role, and helpers that play and wait.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use gamehub_gomoku_referee::RefereeConfig;
+use gamehub_ledger::LedgerConfig;
+use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
+use gamehub_platform::config::{Env, Secret};
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::{GameType, RoomStakes};
+use gamehub_proto::gomoku as pb;
+use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_proto::ledger::{Account, GetAccountRequest, GrantSilverRequest};
+use sqlx::migrate::MigrateDatabase;
+use tokio::sync::OnceCell;
+use tonic::Status;
+
+pub type Gomoku = GomokuServiceClient<ServiceChannel>;
+pub type Ledger = LedgerServiceClient<ServiceChannel>;
+
+const TEST_DB_PREFIX: &str = "gomoku_test_";
+/// Silver each test player is granted before playing.
+pub const GRANT: i64 = 10_000;
+/// Silver per point in the test rooms.
+pub const SILVER_PER_POINT: i64 = 10;
+
+pub fn redis_url() -> String {
+    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+fn postgres_url() -> String {
+    std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+fn database_url(name: &str) -> String {
+    gamehub_ledger::loadgen::scratch_database_url(&postgres_url(), name).unwrap()
+}
+
+/// Drops databases left by earlier runs (once per process, before any test makes one).
+async fn drop_leftovers() {
+    static ONCE: OnceCell<()> = OnceCell::const_new();
+    ONCE.get_or_init(|| async {
+        let Ok(pool) = sqlx::PgPool::connect(&database_url("postgres")).await else {
+            return;
+        };
+        let names: Vec<String> =
+            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE $1")
+                .bind(format!("{TEST_DB_PREFIX}%"))
+                .fetch_all(&pool)
+                .await
+                .unwrap_or_default();
+        for name in names {
+            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                .execute(&pool)
+                .await;
+        }
+        pool.close().await;
+    })
+    .await;
+}
+
+/// A free local port (bound and released).
+pub fn free_addr() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// A ledger over a database of its own; can be stopped and started again on the same
+/// address and database.
+pub struct TestLedger {
+    pub addr: SocketAddr,
+    pub db_url: String,
+    running: Option<(Shutdown, tokio::task::JoinHandle<anyhow::Result<()>>)>,
+}
+
+impl TestLedger {
+    pub async fn start() -> Self {
+        drop_leftovers().await;
+        let db_url = database_url(&format!(
+            "{TEST_DB_PREFIX}{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let mut ledger = TestLedger {
+            addr: free_addr(),
+            db_url,
+            running: None,
+        };
+        ledger.resume().await;
+        ledger
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Starts it (again) on its address and database.
+    pub async fn resume(&mut self) {
+        let env = Env::from_pairs([
+            ("DATABASE_URL", self.db_url.clone()),
+            ("GAMEHUB_LEDGER_ADDR", self.addr.to_string()),
+            ("GAMEHUB_LEDGER_DB_POOL_SIZE", "4".to_owned()),
+        ]);
+        let config = LedgerConfig::from_env(&env).unwrap();
+        let shutdown = Shutdown::new();
+        let mut last = None;
+        // The address may take a moment to be free again after a stop.
+        for _ in 0..50 {
+            match gamehub_ledger::start(config.clone(), shutdown.clone()).await {
+                Ok(started) => {
+                    self.running = Some((shutdown, started.task));
+                    return;
+                }
+                Err(e) => {
+                    last = Some(e);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+        panic!("ledger does not start: {last:?}");
+    }
+
+    /// Stops it and waits until it no longer serves.
+    pub async fn stop(&mut self) {
+        if let Some((shutdown, task)) = self.running.take() {
+            shutdown.trigger();
+            let _ = tokio::time::timeout(Duration::from_secs(15), task).await;
+        }
+    }
+
+    pub async fn drop_database(mut self) {
+        self.stop().await;
+        let _ = sqlx::Postgres::force_drop_database(&self.db_url).await;
+    }
+}
+
+/// A referee replica in this process.
+pub struct TestReferee {
+    pub url: String,
+    pub shutdown: Shutdown,
+}
+
+impl TestReferee {
+    pub fn stop(&self) {
+        self.shutdown.trigger();
+    }
+}
+
+/// The environment a referee of this fixture runs with (in process or as a child).
+pub fn referee_env(prefix: &str, ledger_url: &str, addr: &str) -> Vec<(String, String)> {
+    [
+        ("REDIS_URL", redis_url()),
+        ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
+        ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
+        ("GAMEHUB_GOMOKU_ADDR", addr.to_owned()),
+        ("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS", "60000".to_owned()),
+        ("GAMEHUB_GOMOKU_SETTLE_MAX_BACKOFF_MS", "1000".to_owned()),
+        ("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS", "50".to_owned()),
+        ("GAMEHUB_PLAYER_RATE_PER_SECOND", "0".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// One test's world: a ledger, a Redis prefix, one or more referees.
+pub struct Fixture {
+    pub ledger: TestLedger,
+    pub prefix: String,
+    pub referees: Vec<TestReferee>,
+    pub keys: Keys,
+}
+
+impl Fixture {
+    pub async fn new() -> Self {
+        Self::with(|_| {}).await
+    }
+
+    /// A fixture whose first referee's environment is adjusted by `adjust`.
+    pub async fn with(adjust: impl FnOnce(&mut Vec<(String, String)>)) -> Self {
+        let ledger = TestLedger::start().await;
+        let prefix = format!("gt{}", uuid::Uuid::new_v4().simple());
+        let keys = Keys::new(&Secret::new(gamehub_platform::config::DEVELOPMENT_JWT_SECRET));
+        let mut fixture = Fixture {
+            ledger,
+            prefix,
+            referees: Vec::new(),
+            keys,
+        };
+        fixture.add_referee(adjust).await;
+        fixture
+    }
+
+    /// Starts another referee replica on the same Redis prefix and ledger.
+    pub async fn add_referee(&mut self, adjust: impl FnOnce(&mut Vec<(String, String)>)) {
+        let mut env = referee_env(&self.prefix, &self.ledger.url(), "127.0.0.1:0");
+        adjust(&mut env);
+        let config = RefereeConfig::from_env(&Env::from_pairs(env)).unwrap();
+        let shutdown = Shutdown::new();
+        let started = gamehub_gomoku_referee::start(config, shutdown.clone())
+            .await
+            .unwrap();
+        self.referees.push(TestReferee {
+            url: format!("http://{}", started.addr),
+            shutdown,
+        });
+    }
+
+    pub fn url(&self) -> String {
+        self.referees[0].url.clone()
+    }
+
+    pub fn client_at(&self, url: &str, subject: &str, role: Role) -> Gomoku {
+        let token = self
+            .keys
+            .mint(subject, role, Duration::from_secs(600))
+            .unwrap();
+        GomokuServiceClient::new(
+            service_channel(url, TokenSource::Static(token), Duration::from_secs(10)).unwrap(),
+        )
+    }
+
+    pub fn service(&self) -> Gomoku {
+        self.client_at(&self.url(), "matchmaking", Role::Service)
+    }
+
+    pub fn player(&self, id: &str) -> Player {
+        Player {
+            id: id.to_owned(),
+            client: self.client_at(&self.url(), id, Role::Player),
+        }
+    }
+
+    pub fn player_at(&self, replica: usize, id: &str) -> Player {
+        Player {
+            id: id.to_owned(),
+            client: self.client_at(&self.referees[replica].url, id, Role::Player),
+        }
+    }
+
+    pub fn ledger_as(&self, subject: &str, role: Role) -> Ledger {
+        let token = self
+            .keys
+            .mint(subject, role, Duration::from_secs(600))
+            .unwrap();
+        LedgerServiceClient::new(
+            service_channel(
+                &self.ledger.url(),
+                TokenSource::Static(token),
+                Duration::from_secs(10),
+            )
+            .unwrap(),
+        )
+    }
+
+    /// Grants every named player [`GRANT`] silver.
+    pub async fn grant(&self, players: &[&str]) {
+        let mut operator = self.ledger_as("operator", Role::Operator);
+        for player in players {
+            operator
+                .grant_silver(GrantSilverRequest {
+                    request_id: format!("grant-{}", uuid::Uuid::new_v4().simple()),
+                    player_id: (*player).to_owned(),
+                    amount_silver: GRANT,
+                    reason: "test".into(),
+                })
+                .await
+                .unwrap();
+        }
+    }
+
+    pub async fn account(&self, player: &str) -> Account {
+        self.ledger_as("operator", Role::Operator)
+            .get_account(GetAccountRequest {
+                player_id: player.to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .account
+            .unwrap()
+    }
+
+    /// A player's Gomoku points and games at the ledger.
+    pub async fn standing(&self, player: &str) -> (i64, i64) {
+        let account = self.account(player).await;
+        account
+            .standings
+            .iter()
+            .find(|s| s.game_type == GameType::Gomoku as i32)
+            .map_or((0, 0), |s| (s.points, s.games))
+    }
+
+    /// Checks a player's points, game count and silver at the ledger.
+    pub async fn assert_ledger(&self, player: &str, points: i64, games: i64) {
+        let (got_points, got_games) = self.standing(player).await;
+        assert_eq!(
+            (got_points, got_games),
+            (points, games),
+            "{player}: points and games"
+        );
+        let balance = self.account(player).await.balance_silver;
+        assert_eq!(
+            balance,
+            GRANT + points * SILVER_PER_POINT,
+            "{player}: silver"
+        );
+    }
+
+    /// Opens a table in `rule_set` with the given clock for `players` (seat 0 black).
+    pub async fn open(&self, rule_set: pb::RuleSet, clock: (i64, i64), players: [&str; 2]) -> pb::Table {
+        self.service()
+            .open_table(open_request(rule_set, clock, players))
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap()
+    }
+
+    /// The table as a spectator sees it.
+    pub async fn table(&self, table_id: &str) -> pb::Table {
+        self.service()
+            .get_table(pb::GetTableRequest {
+                table_id: table_id.to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap()
+    }
+
+    /// Waits until game `number` of the table is settled (its `game_settled` is noted).
+    pub async fn settled(&self, table_id: &str, number: i32) -> pb::Settlement {
+        for _ in 0..200 {
+            let table = self.table(table_id).await;
+            if let Some(settlement) = table
+                .finished_games
+                .iter()
+                .find(|f| f.number == number)
+                .and_then(|f| f.settlement.clone())
+            {
+                return settlement;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("game {number} of {table_id} was not settled in 10 s");
+    }
+
+    /// Waits until the table's current game is over, and returns the table.
+    pub async fn game_over(&self, table_id: &str) -> pb::Table {
+        for _ in 0..200 {
+            let table = self.table(table_id).await;
+            if table.game.as_ref().and_then(|g| g.result.as_ref()).is_some() {
+                return table;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("the game at {table_id} did not end in 5 s");
+    }
+
+    pub async fn stop(self) {
+        for referee in &self.referees {
+            referee.stop();
+        }
+        self.ledger.drop_database().await;
+    }
+}
+
+pub fn open_request(rule_set: pb::RuleSet, clock: (i64, i64), players: [&str; 2]) -> pb::OpenTableRequest {
+    pb::OpenTableRequest {
+        request_id: format!("open-{}", uuid::Uuid::new_v4().simple()),
+        stakes: Some(RoomStakes {
+            room_id: "gomoku-test".into(),
+            points_base: 1,
+            silver_per_point: SILVER_PER_POINT,
+            min_balance_silver: 0,
+            rated: true,
+        }),
+        rule_set: rule_set as i32,
+        time_control: Some(pb::TimeControl {
+            per_move_ms: clock.0,
+            total_ms: clock.1,
+        }),
+        player_ids: players.iter().map(|p| (*p).to_owned()).collect(),
+        first_black_seat: 0,
+    }
+}
+
+/// A point by its text.
+pub fn pt(text: &str) -> Option<pb::Point> {
+    Some(pb::Point {
+        text: text.to_owned(),
+        x: 0,
+        y: 0,
+    })
+}
+
+fn rid() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// A player with its own token.
+#[derive(Clone)]
+pub struct Player {
+    pub id: String,
+    pub client: Gomoku,
+}
+
+impl Player {
+    pub async fn place(&self, table_id: &str, point: &str) -> Result<pb::Table, Status> {
+        self.place_with(table_id, point, &rid()).await
+    }
+
+    pub async fn place_with(&self, table_id: &str, point: &str, request_id: &str) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .place_stone(pb::PlaceStoneRequest {
+                table_id: table_id.to_owned(),
+                request_id: request_id.to_owned(),
+                point: pt(point),
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn claim(&self, table_id: &str) -> Result<pb::ClaimForbiddenResponse, Status> {
+        Ok(self
+            .client
+            .clone()
+            .claim_forbidden(pb::ClaimForbiddenRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+            })
+            .await?
+            .into_inner())
+    }
+
+    pub async fn resign(&self, table_id: &str) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .resign(pb::ResignRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn offer_draw(&self, table_id: &str) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .offer_draw(pb::OfferDrawRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn answer_draw(&self, table_id: &str, accept: bool) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .answer_draw(pb::AnswerDrawRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+                accept,
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn swap(&self, table_id: &str) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .swap(pb::SwapRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn propose(&self, table_id: &str, a: &str, b: &str) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .propose_fifth_moves(pb::ProposeFifthMovesRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+                points: vec![pt(a).unwrap(), pt(b).unwrap()],
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn choose(&self, table_id: &str, point: &str) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .choose_fifth_move(pb::ChooseFifthMoveRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+                point: pt(point),
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    pub async fn leave(&self, table_id: &str) -> Result<pb::LeaveResponse, Status> {
+        Ok(self
+            .client
+            .clone()
+            .leave(pb::LeaveRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+            })
+            .await?
+            .into_inner())
+    }
+
+    pub async fn next_game(&self, table_id: &str) -> Result<pb::NextGameResponse, Status> {
+        Ok(self
+            .client
+            .clone()
+            .next_game(pb::NextGameRequest {
+                table_id: table_id.to_owned(),
+                request_id: rid(),
+            })
+            .await?
+            .into_inner())
+    }
+}
+
+/// Plays alternating stones, black first, expecting each to be accepted.
+pub async fn play(black: &Player, white: &Player, table_id: &str, moves: &[&str]) -> pb::Table {
+    let mut last = None;
+    for (i, point) in moves.iter().enumerate() {
+        let player = if i % 2 == 0 { black } else { white };
+        last = Some(
+            player
+                .place(table_id, point)
+                .await
+                .unwrap_or_else(|e| panic!("move {} {point} by {}: {e}", i + 1, player.id)),
+        );
+    }
+    last.unwrap()
+}
+
+/// The current game of a table view.
+pub fn game(table: &pb::Table) -> &pb::Game {
+    table.game.as_ref().unwrap()
+}
+
+/// The result of the current game.
+pub fn result(table: &pb::Table) -> &pb::GameResult {
+    game(table).result.as_ref().unwrap()
+}
