@@ -1,0 +1,583 @@
+//! Test support: a real ledger on a fresh PostgreSQL database, a dealer (in-process or
+//! the real binary) on the real Redis under a key prefix of its own, clients for every
+//! role, a table driver, and seed search (the crate's shuffle run over many seeds until
+//! one deals the hands a test needs; passed through the test-only seed hook).
+#![allow(dead_code)] // each test binary uses part of the support
+
+use std::time::Duration;
+
+use doudizhu_rules::{Card, CardSet, Dealt, Kind, RankCounts, Seat, Seed, deal, leads};
+use gamehub_doudizhu_dealer::DealerConfig;
+use gamehub_ledger::LedgerConfig;
+use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
+use gamehub_platform::config::{Env, Secret};
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::doudizhu as pb;
+use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_proto::ledger::{GetAccountRequest, GetGameRecordRequest, GrantSilverRequest};
+use tonic::{Code, Status};
+
+pub type Dz = DoudizhuServiceClient<ServiceChannel>;
+pub type Ledger = LedgerServiceClient<ServiceChannel>;
+
+pub const SILVER_PER_POINT: i64 = 10;
+pub const GRANT: i64 = 1_000_000;
+
+pub fn redis_url() -> String {
+    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+fn postgres_url() -> String {
+    LedgerConfig::for_tests()
+        .common
+        .database_url
+        .expose()
+        .to_owned()
+}
+
+/// A ledger on a fresh database of its own.
+pub struct TestLedger {
+    pub url: String,
+    pub addr: std::net::SocketAddr,
+    pub database_url: String,
+    shutdown: Shutdown,
+    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestLedger {
+    pub async fn start() -> TestLedger {
+        let name = format!("ddz_test_{}", uuid::Uuid::new_v4().simple());
+        let database_url =
+            gamehub_ledger::loadgen::scratch_database_url(&postgres_url(), &name).unwrap();
+        Self::start_on(database_url, "127.0.0.1:0".parse().unwrap()).await
+    }
+
+    async fn start_on(database_url: String, addr: std::net::SocketAddr) -> TestLedger {
+        let mut config = LedgerConfig::for_tests();
+        config.common.database_url = Secret::new(database_url.clone());
+        config.listen = addr;
+        config.db_pool_size = 4;
+        let shutdown = Shutdown::new();
+        let started = gamehub_ledger::start(config, shutdown.clone())
+            .await
+            .unwrap();
+        TestLedger {
+            url: format!("http://{}", started.addr),
+            addr: started.addr,
+            database_url,
+            shutdown,
+            task: Some(started.task),
+        }
+    }
+
+    /// Stops the ledger (its database stays).
+    pub async fn stop(&mut self) {
+        self.shutdown.trigger();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Starts it again on the same address and database.
+    pub async fn restart(&mut self) {
+        let again = Self::start_on(self.database_url.clone(), self.addr).await;
+        *self = again;
+    }
+
+    /// Stops the ledger and drops its database (best effort).
+    pub async fn finish(mut self) {
+        self.stop().await;
+        let name = self
+            .database_url
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let _ = tokio::process::Command::new("psql")
+            .arg(
+                gamehub_ledger::loadgen::scratch_database_url(&postgres_url(), "postgres").unwrap(),
+            )
+            .arg("-qc")
+            .arg(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .output()
+            .await;
+    }
+}
+
+/// Dealer settings a test may change.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub auto_turn_ms: u64,
+    pub next_deal_timeout_ms: u64,
+    pub redeal_pause_ms: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            auto_turn_ms: 0,
+            next_deal_timeout_ms: 60_000,
+            redeal_pause_ms: 0,
+        }
+    }
+}
+
+/// The environment of a test dealer.
+pub fn dealer_env(
+    prefix: &str,
+    ledger_url: &str,
+    options: &Options,
+    addr: &str,
+) -> Vec<(String, String)> {
+    [
+        ("GAMEHUB_ENV", "development".to_owned()),
+        ("REDIS_URL", redis_url()),
+        ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
+        ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
+        ("GAMEHUB_DOUDIZHU_ADDR", addr.to_owned()),
+        ("GAMEHUB_DEALER_TEST_SEEDS", "1".to_owned()),
+        ("GAMEHUB_PLAYER_RATE_PER_SECOND", "0".to_owned()),
+        (
+            "GAMEHUB_DOUDIZHU_AUTO_TURN_MS",
+            options.auto_turn_ms.to_string(),
+        ),
+        (
+            "GAMEHUB_DOUDIZHU_NEXT_DEAL_TIMEOUT_MS",
+            options.next_deal_timeout_ms.to_string(),
+        ),
+        (
+            "GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS",
+            options.redeal_pause_ms.to_string(),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// A dealer running in this process.
+pub struct TestDealer {
+    pub url: String,
+    pub shutdown: Shutdown,
+    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestDealer {
+    pub async fn start(prefix: &str, ledger_url: &str, options: &Options) -> TestDealer {
+        let env = Env::from_pairs(dealer_env(prefix, ledger_url, options, "127.0.0.1:0"));
+        let mut config = DealerConfig::from_env(&env).unwrap();
+        config.sweep.interval = Duration::from_millis(50);
+        config.settler.interval = Duration::from_millis(50);
+        config.settler.min_backoff = Duration::from_millis(100);
+        config.settler.max_backoff = Duration::from_millis(500);
+        config.settler.lease = Duration::from_secs(2);
+        let shutdown = Shutdown::new();
+        let started = gamehub_doudizhu_dealer::start(config, shutdown.clone())
+            .await
+            .unwrap();
+        TestDealer {
+            url: format!("http://{}", started.addr),
+            shutdown,
+            task: Some(started.task),
+        }
+    }
+
+    pub async fn stop(&mut self) {
+        self.shutdown.trigger();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+/// One test's world: a ledger, a dealer, keys to mint tokens.
+pub struct World {
+    pub ledger: TestLedger,
+    pub dealer: TestDealer,
+    pub prefix: String,
+    pub keys: Keys,
+}
+
+impl World {
+    pub async fn start() -> World {
+        Self::start_with(Options::default()).await
+    }
+
+    pub async fn start_with(options: Options) -> World {
+        let ledger = TestLedger::start().await;
+        let prefix = format!("ddzt{}", uuid::Uuid::new_v4().simple());
+        let dealer = TestDealer::start(&prefix, &ledger.url, &options).await;
+        World {
+            ledger,
+            dealer,
+            prefix,
+            keys: Keys::new(&Secret::new(
+                gamehub_platform::config::DEVELOPMENT_JWT_SECRET,
+            )),
+        }
+    }
+
+    pub fn dz(&self, subject: &str, role: Role) -> Dz {
+        dz(&self.dealer.url, &self.keys, subject, role)
+    }
+
+    pub fn player(&self, id: &str) -> Dz {
+        self.dz(id, Role::Player)
+    }
+
+    pub fn service(&self) -> Dz {
+        self.dz("matchmaking", Role::Service)
+    }
+
+    pub fn ledger_operator(&self) -> Ledger {
+        let token = self
+            .keys
+            .mint("test-operator", Role::Operator, Duration::from_secs(3600))
+            .unwrap();
+        LedgerServiceClient::new(
+            service_channel(
+                &self.ledger.url,
+                TokenSource::Static(token),
+                Duration::from_secs(10),
+            )
+            .unwrap(),
+        )
+    }
+
+    /// Three fresh player ids with silver to lose.
+    pub async fn players(&self) -> [String; 3] {
+        let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
+        let players = ["a", "b", "c"].map(|p| format!("{p}-{tag}"));
+        let mut ledger = self.ledger_operator();
+        for player in &players {
+            ledger
+                .grant_silver(GrantSilverRequest {
+                    request_id: format!("grant-{player}"),
+                    player_id: player.clone(),
+                    amount_silver: GRANT,
+                    reason: "test".into(),
+                })
+                .await
+                .unwrap();
+        }
+        players
+    }
+
+    /// Opens a table for fresh players with these test seeds.
+    pub async fn open(&self, seeds: &[Seed], turn_time_ms: i64) -> Driver {
+        let players = self.players().await;
+        self.open_for(players, seeds, turn_time_ms).await
+    }
+
+    pub async fn open_for(
+        &self,
+        players: [String; 3],
+        seeds: &[Seed],
+        turn_time_ms: i64,
+    ) -> Driver {
+        let response = self
+            .service()
+            .open_table(open_request(&players, seeds, turn_time_ms))
+            .await
+            .unwrap()
+            .into_inner();
+        Driver {
+            table_id: response.table_id,
+            clients: players.clone().map(|p| self.player(&p)),
+            players,
+        }
+    }
+
+    /// (points, balance) of a player in the ledger.
+    pub async fn standing(&self, player: &str) -> (i64, i64) {
+        let account = self
+            .ledger_operator()
+            .get_account(GetAccountRequest {
+                player_id: player.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .account
+            .unwrap();
+        let points = account
+            .standings
+            .iter()
+            .find(|s| s.game_type == gamehub_proto::common::GameType::Doudizhu as i32)
+            .map_or(0, |s| s.points);
+        (points, account.balance_silver)
+    }
+
+    /// Waits until the ledger has settled `game_id`.
+    pub async fn settled(&self, game_id: &str) -> gamehub_proto::ledger::GetGameRecordResponse {
+        let mut ledger = self.ledger_operator();
+        for _ in 0..200 {
+            match ledger
+                .get_game_record(GetGameRecordRequest {
+                    game_id: game_id.into(),
+                })
+                .await
+            {
+                Ok(r) => return r.into_inner(),
+                Err(s) if s.code() == Code::NotFound => {
+                    tokio::time::sleep(Duration::from_millis(50)).await
+                }
+                Err(s) => panic!("ledger: {s}"),
+            }
+        }
+        panic!("game {game_id} was not settled in 10 s");
+    }
+
+    /// Checks the ledger against the points each deal of `results` gave each player:
+    /// points as given, silver = points × silver per point.
+    pub async fn check_ledger(&self, players: &[String; 3], expected_points: [i64; 3]) {
+        for (i, player) in players.iter().enumerate() {
+            let (points, balance) = self.standing(player).await;
+            assert_eq!(points, expected_points[i], "points of {player}");
+            assert_eq!(
+                balance,
+                GRANT + expected_points[i] * SILVER_PER_POINT,
+                "silver of {player}"
+            );
+        }
+    }
+
+    pub async fn finish(mut self) {
+        self.dealer.stop().await;
+        self.ledger.finish().await;
+    }
+}
+
+pub fn dz(url: &str, keys: &Keys, subject: &str, role: Role) -> Dz {
+    let token = keys.mint(subject, role, Duration::from_secs(3600)).unwrap();
+    DoudizhuServiceClient::new(
+        service_channel(url, TokenSource::Static(token), Duration::from_secs(10)).unwrap(),
+    )
+}
+
+pub fn stakes() -> RoomStakes {
+    RoomStakes {
+        room_id: "doudizhu-classic".into(),
+        points_base: 1,
+        silver_per_point: SILVER_PER_POINT,
+        min_balance_silver: 0,
+        rated: false,
+    }
+}
+
+pub fn open_request(
+    players: &[String; 3],
+    seeds: &[Seed],
+    turn_time_ms: i64,
+) -> pb::OpenTableRequest {
+    pb::OpenTableRequest {
+        request_id: format!("match-{}", uuid::Uuid::new_v4().simple()),
+        stakes: Some(stakes()),
+        turn_time_ms,
+        player_ids: players.to_vec(),
+        test_seeds: seeds.iter().map(Seed::to_hex).collect(),
+    }
+}
+
+pub fn rid() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// Drives one table: each seat through its own player's client.
+pub struct Driver {
+    pub table_id: String,
+    pub players: [String; 3],
+    pub clients: [Dz; 3],
+}
+
+pub fn seat(n: i32) -> usize {
+    usize::try_from(n).unwrap()
+}
+
+impl Driver {
+    pub fn client(&self, seat: usize) -> Dz {
+        self.clients[seat].clone()
+    }
+
+    pub async fn view(&self, seat: usize) -> pb::Table {
+        self.client(seat)
+            .get_table(pb::GetTableRequest {
+                table_id: self.table_id.clone(),
+                as_spectator: false,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap()
+    }
+
+    pub async fn bid(&self, seat: usize, points: i32) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .bid(pb::BidRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                points,
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    pub async fn play(&self, seat: usize, ranks: &str) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .play(pb::PlayRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                ranks: ranks.into(),
+                cards: vec![],
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    pub async fn play_cards(&self, seat: usize, cards: &[&str]) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .play(pb::PlayRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                ranks: String::new(),
+                cards: cards.iter().map(|c| (*c).to_owned()).collect(),
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    pub async fn pass(&self, seat: usize) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .pass(pb::PassRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    pub async fn hint(&self, seat: usize) -> Result<pb::HintResponse, Status> {
+        self.client(seat)
+            .hint(pb::HintRequest {
+                table_id: self.table_id.clone(),
+            })
+            .await
+            .map(|r| r.into_inner())
+    }
+
+    pub async fn leave(&self, seat: usize) -> Result<pb::LeaveResponse, Status> {
+        self.client(seat)
+            .leave(pb::LeaveRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+            })
+            .await
+            .map(|r| r.into_inner())
+    }
+
+    pub async fn next_deal(&self, seat: usize) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .next_deal(pb::NextDealRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    /// All three ask for the next deal; returns the new deal's view (seat 0).
+    pub async fn next_deal_all(&self) -> pb::Table {
+        for s in 0..3 {
+            self.next_deal(s).await.unwrap();
+        }
+        let view = self.view(0).await;
+        assert_eq!(view.status, pb::TableStatus::Dealing as i32);
+        view
+    }
+
+    /// Bidding that makes `landlord` the landlord with `points`: the seats before it
+    /// pass, it bids, the seats after it pass (unless 3 ended bidding).
+    pub async fn make_landlord(&self, landlord: usize, points: i32) -> pb::Table {
+        let mut view = self.view(0).await;
+        while view.phase == pb::Phase::Bidding as i32 {
+            let to_act = seat(view.to_act);
+            let bid = if to_act == landlord { points } else { 0 };
+            view = self.bid(to_act, bid).await.unwrap();
+        }
+        assert_eq!(seat(view.landlord), landlord);
+        view
+    }
+
+    /// Plays the deal to its end: the seat to act asks `choose` what to do (None: pass).
+    pub async fn play_out(
+        &self,
+        mut choose: impl FnMut(usize, &pb::Table, &pb::HintResponse) -> Option<String>,
+    ) -> pb::Table {
+        let mut view = self.view(0).await;
+        for _ in 0..300 {
+            if view.phase != pb::Phase::Playing as i32 {
+                return view;
+            }
+            let s = seat(view.to_act);
+            let hints = self.hint(s).await.unwrap();
+            let own = self.view(s).await;
+            view = match choose(s, &own, &hints) {
+                Some(ranks) => self.play(s, &ranks).await.unwrap(),
+                None => self.pass(s).await.unwrap(),
+            };
+        }
+        panic!("deal did not end in 300 turns");
+    }
+}
+
+/// The first legal play (the smallest), or a pass when allowed and `pass_when_can`.
+pub fn smallest(hints: &pb::HintResponse) -> Option<String> {
+    hints.plays.first().map(|p| p.ranks.clone())
+}
+
+/// A seed whose deal satisfies `want`, searched deterministically from `start`.
+pub fn find_seed(start: u64, want: impl Fn(&Dealt) -> bool) -> Seed {
+    for i in start..start + 2_000_000 {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&i.to_le_bytes());
+        bytes[8..16].copy_from_slice(b"ddz-test");
+        let seed = Seed::from_bytes(bytes);
+        if want(&deal(&seed)) {
+            return seed;
+        }
+    }
+    panic!("no seed found");
+}
+
+/// Whether a hand can lead a combination of `kind`.
+pub fn can_lead(hand: CardSet, kind: Kind) -> bool {
+    leads(&hand.rank_counts())
+        .iter()
+        .any(|p| p.combination.kind == kind)
+}
+
+pub fn rank_text(ranks: &RankCounts) -> String {
+    ranks.iter().map(|r| r.symbol()).collect()
+}
+
+pub fn cards_of(texts: &[String]) -> CardSet {
+    texts.iter().map(|t| t.parse::<Card>().unwrap()).collect()
+}
+
+pub fn s(n: usize) -> Seat {
+    Seat::ALL[n]
+}
+
+pub fn status_is(result: &Result<pb::Table, Status>, code: Code) -> &Status {
+    match result {
+        Err(status) => {
+            assert_eq!(status.code(), code, "{status:?}");
+            status
+        }
+        Ok(_) => panic!("expected {code:?}, got success"),
+    }
+}
