@@ -81,14 +81,10 @@ pub fn result(r: &GameResult, points_base: i64) -> pb::GameResult {
     let (reason, kind, by) = match r.reason {
         EndReason::Five => (pb::EndReason::Five, None, None),
         EndReason::ForbiddenMove { kind } => (pb::EndReason::ForbiddenMove, Some(kind), None),
-        EndReason::ForbiddenClaimed { kind } => {
-            (pb::EndReason::ForbiddenClaimed, Some(kind), None)
-        }
+        EndReason::ForbiddenClaimed { kind } => (pb::EndReason::ForbiddenClaimed, Some(kind), None),
         EndReason::Resignation { seat } => (pb::EndReason::Resignation, None, Some(seat)),
         EndReason::Timeout { seat } => (pb::EndReason::Timeout, None, Some(seat)),
-        EndReason::DrawAgreed { offered_by } => {
-            (pb::EndReason::DrawAgreed, None, Some(offered_by))
-        }
+        EndReason::DrawAgreed { offered_by } => (pb::EndReason::DrawAgreed, None, Some(offered_by)),
         EndReason::NaturalDraw => (pb::EndReason::NaturalDraw, None, None),
         EndReason::Escape { seat } => (pb::EndReason::Escape, None, Some(seat)),
     };
@@ -153,10 +149,7 @@ pub fn game_event(event: &Event, deadline: i64) -> pb::table_event::Kind {
             black_seat: seat(black_seat),
             turn_deadline_unix_ms: deadline,
         }),
-        Event::FifthProposed {
-            seat: s,
-            proposals,
-        } => Kind::FifthProposed(pb::FifthProposed {
+        Event::FifthProposed { seat: s, proposals } => Kind::FifthProposed(pb::FifthProposed {
             seat: seat(s),
             points: proposals.iter().map(|&p| point(p)).collect(),
             turn_deadline_unix_ms: deadline,

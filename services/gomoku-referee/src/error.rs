@@ -19,7 +19,9 @@ pub enum RefereeError {
     #[error("no table {0}; it never existed or has been closed for a while")]
     UnknownTable(String),
     /// The caller holds no seat at the table (PERMISSION_DENIED).
-    #[error("player {player} does not sit at table {table_id}; a player acts only at its own table")]
+    #[error(
+        "player {player} does not sit at table {table_id}; a player acts only at its own table"
+    )]
     NotSeated {
         /// The caller.
         player: String,
@@ -27,7 +29,9 @@ pub enum RefereeError {
         table_id: String,
     },
     /// Only a player's token can act at a table (PERMISSION_DENIED).
-    #[error("{action} needs the token of a player seated at the table; this token's role is {role}")]
+    #[error(
+        "{action} needs the token of a player seated at the table; this token's role is {role}"
+    )]
     PlayersOnly {
         /// The RPC.
         action: &'static str,
@@ -42,7 +46,9 @@ pub enum RefereeError {
     #[error("time_expired: the clock ran out before this action arrived; the game is lost on time")]
     TimeExpired,
     /// No game is being played at the table now (FAILED_PRECONDITION).
-    #[error("no_game_in_progress: game {number} is over; ask for the next game (NextGame) or leave")]
+    #[error(
+        "no_game_in_progress: game {number} is over; ask for the next game (NextGame) or leave"
+    )]
     NoGameInProgress {
         /// The last game's number.
         number: u32,
@@ -70,7 +76,9 @@ pub enum RefereeError {
         hint: &'static str,
     },
     /// The same request id opened another table (ALREADY_EXISTS).
-    #[error("request_id {0} already opened a table with other players or rules; use a new request_id")]
+    #[error(
+        "request_id {0} already opened a table with other players or rules; use a new request_id"
+    )]
     RequestReused(String),
 }
 
@@ -138,7 +146,9 @@ mod tests {
             point: Point::CENTER,
         })
         .into();
-        assert!(matches!(&api, ApiError::FailedPrecondition(m) if m == "occupied: h8 is already occupied"));
+        assert!(
+            matches!(&api, ApiError::FailedPrecondition(m) if m == "occupied: h8 is already occupied")
+        );
         let api: ApiError = RefereeError::from(GameError::NotYourTurn).into();
         assert_eq!(api.to_string(), "not_your_turn: it is not your turn");
     }

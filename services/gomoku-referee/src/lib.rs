@@ -120,7 +120,12 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     );
     let hub = EventHub::new(store.clone(), config.watch_limits.clone());
     let between_games_ms = u64::try_from(config.between_games.as_millis()).unwrap_or(u64::MAX);
-    let referee = Referee::new(store.clone(), hub.clone(), between_games_ms, shutdown.clone());
+    let referee = Referee::new(
+        store.clone(),
+        hub.clone(),
+        between_games_ms,
+        shutdown.clone(),
+    );
 
     let server = GrpcServer::new("gomoku-referee", common, shutdown.clone());
     let max_message_bytes = server.limits().max_message_bytes;

@@ -118,7 +118,11 @@ impl fmt::Display for Report {
         if self.errors.is_empty() {
             writeln!(f, "errors: none")?;
         } else {
-            let list: Vec<String> = self.errors.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let list: Vec<String> = self
+                .errors
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
             writeln!(f, "errors: {}", list.join(", "))?;
         }
         if let (Some(eval), Some(command)) =

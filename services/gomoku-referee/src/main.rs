@@ -9,7 +9,10 @@ use gamehub_platform::config::Env;
 use gamehub_platform::server::{Shutdown, termination_signal};
 
 #[derive(Parser)]
-#[command(version, about = "The Gomoku referee: authoritative Gomoku/Renju tables")]
+#[command(
+    version,
+    about = "The Gomoku referee: authoritative Gomoku/Renju tables"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -245,9 +245,16 @@ mod tests {
         let err = point("point", Some(&p)).unwrap_err().to_string();
         assert!(err.starts_with("point: "), "{err}");
         assert!(err.contains("off the 15x15 board"), "{err}");
-        let err = point("point", Some(&pb::Point { text: "z9".into(), x: 0, y: 0 }))
-            .unwrap_err()
-            .to_string();
+        let err = point(
+            "point",
+            Some(&pb::Point {
+                text: "z9".into(),
+                x: 0,
+                y: 0,
+            }),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("bad column"), "{err}");
         assert!(point("point", None).is_err());
     }

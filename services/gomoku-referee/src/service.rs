@@ -194,16 +194,17 @@ impl Referee {
                     &table_id,
                     Some(&request_key),
                     |state: &mut TableState, _version| {
-                        let seat =
-                            state
-                                .seat_of(&caller.subject)
-                                .ok_or_else(|| RefereeError::NotSeated {
-                                    player: caller.subject.clone(),
-                                    table_id: state.table_id.clone(),
-                                })?;
+                        let seat = state.seat_of(&caller.subject).ok_or_else(|| {
+                            RefereeError::NotSeated {
+                                player: caller.subject.clone(),
+                                table_id: state.table_id.clone(),
+                            }
+                        })?;
                         let (step, outcome) = state
                             .act(seat, action, now, self.between_games_ms)
-                            .inspect_err(|e| expired = matches!(e, RefereeError::TimeExpired))?;
+                            .inspect_err(|e| {
+                            expired = matches!(e, RefereeError::TimeExpired)
+                        })?;
                         let table = convert::table(state, Some(seat), 0, now);
                         Ok(Self::change(state, step, (table, outcome)))
                     },
@@ -384,7 +385,13 @@ macro_rules! player_action {
         let message = $request.into_inner();
         let action = $action(&message).map_err(ApiError::from)?;
         $self
-            .act(&caller, &message.table_id, &message.request_id, action, $rpc)
+            .act(
+                &caller,
+                &message.table_id,
+                &message.request_id,
+                action,
+                $rpc,
+            )
             .await?
     }};
 }
@@ -432,9 +439,12 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::ClaimForbiddenRequest>,
     ) -> Result<Response<pb::ClaimForbiddenResponse>, Status> {
-        let acted = player_action!(self, request, "ClaimForbidden", |_: &pb::ClaimForbiddenRequest| {
-            game_action(Action::ClaimForbidden)
-        });
+        let acted = player_action!(
+            self,
+            request,
+            "ClaimForbidden",
+            |_: &pb::ClaimForbiddenRequest| { game_action(Action::ClaimForbidden) }
+        );
         Ok(Response::new(pb::ClaimForbiddenResponse {
             table: Some(acted.table),
             replayed: acted.replayed,

@@ -646,7 +646,12 @@ mod tests {
         assert_eq!(settle.players[1].points, -10);
         assert_eq!(settle.players[0].role, LedgerRole::Black as i32);
         assert_eq!(settle.reason, "five");
-        assert!(matches!(state.status, Status::BetweenGames { closes_at_ms: 61_200 }));
+        assert!(matches!(
+            state.status,
+            Status::BetweenGames {
+                closes_at_ms: 61_200
+            }
+        ));
         assert_eq!(state.deadline_ms(), Some(61_200));
         let record = &state.finished_game(0).unwrap().record;
         assert!(record.contains("[Black \"alice\"]"), "{record}");

@@ -31,7 +31,11 @@ async fn refusals_carry_the_right_status_and_change_nothing() {
     let before = alice.place(&id, "h8").await.unwrap();
 
     // Moving for the opponent: alice's token only moves alice's seat, and it is bob's turn.
-    expect(alice.place(&id, "h9").await, Code::FailedPrecondition, "not_your_turn");
+    expect(
+        alice.place(&id, "h9").await,
+        Code::FailedPrecondition,
+        "not_your_turn",
+    );
     // A table alice does not sit at.
     expect(
         alice.place(&other.table_id, "h8").await,
@@ -43,19 +47,27 @@ async fn refusals_carry_the_right_status_and_change_nothing() {
         id: "matchmaking".into(),
         client: fx.service(),
     };
-    expect(service.place(&id, "h9").await, Code::PermissionDenied, "seated at the table");
+    expect(
+        service.place(&id, "h9").await,
+        Code::PermissionDenied,
+        "seated at the table",
+    );
     expect(
         alice
             .client
             .clone()
-            .open_table(open_request(pb::RuleSet::Freestyle, (0, 0), ["alice", "bob"]))
+            .open_table(open_request(
+                pb::RuleSet::Freestyle,
+                (0, 0),
+                ["alice", "bob"],
+            ))
             .await,
         Code::PermissionDenied,
         "service",
     );
     // No token at all.
-    let anonymous = gamehub_platform::client::channel(&fx.url(), std::time::Duration::from_secs(5))
-        .unwrap();
+    let anonymous =
+        gamehub_platform::client::channel(&fx.url(), std::time::Duration::from_secs(5)).unwrap();
     expect(
         pb::gomoku_service_client::GomokuServiceClient::new(anonymous)
             .get_table(pb::GetTableRequest {
@@ -79,16 +91,52 @@ async fn refusals_carry_the_right_status_and_change_nothing() {
             }),
         })
         .await;
-    expect(off_board, Code::InvalidArgument, "point: coordinates (15, 3) are off the 15x15 board");
-    expect(bob.place(&id, "p7").await, Code::InvalidArgument, "point: bad column");
-    expect(bob.place(&id, "h8").await, Code::FailedPrecondition, "occupied: h8 is already occupied");
+    expect(
+        off_board,
+        Code::InvalidArgument,
+        "point: coordinates (15, 3) are off the 15x15 board",
+    );
+    expect(
+        bob.place(&id, "p7").await,
+        Code::InvalidArgument,
+        "point: bad column",
+    );
+    expect(
+        bob.place(&id, "h8").await,
+        Code::FailedPrecondition,
+        "occupied: h8 is already occupied",
+    );
     expect(bob.swap(&id).await, Code::FailedPrecondition, "wrong_phase");
-    expect(bob.claim(&id).await, Code::FailedPrecondition, "nothing_to_claim");
-    expect(bob.answer_draw(&id, true).await, Code::FailedPrecondition, "no_draw_offer");
-    expect(bob.next_game(&id).await, Code::FailedPrecondition, "game_in_progress");
-    expect(bob.place("gt-000000000000000000000000", "h9").await, Code::NotFound, "no table");
-    expect(bob.place("bad table id", "h9").await, Code::InvalidArgument, "table_id");
-    expect(bob.place_with(&id, "h9", "").await, Code::InvalidArgument, "request_id: is required");
+    expect(
+        bob.claim(&id).await,
+        Code::FailedPrecondition,
+        "nothing_to_claim",
+    );
+    expect(
+        bob.answer_draw(&id, true).await,
+        Code::FailedPrecondition,
+        "no_draw_offer",
+    );
+    expect(
+        bob.next_game(&id).await,
+        Code::FailedPrecondition,
+        "game_in_progress",
+    );
+    expect(
+        bob.place("gt-000000000000000000000000", "h9").await,
+        Code::NotFound,
+        "no table",
+    );
+    expect(
+        bob.place("bad table id", "h9").await,
+        Code::InvalidArgument,
+        "table_id",
+    );
+    expect(
+        bob.place_with(&id, "h9", "").await,
+        Code::InvalidArgument,
+        "request_id: is required",
+    );
     expect(
         bob.client
             .clone()
@@ -149,17 +197,33 @@ async fn open_table_is_idempotent_by_request_id() {
     let fx = Fixture::new().await;
     let mut service = fx.service();
     let request = open_request(pb::RuleSet::RenjuSwap, (30_000, 600_000), ["alice", "bob"]);
-    let first = service.open_table(request.clone()).await.unwrap().into_inner();
+    let first = service
+        .open_table(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
     assert!(!first.replayed);
-    let again = service.open_table(request.clone()).await.unwrap().into_inner();
+    let again = service
+        .open_table(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
     assert!(again.replayed);
     assert_eq!(again.table_id, first.table_id);
     let mut reused = request.clone();
     reused.player_ids = vec!["alice".into(), "carol".into()];
-    expect(service.open_table(reused).await, Code::AlreadyExists, "request_id");
+    expect(
+        service.open_table(reused).await,
+        Code::AlreadyExists,
+        "request_id",
+    );
     let mut same_players = request;
     same_players.request_id = "another".into();
     same_players.player_ids = vec!["bob".into(), "bob".into()];
-    expect(service.open_table(same_players).await, Code::InvalidArgument, "player_ids");
+    expect(
+        service.open_table(same_players).await,
+        Code::InvalidArgument,
+        "player_ids",
+    );
     fx.stop().await;
 }

@@ -218,7 +218,11 @@ async fn swap_room_opening_with_swap_proposals_and_an_agreed_draw() {
     alice.place(id, "h8").await.unwrap();
     let far = bob.place(id, "h12").await.unwrap_err();
     assert_eq!(far.code(), Code::FailedPrecondition);
-    assert!(far.message().starts_with("second_move_must_touch_center"), "{}", far.message());
+    assert!(
+        far.message().starts_with("second_move_must_touch_center"),
+        "{}",
+        far.message()
+    );
     bob.place(id, "i9").await.unwrap();
     let t = alice.place(id, "j7").await.unwrap();
     assert_eq!(game(&t).phase(), pb::Phase::SwapDecision);
@@ -292,7 +296,11 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
         closed = fx.table(id).await;
     }
     assert_eq!(closed.status(), pb::TableStatus::Closed);
-    assert!(closed.closed_reason.contains("no next game"), "{}", closed.closed_reason);
+    assert!(
+        closed.closed_reason.contains("no next game"),
+        "{}",
+        closed.closed_reason
+    );
     fx.stop().await;
 }
 
@@ -313,7 +321,11 @@ async fn a_move_after_the_deadline_is_refused_and_the_game_is_lost_on_time() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     let late = bob.place(id, "h9").await.unwrap_err();
     assert_eq!(late.code(), Code::FailedPrecondition);
-    assert!(late.message().starts_with("time_expired"), "{}", late.message());
+    assert!(
+        late.message().starts_with("time_expired"),
+        "{}",
+        late.message()
+    );
     let t = fx.table(id).await;
     assert_eq!(result(&t).reason(), pb::EndReason::Timeout);
     assert_eq!(game(&t).stones.len(), 1, "the late stone was not placed");
@@ -341,7 +353,11 @@ async fn leaving_mid_game_is_an_escape_that_costs_ten_points_and_closes_the_tabl
     assert_eq!(result(&t).points, vec![0, -10]);
     let next = alice.next_game(id).await.unwrap_err();
     assert_eq!(next.code(), Code::FailedPrecondition);
-    assert!(next.message().starts_with("table_closed"), "{}", next.message());
+    assert!(
+        next.message().starts_with("table_closed"),
+        "{}",
+        next.message()
+    );
     fx.settled(id, 1).await;
     fx.assert_ledger("alice", 0, 1).await;
     fx.assert_ledger("bob", -10, 1).await;
@@ -365,7 +381,11 @@ async fn a_rematch_swaps_colors_and_both_games_are_settled() {
     )
     .await;
     let early = alice.place(id, "o1").await.unwrap_err();
-    assert!(early.message().starts_with("no_game_in_progress"), "{}", early.message());
+    assert!(
+        early.message().starts_with("no_game_in_progress"),
+        "{}",
+        early.message()
+    );
     let first = bob.next_game(id).await.unwrap();
     assert!(!first.started);
     assert!(first.table.unwrap().players[1].wants_next_game);
@@ -395,6 +415,9 @@ async fn a_rematch_swaps_colors_and_both_games_are_settled() {
         .unwrap()
         .into_inner();
     assert_eq!(record.black_player_id, "bob");
-    assert_eq!(record.entries.last().unwrap().action(), pb::RecordAction::Resign);
+    assert_eq!(
+        record.entries.last().unwrap().action(),
+        pb::RecordAction::Resign
+    );
     fx.stop().await;
 }

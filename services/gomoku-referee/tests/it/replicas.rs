@@ -24,7 +24,11 @@ async fn concurrent_identical_moves_at_two_replicas_apply_exactly_once() {
         // Two different requests for the same stone, one at each replica.
         let (ra, rb) = tokio::join!(a.place(&id, point), b.place(&id, point));
         let ok = [ra.is_ok(), rb.is_ok()];
-        assert_eq!(ok.iter().filter(|o| **o).count(), 1, "move {point}: {ra:?} / {rb:?}");
+        assert_eq!(
+            ok.iter().filter(|o| **o).count(),
+            1,
+            "move {point}: {ra:?} / {rb:?}"
+        );
         let refused = ra.err().or(rb.err()).unwrap();
         assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
     }
@@ -82,7 +86,11 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
     assert!(up, "the child referee serves");
     let mut service = fx.client_at(&child_url, "matchmaking", Role::Service);
     let table = service
-        .open_table(open_request(pb::RuleSet::Freestyle, (1_000, 0), ["alice", "bob"]))
+        .open_table(open_request(
+            pb::RuleSet::Freestyle,
+            (1_000, 0),
+            ["alice", "bob"],
+        ))
         .await
         .unwrap()
         .into_inner()
@@ -93,7 +101,13 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
         id: who.to_owned(),
         client: fx.client_at(&child_url, who, Role::Player),
     };
-    play(&at_child("alice"), &at_child("bob"), &id, &["h8", "a1", "h9"]).await;
+    play(
+        &at_child("alice"),
+        &at_child("bob"),
+        &id,
+        &["h8", "a1", "h9"],
+    )
+    .await;
     child.start_kill().unwrap(); // SIGKILL
     child.wait().await.unwrap();
     // The game goes on at the surviving replica...
@@ -121,7 +135,13 @@ async fn a_game_ending_while_the_ledger_is_down_is_settled_once_when_it_returns(
         .open(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"])
         .await;
     let id = table.table_id.clone();
-    play(&alice, &bob, &id, &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"]).await;
+    play(
+        &alice,
+        &bob,
+        &id,
+        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"],
+    )
+    .await;
     fx.ledger.stop().await;
     let end = alice.place(&id, "h12").await.unwrap();
     assert_eq!(result(&end).reason(), pb::EndReason::Five);

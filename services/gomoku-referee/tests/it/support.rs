@@ -184,7 +184,9 @@ impl Fixture {
     pub async fn with(adjust: impl FnOnce(&mut Vec<(String, String)>)) -> Self {
         let ledger = TestLedger::start().await;
         let prefix = format!("gt{}", uuid::Uuid::new_v4().simple());
-        let keys = Keys::new(&Secret::new(gamehub_platform::config::DEVELOPMENT_JWT_SECRET));
+        let keys = Keys::new(&Secret::new(
+            gamehub_platform::config::DEVELOPMENT_JWT_SECRET,
+        ));
         let mut fixture = Fixture {
             ledger,
             prefix,
@@ -312,7 +314,12 @@ impl Fixture {
     }
 
     /// Opens a table in `rule_set` with the given clock for `players` (seat 0 black).
-    pub async fn open(&self, rule_set: pb::RuleSet, clock: (i64, i64), players: [&str; 2]) -> pb::Table {
+    pub async fn open(
+        &self,
+        rule_set: pb::RuleSet,
+        clock: (i64, i64),
+        players: [&str; 2],
+    ) -> pb::Table {
         self.service()
             .open_table(open_request(rule_set, clock, players))
             .await
@@ -356,7 +363,12 @@ impl Fixture {
     pub async fn game_over(&self, table_id: &str) -> pb::Table {
         for _ in 0..200 {
             let table = self.table(table_id).await;
-            if table.game.as_ref().and_then(|g| g.result.as_ref()).is_some() {
+            if table
+                .game
+                .as_ref()
+                .and_then(|g| g.result.as_ref())
+                .is_some()
+            {
                 return table;
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
@@ -372,7 +384,11 @@ impl Fixture {
     }
 }
 
-pub fn open_request(rule_set: pb::RuleSet, clock: (i64, i64), players: [&str; 2]) -> pb::OpenTableRequest {
+pub fn open_request(
+    rule_set: pb::RuleSet,
+    clock: (i64, i64),
+    players: [&str; 2],
+) -> pb::OpenTableRequest {
     pb::OpenTableRequest {
         request_id: format!("open-{}", uuid::Uuid::new_v4().simple()),
         stakes: Some(RoomStakes {
@@ -417,7 +433,12 @@ impl Player {
         self.place_with(table_id, point, &rid()).await
     }
 
-    pub async fn place_with(&self, table_id: &str, point: &str, request_id: &str) -> Result<pb::Table, Status> {
+    pub async fn place_with(
+        &self,
+        table_id: &str,
+        point: &str,
+        request_id: &str,
+    ) -> Result<pb::Table, Status> {
         Ok(self
             .client
             .clone()
