@@ -78,7 +78,7 @@ pub fn play(ranks: &str, cards: &[String]) -> Result<PlayCards, DealerError> {
                     _ => {
                         return Err(DealerError::invalid(
                             "cards",
-                            "each entry is one card in card text, e.g. \"S3\", \"HT\", \"BJ\"",
+                            "each entry is one card in card text: a suit letter and a rank, or a joker",
                         ));
                     }
                 }
@@ -87,7 +87,7 @@ pub fn play(ranks: &str, cards: &[String]) -> Result<PlayCards, DealerError> {
         }
         (true, true) => Err(DealerError::invalid(
             "ranks",
-            "set the ranks to play (e.g. \"334455\") or the cards (e.g. [\"S3\", \"H3\"]); to pass call Pass",
+            "set the ranks to play as rank text (e.g. \"334455\") or the cards as card text; to pass call Pass",
         )),
         (false, false) => Err(DealerError::invalid(
             "ranks",
