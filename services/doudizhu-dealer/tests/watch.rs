@@ -1,0 +1,599 @@
+//! Watching and secrecy.
+//!
+//! The secrecy test plays many random deals through the API at several tables at once,
+//! with every seat and a spectator watching, and scans every byte each of them receives
+//! (views, action replies, hints, stream events, error messages) for the encoding of a
+//! card it may not know at that point: another seat's unplayed card or the unrevealed
+//! kitty. What each may know is rebuilt afterwards from the public record (the seed
+//! revealed at the end of each deal deals every hand). A card is found as its protobuf
+//! encoding (a two-byte length-delimited string, `02 'S' '3'`); the scanner is shown to
+//! find a seat's own hand in what it receives, and to flag a record read too early, so
+//! the test cannot pass by finding nothing.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use doudizhu_rules::{CardSet, Seed};
+use futures::StreamExt;
+use gamehub_platform::auth::Role;
+use gamehub_proto::doudizhu as pb;
+use prost::Message;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Who received something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Who {
+    Seat(usize),
+    Spectator,
+}
+
+/// One thing received: by whom, of which deal, as of which event, its bytes.
+#[derive(Debug, Clone)]
+struct Received {
+    table: String,
+    who: Who,
+    deal: i32,
+    /// The last event the item includes (for hints and errors: the last event the
+    /// receiver had seen before asking, which only makes the check stricter).
+    position: i64,
+    bytes: Vec<u8>,
+    what: &'static str,
+}
+
+type Log = Arc<Mutex<Vec<Received>>>;
+
+fn log(
+    log: &Log,
+    table: &str,
+    who: Who,
+    deal: i32,
+    position: i64,
+    bytes: Vec<u8>,
+    what: &'static str,
+) {
+    log.lock().unwrap().push(Received {
+        table: table.to_owned(),
+        who,
+        deal,
+        position,
+        bytes,
+        what,
+    });
+}
+
+/// The cards whose encoding appears in `bytes`.
+fn cards_in(bytes: &[u8], among: CardSet) -> CardSet {
+    among
+        .iter()
+        .filter(|card| {
+            let text = card.to_string();
+            let pattern = [&[2u8][..], text.as_bytes()].concat();
+            bytes.windows(3).any(|w| w == pattern.as_slice())
+        })
+        .collect()
+}
+
+/// What the public record says about one deal.
+#[derive(Debug, Default, Clone)]
+struct DealFacts {
+    seed: Option<Seed>,
+    landlord_chosen: Option<i64>,
+    ended: Option<i64>,
+    plays: Vec<(i64, CardSet)>,
+}
+
+impl DealFacts {
+    /// What `who` may know as of event `position`.
+    fn knowable(&self, who: Who, position: i64) -> CardSet {
+        let dealt =
+            doudizhu_rules::deal(&self.seed.expect("every deal ended with its seed revealed"));
+        if self.ended.is_some_and(|e| e <= position) {
+            return CardSet::DECK;
+        }
+        let mut known = match who {
+            Who::Seat(s) => dealt.hands[s],
+            Who::Spectator => CardSet::EMPTY,
+        };
+        if self.landlord_chosen.is_some_and(|e| e <= position) {
+            known = known.union(dealt.kitty);
+        }
+        for (id, cards) in &self.plays {
+            if *id <= position {
+                known = known.union(*cards);
+            }
+        }
+        known
+    }
+}
+
+/// Builds each deal's facts from a spectator's complete event stream.
+fn facts(events: &[pb::TableEvent]) -> HashMap<i32, DealFacts> {
+    use pb::table_event::Kind as K;
+    let mut deals: HashMap<i32, DealFacts> = HashMap::new();
+    for event in events {
+        let facts = deals.entry(event.deal_number).or_default();
+        match event.kind.as_ref().unwrap() {
+            K::HandDealt(_) => panic!("a spectator received a hand"),
+            K::LandlordChosen(_) => facts.landlord_chosen = Some(event.event_id),
+            K::Played(played) => facts.plays.push((
+                event.event_id,
+                cards_of(&played.turn.as_ref().unwrap().cards),
+            )),
+            K::DealEnded(ended) => {
+                facts.ended = Some(event.event_id);
+                facts.seed = Some(Seed::from_hex(&ended.result.as_ref().unwrap().seed).unwrap());
+            }
+            _ => {}
+        }
+    }
+    deals
+}
+
+/// Follows a table as `client` until `done` and quiet, logging everything received.
+fn spawn_watcher(
+    mut client: Dz,
+    table_id: String,
+    who: Who,
+    received: Log,
+    events: Arc<Mutex<Vec<pb::TableEvent>>>,
+    done: Arc<AtomicBool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut stream = client
+            .watch(pb::WatchRequest {
+                table_id: table_id.clone(),
+                after_event_id: 0,
+                as_spectator: false,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        loop {
+            match tokio::time::timeout(Duration::from_millis(700), stream.next()).await {
+                Ok(Some(Ok(item))) => {
+                    let bytes = item.encode_to_vec();
+                    match item.item.unwrap() {
+                        pb::watch_response::Item::Snapshot(view) => log(
+                            &received,
+                            &table_id,
+                            who,
+                            view.deal_number,
+                            view.last_event_id,
+                            bytes,
+                            "snapshot",
+                        ),
+                        pb::watch_response::Item::Event(event) => {
+                            log(
+                                &received,
+                                &table_id,
+                                who,
+                                event.deal_number,
+                                event.event_id,
+                                bytes,
+                                "event",
+                            );
+                            events.lock().unwrap().push(event);
+                        }
+                    }
+                }
+                Ok(other) => panic!("watch ended: {other:?}"),
+                Err(_) if done.load(Ordering::SeqCst) => return,
+                Err(_) => {}
+            }
+        }
+    })
+}
+
+/// Plays `deals` random deals at one table, logging every reply and refusal.
+async fn play_randomly(world: &World, driver: &Driver, deals: i32, seed: u64, received: Log) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let table = driver.table_id.clone();
+    let mut service = world.service();
+    let mut actions = 0;
+    loop {
+        let view = driver.view(0).await;
+        if view.phase == pb::Phase::Finished as i32 {
+            if view.deal_number >= deals {
+                break;
+            }
+            for s in 0..3 {
+                let reply = driver.next_deal(s).await.unwrap();
+                log(
+                    &received,
+                    &table,
+                    Who::Seat(s),
+                    reply.deal_number,
+                    reply.last_event_id,
+                    reply.encode_to_vec(),
+                    "next_deal",
+                );
+            }
+            continue;
+        }
+        let s = seat(view.to_act);
+        let own = driver.view(s).await;
+        if own.deal_number != view.deal_number || own.to_act != view.to_act {
+            continue; // the server moved for an auto-play seat in between
+        }
+        let (deal, position) = (own.deal_number, own.last_event_id);
+        log(
+            &received,
+            &table,
+            Who::Seat(s),
+            deal,
+            position,
+            own.encode_to_vec(),
+            "view",
+        );
+        actions += 1;
+        if actions % 7 == 0 {
+            let spectator = service
+                .get_table(pb::GetTableRequest {
+                    table_id: table.clone(),
+                    as_spectator: false,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap();
+            log(
+                &received,
+                &table,
+                Who::Spectator,
+                spectator.deal_number,
+                spectator.last_event_id,
+                spectator.encode_to_vec(),
+                "service view",
+            );
+        }
+        let reply = if own.phase == pb::Phase::Bidding as i32 {
+            driver.bid(s, rng.random_range(0..=3)).await
+        } else {
+            let hints = driver.hint(s).await.unwrap();
+            log(
+                &received,
+                &table,
+                Who::Seat(s),
+                deal,
+                position,
+                hints.encode_to_vec(),
+                "hint",
+            );
+            if rng.random_bool(0.05) {
+                // A card this seat does not hold: maybe another seat's.
+                let hand = cards_of(&own.hand);
+                let stranger = CardSet::DECK
+                    .difference(hand)
+                    .iter()
+                    .nth(rng.random_range(0..(54 - hand.len())))
+                    .unwrap();
+                driver.play_cards(s, &[&stranger.to_string()]).await
+            } else if rng.random_bool(0.02) {
+                driver
+                    .client(s)
+                    .set_auto_play(pb::SetAutoPlayRequest {
+                        table_id: table.clone(),
+                        request_id: rid(),
+                        on: true,
+                    })
+                    .await
+                    .map(|r| r.into_inner().table.unwrap())
+            } else if hints.plays.is_empty() || (hints.can_pass && rng.random_bool(0.35)) {
+                driver.pass(s).await
+            } else {
+                let play = &hints.plays[rng.random_range(0..hints.plays.len())];
+                driver.play(s, &play.ranks).await
+            }
+        };
+        match reply {
+            Ok(table_view) => log(
+                &received,
+                &table,
+                Who::Seat(s),
+                table_view.deal_number,
+                table_view.last_event_id,
+                table_view.encode_to_vec(),
+                "reply",
+            ),
+            Err(status) => log(
+                &received,
+                &table,
+                Who::Seat(s),
+                deal,
+                position,
+                status.message().as_bytes().to_vec(),
+                "error",
+            ),
+        }
+    }
+}
+
+/// Card text as it would appear in an error message (a whole word).
+fn cards_named(message: &[u8], among: CardSet) -> CardSet {
+    let text = String::from_utf8_lossy(message);
+    let words: Vec<&str> = text.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    among
+        .iter()
+        .filter(|card| words.contains(&card.to_string().as_str()))
+        .collect()
+}
+
+#[tokio::test]
+async fn random_deals_leak_no_hidden_card_to_any_seat_or_spectator() {
+    const TABLES: u64 = 5;
+    const DEALS: i32 = 3;
+    let world = World::start().await;
+    let received: Log = Arc::default();
+    let done = Arc::new(AtomicBool::new(false));
+    let mut drivers = Vec::new();
+    let mut watchers = Vec::new();
+    let mut spectator_events = Vec::new();
+    for t in 0..TABLES {
+        let driver = world.open(&[], 0).await;
+        for s in 0..3 {
+            watchers.push(spawn_watcher(
+                driver.client(s),
+                driver.table_id.clone(),
+                Who::Seat(s),
+                received.clone(),
+                Arc::default(),
+                done.clone(),
+            ));
+        }
+        let events: Arc<Mutex<Vec<pb::TableEvent>>> = Arc::default();
+        let spectator = world.dz(&format!("spectator-{t}"), Role::Player);
+        watchers.push(spawn_watcher(
+            spectator,
+            driver.table_id.clone(),
+            Who::Spectator,
+            received.clone(),
+            events.clone(),
+            done.clone(),
+        ));
+        spectator_events.push(events);
+        drivers.push(driver);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    futures::future::join_all(
+        drivers
+            .iter()
+            .enumerate()
+            .map(|(t, driver)| play_randomly(&world, driver, DEALS, t as u64, received.clone())),
+    )
+    .await;
+
+    // Records of finished deals (everything is revealed by then): the negative control.
+    let mut records = Vec::new();
+    for driver in &drivers {
+        let view = driver.view(0).await;
+        let record = driver
+            .client(0)
+            .get_deal_record(pb::GetDealRecordRequest {
+                table_id: driver.table_id.clone(),
+                deal_number: view.deal_number,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        records.push((
+            driver.table_id.clone(),
+            view.deal_number,
+            record.encode_to_vec(),
+        ));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    done.store(true, Ordering::SeqCst);
+    for watcher in watchers {
+        watcher.await.unwrap();
+    }
+
+    let mut facts_by_table = HashMap::new();
+    for (driver, events) in drivers.iter().zip(&spectator_events) {
+        facts_by_table.insert(driver.table_id.clone(), facts(&events.lock().unwrap()));
+    }
+    let received = received.lock().unwrap().clone();
+    let mut checked_with_secrets = 0;
+    let mut own_hand_found: HashMap<(String, i32, usize), bool> = HashMap::new();
+    for item in &received {
+        let deal = &facts_by_table[&item.table][&item.deal];
+        let known = deal.knowable(item.who, item.position);
+        let hidden = CardSet::DECK.difference(known);
+        let leaked = if item.what == "error" {
+            cards_named(&item.bytes, hidden)
+        } else {
+            cards_in(&item.bytes, hidden)
+        };
+        assert!(
+            leaked.is_empty(),
+            "{:?} at table {} deal {} received {} that it may not know in a {}",
+            item.who,
+            item.table,
+            item.deal,
+            leaked,
+            item.what
+        );
+        if !hidden.is_empty() {
+            checked_with_secrets += 1;
+        }
+        if let Who::Seat(s) = item.who {
+            let hand = doudizhu_rules::deal(&deal.seed.unwrap()).hands[s];
+            if cards_in(&item.bytes, hand) == hand {
+                own_hand_found.insert((item.table.clone(), item.deal, s), true);
+            }
+        }
+    }
+    // Not vacuous: many items were checked while cards were hidden, every seat's own
+    // dealt hand was found in what it received for every deal, and a record read before
+    // the end would have been flagged.
+    let deals: usize = facts_by_table.values().map(HashMap::len).sum();
+    assert!(deals >= (TABLES as usize) * DEALS as usize, "{deals} deals");
+    assert!(
+        checked_with_secrets > 1000,
+        "only {checked_with_secrets} items checked"
+    );
+    assert_eq!(
+        own_hand_found.len(),
+        deals * 3,
+        "every seat's hand was found in every deal"
+    );
+    for (table, deal, bytes) in records {
+        let facts = &facts_by_table[&table][&deal];
+        let before_the_end = facts.landlord_chosen.unwrap_or(1) - 1;
+        for s in 0..3 {
+            let hidden = CardSet::DECK.difference(facts.knowable(Who::Seat(s), before_the_end));
+            assert!(
+                !cards_in(&bytes, hidden).is_empty(),
+                "the scanner finds hidden cards in a record"
+            );
+        }
+    }
+    world.finish().await;
+}
+
+#[tokio::test]
+async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
+    let world = World::start().await;
+    let driver = world.open(&[find_seed(33, |_| true)], 0).await;
+    let reference: Arc<Mutex<Vec<pb::TableEvent>>> = Arc::default();
+    let spectator_events: Arc<Mutex<Vec<pb::TableEvent>>> = Arc::default();
+    let received: Log = Arc::default();
+    let done = Arc::new(AtomicBool::new(false));
+    let full = spawn_watcher(
+        driver.client(1),
+        driver.table_id.clone(),
+        Who::Seat(1),
+        received.clone(),
+        reference.clone(),
+        done.clone(),
+    );
+    let spectator = spawn_watcher(
+        world.player("watcher"),
+        driver.table_id.clone(),
+        Who::Spectator,
+        received.clone(),
+        spectator_events.clone(),
+        done.clone(),
+    );
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // A watcher of seat 1 that reads a few items, drops its stream and resumes.
+    let mut client = driver.client(1);
+    let mut stream = client
+        .watch(pb::WatchRequest {
+            table_id: driver.table_id.clone(),
+            after_event_id: 0,
+            as_spectator: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = stream.next().await.unwrap().unwrap();
+    let pb::watch_response::Item::Snapshot(snapshot) = first.item.unwrap() else {
+        panic!("a fresh watch starts with a snapshot");
+    };
+    assert_eq!(snapshot.viewer_seat, 1);
+    assert_eq!(snapshot.hand.len(), 17);
+    let mut seen: Vec<i64> = Vec::new();
+    let mut last = snapshot.last_event_id;
+
+    let landlord = seat(snapshot.first_bidder);
+    driver.make_landlord(landlord, 3).await;
+    for _ in 0..3 {
+        let item = stream.next().await.unwrap().unwrap();
+        if let Some(pb::watch_response::Item::Event(event)) = item.item {
+            seen.push(event.event_id);
+            last = event.event_id;
+        }
+    }
+    drop(stream);
+    // Play on while nobody watches, then resume.
+    for _ in 0..4 {
+        let view = driver.view(0).await;
+        let s = seat(view.to_act);
+        if s == landlord {
+            driver
+                .play(s, &smallest(&driver.hint(s).await.unwrap()).unwrap())
+                .await
+                .unwrap();
+        } else {
+            driver.pass(s).await.unwrap();
+        }
+    }
+    let mut stream = client
+        .watch(pb::WatchRequest {
+            table_id: driver.table_id.clone(),
+            after_event_id: last,
+            as_spectator: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let end = driver
+        .play_out(|s, _, hints| if s == landlord { smallest(hints) } else { None })
+        .await;
+    let final_id = driver.view(1).await.last_event_id;
+    while last < final_id {
+        let item = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        match item.item.unwrap() {
+            pb::watch_response::Item::Event(event) => {
+                seen.push(event.event_id);
+                last = event.event_id;
+            }
+            pb::watch_response::Item::Snapshot(_) => {
+                panic!("the events were still there: no snapshot expected")
+            }
+        }
+    }
+    assert_eq!(end.phase, pb::Phase::Finished as i32);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    done.store(true, Ordering::SeqCst);
+    full.await.unwrap();
+    spectator.await.unwrap();
+    let reference: Vec<i64> = reference
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| e.event_id)
+        .filter(|id| *id <= final_id)
+        .collect();
+    assert_eq!(seen, reference, "resumed: nothing missed, nothing twice");
+
+    // Seat 1 saw its own hand and no other; the spectator saw no hand at all.
+    let own_hands: Vec<i32> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.who == Who::Seat(1) && r.what == "event")
+        .filter_map(
+            |r| match pb::WatchResponse::decode(r.bytes.as_slice()).unwrap().item {
+                Some(pb::watch_response::Item::Event(pb::TableEvent {
+                    kind: Some(pb::table_event::Kind::HandDealt(hand)),
+                    ..
+                })) => Some(hand.seat),
+                _ => None,
+            },
+        )
+        .collect();
+    assert!(own_hands.iter().all(|s| *s == 1));
+    let spectated = spectator_events.lock().unwrap();
+    assert!(spectated.len() > 10);
+    assert!(
+        spectated
+            .iter()
+            .all(|e| !matches!(e.kind, Some(pb::table_event::Kind::HandDealt(_))))
+    );
+    world.finish().await;
+}
