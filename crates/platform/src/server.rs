@@ -214,8 +214,11 @@ impl GrpcServer {
             .http2_keepalive_timeout(Some(Duration::from_secs(10)))
             .layer(layers)
             .add_routes(routes)
+            // `tcp_nodelay` above applies only to listeners tonic binds itself: set it
+            // on the accepted connections too, or small replies wait out Nagle's
+            // algorithm against the client's delayed ACK (about 40 ms each).
             .serve_with_incoming_shutdown(
-                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
                 async {
                     let _ = stop_rx.await;
                 },
