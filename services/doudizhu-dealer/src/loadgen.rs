@@ -1,1 +1,617 @@
-//! The load generator (work in progress).
+//! The load generator: N tables playing random legal deals through the gRPC API at
+//! once, as fast as the dealer answers. Each table is one task holding its three
+//! players' tokens; bids are random valid bids, plays random legal plays chosen with the
+//! rules crate from the seat's own hand (what its own views show), a pass 30% of the
+//! time when passing is allowed; finished deals are followed by NextDeal from all three.
+//!
+//! It reports actions per second (Bid, Play, Pass, NextDeal), their latency p50/p99,
+//! refusals by status code, and, for scale, `redis-benchmark`'s EVAL throughput on the
+//! same Redis measured in the same run (before the load) with the ratio of the two.
+//!
+//! Without `--addr` it starts a dealer in this process on a key prefix of its own (and
+//! removes that prefix's keys afterwards), whose settler delivers finished deals to a
+//! stub ledger in this process that acknowledges each at once: the figures are the
+//! dealer's own, settlement delivery included, without PostgreSQL's work.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use doudizhu_rules::{Card, CardSet, classify, legal_plays};
+use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::client::{OutgoingInterceptor, ServiceChannel, TokenSource};
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::doudizhu as pb;
+use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::ledger;
+use gamehub_proto::ledger::ledger_service_server::{LedgerService, LedgerServiceServer};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tonic::service::interceptor::InterceptedService;
+
+use crate::DealerConfig;
+
+type Client = DoudizhuServiceClient<ServiceChannel>;
+
+/// What to run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LoadgenArgs {
+    /// Tables playing at once.
+    #[arg(long, default_value_t = 300)]
+    pub tables: usize,
+    /// How long to run, in seconds.
+    #[arg(long, default_value_t = 20)]
+    pub duration: u64,
+    /// A running dealer (e.g. http://127.0.0.1:50053); without it one is started in
+    /// this process. Tokens are minted with this configuration's GAMEHUB_JWT_SECRET.
+    #[arg(long)]
+    pub addr: Option<String>,
+    /// HTTP/2 connections the tables share.
+    #[arg(long, default_value_t = 4)]
+    pub connections: usize,
+    /// Skip the redis-benchmark baseline.
+    #[arg(long)]
+    pub no_baseline: bool,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub tables: usize,
+    pub seconds: f64,
+    /// Bid, Play, Pass and NextDeal calls answered OK.
+    pub actions: u64,
+    pub actions_per_second: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// GetTable calls (each seat's hand at the start of a deal, resyncs).
+    pub reads: u64,
+    /// Deals that ended (redeals included).
+    pub deals: u64,
+    /// Refused or failed calls by gRPC status code.
+    pub errors: BTreeMap<String, u64>,
+    /// `redis-benchmark` EVAL requests per second on the same Redis, if measured.
+    pub redis_eval_per_second: Option<f64>,
+}
+
+impl Report {
+    /// Dealer actions per Redis EVAL per second.
+    pub fn ratio(&self) -> Option<f64> {
+        self.redis_eval_per_second
+            .map(|r| self.actions_per_second / r)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "tables            {}", self.tables)?;
+        writeln!(f, "duration          {:.1} s", self.seconds)?;
+        writeln!(
+            f,
+            "actions           {} ({:.0}/s)",
+            self.actions, self.actions_per_second
+        )?;
+        writeln!(
+            f,
+            "latency           p50 {:.2} ms, p99 {:.2} ms, max {:.1} ms",
+            self.p50_ms, self.p99_ms, self.max_ms
+        )?;
+        writeln!(f, "reads             {}", self.reads)?;
+        writeln!(f, "deals ended       {}", self.deals)?;
+        if self.errors.is_empty() {
+            writeln!(f, "errors            none")?;
+        } else {
+            let list: Vec<String> = self
+                .errors
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            writeln!(f, "errors            {}", list.join(", "))?;
+        }
+        match (self.redis_eval_per_second, self.ratio()) {
+            (Some(redis), Some(ratio)) => write!(
+                f,
+                "redis EVAL        {redis:.0}/s (redis-benchmark, same Redis); dealer actions / EVAL = {ratio:.3}"
+            ),
+            _ => write!(f, "redis EVAL        not measured"),
+        }
+    }
+}
+
+/// Per-table tallies.
+#[derive(Debug, Default)]
+struct Tally {
+    actions: u64,
+    reads: u64,
+    deals: u64,
+    latencies_us: Vec<u32>,
+    errors: BTreeMap<String, u64>,
+}
+
+/// Runs the load and reports.
+pub async fn run(args: &LoadgenArgs, config: &DealerConfig) -> anyhow::Result<Report> {
+    let keys = Keys::new(&config.common.jwt_secret);
+    let redis_url = config.common.redis_url.expose().to_owned();
+    let redis_eval_per_second = if args.no_baseline {
+        None
+    } else {
+        redis_baseline(&redis_url).await
+    };
+
+    let shutdown = Shutdown::new();
+    let mut local_prefix = None;
+    let url = match &args.addr {
+        Some(addr) => addr.clone(),
+        None => {
+            let mut local = config.clone();
+            local.listen = "127.0.0.1:0".parse()?;
+            let prefix = format!("ghload{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+            local.common.redis_prefix = prefix.clone();
+            local.common.limits.player_rate_per_second = 0;
+            local.common.ledger_url = stub_ledger(shutdown.clone()).await?;
+            local_prefix = Some(prefix);
+            let started = crate::start(local, shutdown.clone()).await?;
+            format!("http://{}", started.addr)
+        }
+    };
+    let channels = (0..args.connections.max(1))
+        .map(|_| gamehub_platform::client::channel(&url, Duration::from_secs(10)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let run_id = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    let started = Instant::now();
+    let until = started + Duration::from_secs(args.duration);
+    let mut tasks = Vec::with_capacity(args.tables);
+    for t in 0..args.tables {
+        let channel = channels[t % channels.len()].clone();
+        let client = |subject: &str, role: Role| -> anyhow::Result<Client> {
+            let token = keys.mint(subject, role, Duration::from_secs(3600))?;
+            Ok(DoudizhuServiceClient::new(InterceptedService::new(
+                channel.clone(),
+                OutgoingInterceptor::new(TokenSource::Static(token)),
+            )))
+        };
+        let service = client("loadgen", Role::Service)?;
+        let players = [0, 1, 2].map(|s| format!("lg-{run_id}-{t}-{s}"));
+        let seats = [
+            client(&players[0], Role::Player)?,
+            client(&players[1], Role::Player)?,
+            client(&players[2], Role::Player)?,
+        ];
+        tasks.push(tokio::spawn(play_table(
+            service, players, seats, until, t as u64,
+        )));
+    }
+    let mut total = Tally::default();
+    for task in tasks {
+        let tally = task.await?;
+        total.actions += tally.actions;
+        total.reads += tally.reads;
+        total.deals += tally.deals;
+        total.latencies_us.extend(tally.latencies_us);
+        for (code, n) in tally.errors {
+            *total.errors.entry(code).or_default() += n;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    shutdown.trigger();
+    if let Some(prefix) = local_prefix {
+        remove_keys(&redis_url, &prefix).await;
+    }
+    total.latencies_us.sort_unstable();
+    let percentile = |p: f64| -> f64 {
+        if total.latencies_us.is_empty() {
+            return 0.0;
+        }
+        let index = ((total.latencies_us.len() as f64 - 1.0) * p).round() as usize;
+        f64::from(total.latencies_us[index]) / 1000.0
+    };
+    Ok(Report {
+        tables: args.tables,
+        seconds,
+        actions: total.actions,
+        actions_per_second: total.actions as f64 / seconds,
+        p50_ms: percentile(0.50),
+        p99_ms: percentile(0.99),
+        max_ms: percentile(1.0),
+        reads: total.reads,
+        deals: total.deals,
+        errors: total.errors,
+        redis_eval_per_second,
+    })
+}
+
+fn cards_of(texts: &[String]) -> CardSet {
+    texts
+        .iter()
+        .filter_map(|t| t.parse::<Card>().ok())
+        .collect()
+}
+
+/// One table's task: opens it, then plays random legal deals until `until`.
+async fn play_table(
+    mut service: Client,
+    players: [String; 3],
+    mut seats: [Client; 3],
+    until: Instant,
+    seed: u64,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_d0d0);
+    let opened = service
+        .open_table(pb::OpenTableRequest {
+            request_id: format!("open-{}", players[0]),
+            stakes: Some(RoomStakes {
+                room_id: "doudizhu-classic".into(),
+                points_base: 1,
+                silver_per_point: 0,
+                min_balance_silver: 0,
+                rated: false,
+            }),
+            turn_time_ms: 600_000,
+            player_ids: players.to_vec(),
+            test_seeds: vec![],
+        })
+        .await;
+    let (table_id, mut view) = match opened {
+        Ok(r) => {
+            let r = r.into_inner();
+            (r.table_id, r.table.unwrap_or_default())
+        }
+        Err(status) => {
+            *tally
+                .errors
+                .entry(format!("{:?}", status.code()))
+                .or_default() += 1;
+            return tally;
+        }
+    };
+    let mut hands = [CardSet::EMPTY; 3];
+    let mut hands_of_deal = 0;
+    let mut last_deal_seen = view.deal_number;
+    while Instant::now() < until {
+        if view.deal_number != last_deal_seen {
+            tally.deals += 1;
+            last_deal_seen = view.deal_number;
+        }
+        let status = pb::TableStatus::try_from(view.status).unwrap_or(pb::TableStatus::Unspecified);
+        if status == pb::TableStatus::Dealing && hands_of_deal != view.deal_number {
+            for s in 0..3 {
+                match seats[s].get_table(get(&table_id)).await {
+                    Ok(r) => {
+                        tally.reads += 1;
+                        view = r.into_inner().table.unwrap_or_default();
+                        hands[s] = cards_of(&view.hand);
+                    }
+                    Err(status) => {
+                        *tally
+                            .errors
+                            .entry(format!("{:?}", status.code()))
+                            .or_default() += 1
+                    }
+                }
+            }
+            hands_of_deal = view.deal_number;
+            continue;
+        }
+        let started = Instant::now();
+        let (actor, reply) = match status {
+            pb::TableStatus::Dealing => {
+                let Ok(s) = usize::try_from(view.to_act) else {
+                    hands_of_deal = 0;
+                    continue;
+                };
+                let s = s.min(2);
+                let reply = if view.phase == pb::Phase::Bidding as i32 {
+                    let highest = view.bids.iter().map(|b| b.points).max().unwrap_or(0);
+                    let choices: Vec<i32> = std::iter::once(0).chain(highest + 1..=3).collect();
+                    let points = choices[rng.random_range(0..choices.len())];
+                    seats[s]
+                        .bid(pb::BidRequest {
+                            table_id: table_id.clone(),
+                            request_id: request_id(&mut rng),
+                            points,
+                        })
+                        .await
+                        .map(|r| r.into_inner().table)
+                } else {
+                    let previous = view
+                        .trick
+                        .as_ref()
+                        .and_then(|t| classify(&cards_of(&t.cards).rank_counts()));
+                    let plays = legal_plays(&hands[s].rank_counts(), previous.as_ref());
+                    if previous.is_some() && (plays.is_empty() || rng.random_bool(0.3)) {
+                        seats[s]
+                            .pass(pb::PassRequest {
+                                table_id: table_id.clone(),
+                                request_id: request_id(&mut rng),
+                            })
+                            .await
+                            .map(|r| r.into_inner().table)
+                    } else if plays.is_empty() {
+                        hands_of_deal = 0;
+                        continue;
+                    } else {
+                        let play = plays[rng.random_range(0..plays.len())];
+                        let ranks: String = play.ranks.iter().map(|r| r.symbol()).collect();
+                        seats[s]
+                            .play(pb::PlayRequest {
+                                table_id: table_id.clone(),
+                                request_id: request_id(&mut rng),
+                                ranks,
+                                cards: vec![],
+                            })
+                            .await
+                            .map(|r| r.into_inner().table)
+                    }
+                };
+                (Some(s), reply)
+            }
+            pb::TableStatus::BetweenDeals => {
+                let Some(s) = (0..3).find(|s| !view.seats.get(*s).is_some_and(|seat| seat.ready))
+                else {
+                    hands_of_deal = 0;
+                    continue;
+                };
+                let reply = seats[s]
+                    .next_deal(pb::NextDealRequest {
+                        table_id: table_id.clone(),
+                        request_id: request_id(&mut rng),
+                    })
+                    .await
+                    .map(|r| r.into_inner().table);
+                (None, reply)
+            }
+            _ => {
+                // A deal about to start, or a closed table: look again.
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                let reply = seats[0]
+                    .get_table(get(&table_id))
+                    .await
+                    .map(|r| r.into_inner().table);
+                tally.reads += 1;
+                match reply {
+                    Ok(Some(table)) if table.status == pb::TableStatus::Closed as i32 => break,
+                    Ok(Some(table)) => view = table,
+                    Ok(None) => break,
+                    Err(status) => {
+                        *tally
+                            .errors
+                            .entry(format!("{:?}", status.code()))
+                            .or_default() += 1
+                    }
+                }
+                continue;
+            }
+        };
+        match reply {
+            Ok(Some(table)) => {
+                tally.actions += 1;
+                tally
+                    .latencies_us
+                    .push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
+                if let Some(s) = actor
+                    && table.deal_number == view.deal_number
+                {
+                    hands[s] = cards_of(&table.hand);
+                }
+                view = table;
+            }
+            Ok(None) => break,
+            Err(status) => {
+                *tally
+                    .errors
+                    .entry(format!("{:?}", status.code()))
+                    .or_default() += 1;
+                hands_of_deal = 0;
+                match seats[0].get_table(get(&table_id)).await {
+                    Ok(r) => {
+                        tally.reads += 1;
+                        view = r.into_inner().table.unwrap_or_default();
+                    }
+                    Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+                }
+            }
+        }
+    }
+    tally
+}
+
+fn get(table_id: &str) -> pb::GetTableRequest {
+    pb::GetTableRequest {
+        table_id: table_id.to_owned(),
+        as_spectator: false,
+    }
+}
+
+fn request_id(rng: &mut StdRng) -> String {
+    format!("{:016x}", rng.random::<u64>())
+}
+
+/// A ledger that acknowledges every settlement at once (local runs only).
+struct AckLedger;
+
+fn unimplemented<T>() -> Result<tonic::Response<T>, tonic::Status> {
+    Err(tonic::Status::unimplemented(
+        "the load generator's stub ledger only settles",
+    ))
+}
+
+#[tonic::async_trait]
+impl LedgerService for AckLedger {
+    async fn get_account(
+        &self,
+        _: tonic::Request<ledger::GetAccountRequest>,
+    ) -> Result<tonic::Response<ledger::GetAccountResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn grant_silver(
+        &self,
+        _: tonic::Request<ledger::GrantSilverRequest>,
+    ) -> Result<tonic::Response<ledger::GrantSilverResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn settle_game(
+        &self,
+        request: tonic::Request<ledger::SettleGameRequest>,
+    ) -> Result<tonic::Response<ledger::SettleGameResponse>, tonic::Status> {
+        let request = request.into_inner();
+        Ok(tonic::Response::new(ledger::SettleGameResponse {
+            players: request
+                .players
+                .iter()
+                .map(|p| ledger::PlayerSettlement {
+                    player_id: p.player_id.clone(),
+                    points_delta: p.points,
+                    ..Default::default()
+                })
+                .collect(),
+            game_id: request.game_id,
+            replayed: false,
+            house_silver: 0,
+        }))
+    }
+    async fn check_eligibility(
+        &self,
+        _: tonic::Request<ledger::CheckEligibilityRequest>,
+    ) -> Result<tonic::Response<ledger::CheckEligibilityResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn list_history(
+        &self,
+        _: tonic::Request<ledger::ListHistoryRequest>,
+    ) -> Result<tonic::Response<ledger::ListHistoryResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn get_game_record(
+        &self,
+        _: tonic::Request<ledger::GetGameRecordRequest>,
+    ) -> Result<tonic::Response<ledger::GetGameRecordResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn list_games(
+        &self,
+        _: tonic::Request<ledger::ListGamesRequest>,
+    ) -> Result<tonic::Response<ledger::ListGamesResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn get_leaderboard(
+        &self,
+        _: tonic::Request<ledger::GetLeaderboardRequest>,
+    ) -> Result<tonic::Response<ledger::GetLeaderboardResponse>, tonic::Status> {
+        unimplemented()
+    }
+    async fn set_professional(
+        &self,
+        _: tonic::Request<ledger::SetProfessionalRequest>,
+    ) -> Result<tonic::Response<ledger::SetProfessionalResponse>, tonic::Status> {
+        unimplemented()
+    }
+}
+
+/// Serves [`AckLedger`] on a free local port until `shutdown`; returns its URL.
+async fn stub_ledger(shutdown: Shutdown) -> anyhow::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let mut stop = shutdown.listener();
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(LedgerServiceServer::new(AckLedger))
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                async move {
+                    stop.wait().await;
+                },
+            ),
+    );
+    Ok(format!("http://{addr}"))
+}
+
+/// Host and port of a `redis://` URL.
+fn host_port(redis_url: &str) -> (String, String) {
+    let rest = redis_url.trim_start_matches("redis://");
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    let hostport = rest.split('/').next().unwrap_or("127.0.0.1:6379");
+    match hostport.rsplit_once(':') {
+        Some((host, port)) => (host.to_owned(), port.to_owned()),
+        None => (hostport.to_owned(), "6379".to_owned()),
+    }
+}
+
+/// `redis-benchmark`'s EVAL requests per second on the same Redis (50 clients, a
+/// one-command script), or None when the tool is missing.
+async fn redis_baseline(redis_url: &str) -> Option<f64> {
+    let (host, port) = host_port(redis_url);
+    let key = format!("ghbench:{}", uuid::Uuid::new_v4().simple());
+    let output = tokio::process::Command::new("redis-benchmark")
+        .args(["-h", &host, "-p", &port, "-c", "50", "-n", "200000", "-q"])
+        .args(["EVAL", "return redis.call('INCR', KEYS[1])", "1", &key])
+        .output()
+        .await
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let value = text
+        .rsplit("requests per second")
+        .nth(1)
+        .and_then(|before| before.rsplit(':').next())
+        .and_then(|n| n.trim().parse::<f64>().ok());
+    if let Ok(client) = redis::Client::open(redis_url)
+        && let Ok(mut conn) = client.get_multiplexed_async_connection().await
+    {
+        let _: Result<(), _> = redis::cmd("DEL").arg(&key).query_async(&mut conn).await;
+    }
+    value
+}
+
+/// Deletes every key under `prefix` (a local run's tables, events, outbox).
+async fn remove_keys(redis_url: &str, prefix: &str) {
+    let Ok(client) = redis::Client::open(redis_url) else {
+        return;
+    };
+    let Ok(mut conn) = client.get_multiplexed_async_connection().await else {
+        return;
+    };
+    let mut cursor: u64 = 0;
+    loop {
+        let reply: Result<(u64, Vec<String>), _> = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(format!("{prefix}:*"))
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(&mut conn)
+            .await;
+        let Ok((next, keys)) = reply else {
+            return;
+        };
+        if !keys.is_empty() {
+            let _: Result<(), _> = redis::cmd("DEL").arg(&keys).query_async(&mut conn).await;
+        }
+        if next == 0 {
+            return;
+        }
+        cursor = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redis_urls_split_into_host_and_port() {
+        assert_eq!(
+            host_port("redis://127.0.0.1:6379"),
+            ("127.0.0.1".into(), "6379".into())
+        );
+        assert_eq!(
+            host_port("redis://:pw@redis:6380/0"),
+            ("redis".into(), "6380".into())
+        );
+        assert_eq!(
+            host_port("redis://localhost"),
+            ("localhost".into(), "6379".into())
+        );
+    }
+}

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use gamehub_doudizhu_dealer::DealerConfig;
+use gamehub_doudizhu_dealer::loadgen::{self, LoadgenArgs};
 use gamehub_doudizhu_dealer::record::RecordDoc;
 use gamehub_platform::client::check_health;
 use gamehub_platform::config::Env;
@@ -34,6 +35,9 @@ enum Command {
         #[arg(long)]
         addr: Option<String>,
     },
+    /// Play N tables of random legal deals through the API for a while; report
+    /// actions/s, p50/p99 latency, errors, and redis-benchmark's EVAL/s on the same Redis.
+    Loadgen(LoadgenArgs),
     /// Check a finished deal's record: the seed against the commitment, the shuffle
     /// against the hands and kitty, the plays against the result. Reads the
     /// "doudizhu-json" document (GetDealRecord's `record_json`, or the ledger's record)
@@ -80,6 +84,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(true) => ExitCode::SUCCESS,
                 _ => ExitCode::FAILURE,
             })
+        }
+        Command::Loadgen(args) => {
+            let report = loadgen::run(&args, &config).await?;
+            println!("{report}");
+            Ok(ExitCode::SUCCESS)
         }
         Command::Verify { file } => {
             let text = match file {

@@ -198,11 +198,12 @@ async fn landlord_loss_and_win_score_base_times_multiplier() {
                     hints.plays.last().map(|p| p.ranks.clone())
                 };
             }
-            if !farmer_played && !view.must_lead {
-                if let Some(play) = smallest(hints) {
-                    farmer_played = true;
-                    return Some(play);
-                }
+            if !farmer_played
+                && !view.must_lead
+                && let Some(play) = smallest(hints)
+            {
+                farmer_played = true;
+                return Some(play);
             }
             if view.must_lead {
                 smallest(hints)

@@ -588,7 +588,7 @@ async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
         )
         .collect();
     assert!(own_hands.iter().all(|s| *s == 1));
-    let spectated = spectator_events.lock().unwrap();
+    let spectated = spectator_events.lock().unwrap().clone();
     assert!(spectated.len() > 10);
     assert!(
         spectated

@@ -1,0 +1,27 @@
+//! The load generator runs against an in-process dealer on the real Redis, plays deals
+//! through the API without a single refusal, and cleans up after itself.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use gamehub_doudizhu_dealer::DealerConfig;
+use gamehub_doudizhu_dealer::loadgen::{self, LoadgenArgs};
+use gamehub_platform::config::Env;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_load_plays_deals_without_refusals() {
+    let env = Env::from_pairs([("REDIS_URL", common::redis_url())]);
+    let config = DealerConfig::from_env(&env).unwrap();
+    let args = LoadgenArgs {
+        tables: 4,
+        duration: 3,
+        addr: None,
+        connections: 2,
+        no_baseline: true,
+    };
+    let report = loadgen::run(&args, &config).await.unwrap();
+    assert!(report.errors.is_empty(), "{report}");
+    assert!(report.actions > 20, "{report}");
+    assert!(report.p50_ms > 0.0 && report.p99_ms >= report.p50_ms);
+    assert!(report.to_string().contains("actions"));
+}
