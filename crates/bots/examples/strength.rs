@@ -36,6 +36,22 @@ fn main() {
         );
     }
 
+    println!("Gomoku: bot vs bot, {games} games per rule set");
+    for rule_set in RuleSet::ALL {
+        let (mut decided, mut draws) = (0, 0);
+        for i in 0..games {
+            let black = if i % 2 == 0 { Seat::ZERO } else { Seat::ONE };
+            match gomoku_game(rule_set, black, [Player::Bot, Player::Bot], &mut rng) {
+                Some(_) => decided += 1,
+                None => draws += 1,
+            }
+        }
+        println!(
+            "  {:<14} decided {decided:>4}, drawn {draws:>3}",
+            rule_set.name()
+        );
+    }
+
     let deals = games * 10;
     for (label, players) in [
         (

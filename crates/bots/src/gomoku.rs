@@ -139,6 +139,27 @@ fn best_place<R: Rng + ?Sized>(game: &Game, seat: Seat, me: Color, rng: &mut R) 
     {
         return Some(block);
     }
+    // A move leaving two winning points (an open four, a double four) cannot be stopped.
+    if let Some(&threat) = legal
+        .iter()
+        .find(|&&p| five_points_after(board, p, me, rules) >= 2)
+    {
+        return Some(threat);
+    }
+    // A sequence of fours that ends in an unstoppable threat (VCF).
+    if let Some(&start) = legal
+        .iter()
+        .find(|&&p| continuous_fours_win(board, p, me, rules, VCF_DEPTH))
+    {
+        return Some(start);
+    }
+    // Take such a move away from the opponent.
+    if let Some(&block) = legal.iter().find(|&&p| {
+        opponent_may_play(board, p, opponent, rules)
+            && five_points_after(board, p, opponent, rules) >= 2
+    }) {
+        return Some(block);
+    }
     legal
         .into_iter()
         .map(|p| {
@@ -153,6 +174,87 @@ fn best_place<R: Rng + ?Sized>(game: &Game, seat: Seat, me: Color, rng: &mut R) 
         })
         .max_by_key(|&(score, _)| score)
         .map(|(_, p)| p)
+}
+
+/// How many fours deep the continuous-four search looks.
+const VCF_DEPTH: u8 = 6;
+
+/// Whether `color` may put a stone on the empty `p` of a hypothetical board.
+fn may_play(board: &Board, p: Point, color: Color, rules: Rules) -> bool {
+    board.is_empty(p)
+        && !(rules == Rules::Renju
+            && color == Color::Black
+            && matches!(board.black_verdict(p), Verdict::Forbidden(_)))
+}
+
+/// Victory by continuous fours (VCF): playing `p` makes a four (or two), the opponent
+/// must block its one winning point, and `color` can go on with fours until two
+/// winning points appear at once. Only forcing moves are searched, so it is cheap.
+fn continuous_fours_win(board: &Board, p: Point, color: Color, rules: Rules, depth: u8) -> bool {
+    if depth == 0 || !may_play(board, p, color, rules) {
+        return false;
+    }
+    let mut after = board.clone();
+    if after.place(p, color).is_err() {
+        return false;
+    }
+    let wins: Vec<Point> = winning_points_near(&after, p, color, rules);
+    match wins.as_slice() {
+        [] => false,
+        [_, _, ..] => true,
+        [block] => {
+            let opponent = color.opponent();
+            if after.wins(*block, opponent, rules) || after.place(*block, opponent).is_err() {
+                return false;
+            }
+            // The opponent's block must not leave it a five of its own.
+            if candidates(&after)
+                .into_iter()
+                .any(|q| after.wins(q, opponent, rules))
+            {
+                return false;
+            }
+            candidates(&after).into_iter().any(|q| {
+                winning_points_near_after(&after, q, color, rules) >= 1
+                    && continuous_fours_win(&after, q, color, rules, depth - 1)
+            })
+        }
+    }
+}
+
+/// The empty points on the lines through `p` (within four) that win for `color`.
+fn winning_points_near(board: &Board, p: Point, color: Color, rules: Rules) -> Vec<Point> {
+    let mut found: Vec<Point> = Vec::new();
+    for (dx, dy) in DIRECTIONS {
+        for k in -4i8..=4 {
+            if let Some(q) = p.offset(dx, dy, k)
+                && board.is_empty(q)
+                && !found.contains(&q)
+                && board.wins(q, color, rules)
+            {
+                found.push(q);
+            }
+        }
+    }
+    found
+}
+
+/// [`five_points_after`] restricted to legal stones.
+fn winning_points_near_after(board: &Board, p: Point, color: Color, rules: Rules) -> usize {
+    if may_play(board, p, color, rules) {
+        five_points_after(board, p, color, rules)
+    } else {
+        0
+    }
+}
+
+/// How many points would win for `color` after it plays the empty point `p`.
+fn five_points_after(board: &Board, p: Point, color: Color, rules: Rules) -> usize {
+    let mut after = board.clone();
+    if after.place(p, color).is_err() {
+        return 0;
+    }
+    winning_points_near(&after, p, color, rules).len()
 }
 
 /// Whether the opponent would win by playing `p` (black wins only with an exact five in

@@ -1,0 +1,80 @@
+//! Where the services are, and clients that call them with one bearer token.
+
+use std::time::Duration;
+
+use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
+use gamehub_platform::config::{CommonConfig, ports};
+use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
+
+/// The four services' URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    /// Matchmaking, e.g. `http://127.0.0.1:50051`.
+    pub matchmaking: String,
+    /// The Gomoku referee.
+    pub gomoku: String,
+    /// The Dou Dizhu dealer.
+    pub doudizhu: String,
+    /// The ledger.
+    pub ledger: String,
+}
+
+impl Endpoints {
+    /// The default ports on `host` (what `gamehub serve` uses).
+    pub fn on_host(host: &str) -> Self {
+        let url = |port: u16| format!("http://{host}:{port}");
+        Self {
+            matchmaking: url(ports::MATCHMAKING),
+            gomoku: url(ports::GOMOKU),
+            doudizhu: url(ports::DOUDIZHU),
+            ledger: url(ports::LEDGER),
+        }
+    }
+
+    /// The URLs configured by `GAMEHUB_*_URL` (laptop defaults).
+    pub fn from_config(config: &CommonConfig) -> Self {
+        Self {
+            matchmaking: config.matchmaking_url.clone(),
+            gomoku: config.gomoku_url.clone(),
+            doudizhu: config.doudizhu_url.clone(),
+            ledger: config.ledger_url.clone(),
+        }
+    }
+}
+
+/// Clients of every service, all sending the same token.
+#[derive(Clone, Debug)]
+pub struct Clients {
+    /// Matchmaking.
+    pub matchmaking: MatchmakingServiceClient<ServiceChannel>,
+    /// The Gomoku referee.
+    pub gomoku: GomokuServiceClient<ServiceChannel>,
+    /// The Dou Dizhu dealer.
+    pub doudizhu: DoudizhuServiceClient<ServiceChannel>,
+    /// The ledger.
+    pub ledger: LedgerServiceClient<ServiceChannel>,
+}
+
+/// Calls (not streams) taking longer than this fail with DEADLINE_EXCEEDED.
+const CALL_TIMEOUT: Duration = Duration::from_secs(15);
+
+impl Clients {
+    /// Clients of `endpoints` authenticating with `token`. Channels connect lazily.
+    pub fn new(endpoints: &Endpoints, token: TokenSource) -> anyhow::Result<Self> {
+        let channel = |url: &str| service_channel(url, token.clone(), CALL_TIMEOUT);
+        Ok(Self {
+            matchmaking: MatchmakingServiceClient::new(channel(&endpoints.matchmaking)?),
+            gomoku: GomokuServiceClient::new(channel(&endpoints.gomoku)?),
+            doudizhu: DoudizhuServiceClient::new(channel(&endpoints.doudizhu)?),
+            ledger: LedgerServiceClient::new(channel(&endpoints.ledger)?),
+        })
+    }
+}
+
+/// A fresh request id for a mutating call.
+pub fn request_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}

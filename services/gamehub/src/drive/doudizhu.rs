@@ -1,0 +1,269 @@
+//! A bot playing one seat of a Dou Dizhu table through the public gRPC API.
+//!
+//! It follows the table's event stream as its seat (so it sees only what that seat may
+//! see); when a turn of its own starts it reads its seat's view (`GetTable`) and asks
+//! the strategy, whose plays come from the rule crate's legal-move generator.
+
+use std::time::Duration;
+
+use doudizhu_rules::{Bid, RankCounts, Seat, classify, parse_card_text};
+use futures::StreamExt;
+use gamehub_bots::doudizhu as strategy;
+use gamehub_platform::client::ServiceChannel;
+use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::doudizhu::{self as ddz, table_event, watch_response};
+
+use crate::api::request_id;
+
+/// What a driver shows its observer.
+#[derive(Debug)]
+pub enum Update<'a> {
+    /// The table as this seat sees it (first, and after a resync).
+    Table(&'a ddz::Table),
+    /// An event this seat may see.
+    Event(&'a ddz::TableEvent),
+}
+
+/// How long a driver plays.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Deals to finish (redeals not counted) before leaving; 0 plays until the table closes.
+    pub deals: u32,
+    /// A pause before each action (so people can follow the demo).
+    pub think: Duration,
+}
+
+/// How the driving ended.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// Results of the deals this seat finished, in order.
+    pub results: Vec<ddz::DealResult>,
+    /// The ledger's settlements seen, in order.
+    pub settlements: Vec<ddz::DealSettled>,
+}
+
+fn seat(number: i32) -> Option<Seat> {
+    u8::try_from(number).ok().and_then(Seat::new)
+}
+
+fn hand_of(view: &ddz::Table) -> Option<RankCounts> {
+    let mut cards = Vec::with_capacity(view.hand.len());
+    for text in &view.hand {
+        cards.extend(parse_card_text(text).ok()?);
+    }
+    Some(
+        cards
+            .into_iter()
+            .collect::<doudizhu_rules::CardSet>()
+            .rank_counts(),
+    )
+}
+
+/// What the strategy wants for this view: a bid, a play (ranks), or a pass.
+enum Choice {
+    Bid(Bid),
+    Play(RankCounts),
+    Pass,
+}
+
+fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
+    let hand = hand_of(view)?;
+    match view.phase() {
+        ddz::Phase::Bidding => {
+            let highest = view.bids.iter().map(|b| b.points).max().unwrap_or(0);
+            let highest = match highest {
+                1 => Bid::One,
+                2 => Bid::Two,
+                3 => Bid::Three,
+                _ => Bid::Pass,
+            };
+            Some(Choice::Bid(strategy::bid(&hand, highest)))
+        }
+        ddz::Phase::Playing => {
+            let landlord = seat(view.landlord)?;
+            let to_beat = if view.must_lead {
+                None
+            } else {
+                let trick = view.trick.as_ref()?;
+                let ranks = RankCounts::parse(&trick.ranks).ok()?;
+                Some((seat(trick.seat)?, classify(&ranks)?))
+            };
+            let mut cards_left = [0u8; 3];
+            for s in &view.seats {
+                if let Ok(i) = usize::try_from(s.seat)
+                    && i < 3
+                {
+                    cards_left[i] = u8::try_from(s.cards_left).unwrap_or(u8::MAX);
+                }
+            }
+            let situation = strategy::Situation {
+                seat: me,
+                hand,
+                landlord,
+                to_beat,
+                cards_left,
+            };
+            Some(match strategy::play(&situation) {
+                Some(ranks) => Choice::Play(ranks),
+                None => Choice::Pass,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Plays `table_id` for the seat the client's token holds until `options.deals` deals
+/// are over (then leaves) or the table closes.
+pub async fn play(
+    mut client: DoudizhuServiceClient<ServiceChannel>,
+    table_id: &str,
+    options: Options,
+    mut observe: impl FnMut(Update<'_>),
+) -> anyhow::Result<Outcome> {
+    let mut stream = client
+        .watch(ddz::WatchRequest {
+            table_id: table_id.to_owned(),
+            after_event_id: 0,
+            as_spectator: false,
+        })
+        .await?
+        .into_inner();
+    let mut me: Option<Seat> = None;
+    let mut outcome = Outcome::default();
+    let mut finished = 0u32;
+    let mut leaving_after: Option<String> = None;
+    let mut acted_at_event: i64 = -1;
+    while let Some(item) = stream.next().await {
+        let item = item?;
+        // Whether this item may have started a turn of ours.
+        let mut my_turn_maybe = false;
+        match item.item {
+            Some(watch_response::Item::Snapshot(view)) => {
+                me = seat(view.viewer_seat);
+                if me.is_none() {
+                    anyhow::bail!("this token's player does not sit at table {table_id}");
+                }
+                observe(Update::Table(&view));
+                my_turn_maybe = true;
+            }
+            Some(watch_response::Item::Event(event)) => {
+                observe(Update::Event(&event));
+                use table_event::Kind;
+                match &event.kind {
+                    Some(Kind::TurnStarted(turn)) => {
+                        my_turn_maybe = me.is_some_and(|m| i32::from(m.number()) == turn.seat);
+                    }
+                    Some(Kind::DealEnded(ended)) => {
+                        let result = ended.result.clone().unwrap_or_default();
+                        if result.outcome() != ddz::Outcome::Redeal {
+                            finished += 1;
+                            outcome.results.push(result);
+                            if options.deals > 0 && finished >= options.deals {
+                                leaving_after = Some(format!("{table_id}:{}", event.deal_number));
+                            } else {
+                                client
+                                    .next_deal(ddz::NextDealRequest {
+                                        table_id: table_id.to_owned(),
+                                        request_id: request_id(),
+                                    })
+                                    .await?;
+                            }
+                        }
+                    }
+                    Some(Kind::DealSettled(settled)) => {
+                        outcome.settlements.push(settled.clone());
+                        if leaving_after.as_deref() == Some(settled.game_id.as_str()) {
+                            leave(&mut client, table_id).await?;
+                            return Ok(outcome);
+                        }
+                    }
+                    Some(Kind::TableClosed(_)) => return Ok(outcome),
+                    _ => {}
+                }
+            }
+            None => {}
+        }
+        let Some(me) = me else { continue };
+        if !my_turn_maybe {
+            continue;
+        }
+        let view = client
+            .get_table(ddz::GetTableRequest {
+                table_id: table_id.to_owned(),
+                as_spectator: false,
+            })
+            .await?
+            .into_inner()
+            .table
+            .ok_or_else(|| anyhow::anyhow!("the dealer returned no table"))?;
+        if view.to_act != i32::from(me.number()) || view.last_event_id == acted_at_event {
+            continue;
+        }
+        let Some(choice) = choose(&view, me) else {
+            continue;
+        };
+        acted_at_event = view.last_event_id;
+        if !options.think.is_zero() {
+            tokio::time::sleep(options.think).await;
+        }
+        let table_id = table_id.to_owned();
+        let result = match choice {
+            Choice::Bid(bid) => client
+                .bid(ddz::BidRequest {
+                    table_id,
+                    request_id: request_id(),
+                    points: i32::from(bid.points()),
+                })
+                .await
+                .map(|_| ()),
+            Choice::Play(ranks) => client
+                .play(ddz::PlayRequest {
+                    table_id,
+                    request_id: request_id(),
+                    ranks: ranks.to_string().replace(' ', ""),
+                    cards: Vec::new(),
+                })
+                .await
+                .map(|_| ()),
+            Choice::Pass => client
+                .pass(ddz::PassRequest {
+                    table_id,
+                    request_id: request_id(),
+                })
+                .await
+                .map(|_| ()),
+        };
+        if let Err(status) = result {
+            if status.code() != tonic::Code::FailedPrecondition {
+                return Err(status.into());
+            }
+            tracing::info!(%status, "action refused");
+        }
+    }
+    Ok(outcome)
+}
+
+/// Leaves the table; a table another seat already closed is fine.
+async fn leave(
+    client: &mut DoudizhuServiceClient<ServiceChannel>,
+    table_id: &str,
+) -> Result<(), tonic::Status> {
+    match client
+        .leave(ddz::LeaveRequest {
+            table_id: table_id.to_owned(),
+            request_id: request_id(),
+        })
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::NotFound
+            ) =>
+        {
+            Ok(())
+        }
+        Err(status) => Err(status),
+    }
+}

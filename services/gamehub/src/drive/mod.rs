@@ -1,0 +1,86 @@
+//! Bots at the table, through the public API only: [`matchmaking`] seats a player,
+//! [`gomoku`] and [`doudizhu`] play a seat.
+
+pub mod doudizhu;
+pub mod gomoku;
+
+pub mod matchmaking {
+    //! From "I want to play in this room" to a seat, as a front-end does it.
+
+    use futures::StreamExt;
+    use gamehub_platform::client::ServiceChannel;
+    use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
+    use gamehub_proto::matchmaking::{self as mm, TicketState};
+
+    use crate::api::request_id;
+
+    /// Queues the client's player (or `player_id` with a service token) for `room_id`
+    /// and follows the ticket until it ends; returns the seat, or an error naming the
+    /// ticket's fate.
+    pub async fn seat(
+        client: &mut MatchmakingServiceClient<ServiceChannel>,
+        room_id: &str,
+        player_id: &str,
+        mut on_update: impl FnMut(&mm::Ticket),
+    ) -> anyhow::Result<mm::Seat> {
+        let ticket = client
+            .enqueue(mm::EnqueueRequest {
+                room_id: room_id.to_owned(),
+                request_id: request_id(),
+                player_id: player_id.to_owned(),
+            })
+            .await?
+            .into_inner()
+            .ticket
+            .ok_or_else(|| anyhow::anyhow!("matchmaking returned no ticket"))?;
+        on_update(&ticket);
+        let mut stream = client
+            .watch_ticket(mm::WatchTicketRequest {
+                ticket_id: ticket.ticket_id.clone(),
+            })
+            .await?
+            .into_inner();
+        let mut last = ticket;
+        loop {
+            match last.state() {
+                TicketState::Seated => {
+                    return last
+                        .seat
+                        .ok_or_else(|| anyhow::anyhow!("a seated ticket without a seat"));
+                }
+                TicketState::Waiting | TicketState::Matching => {}
+                other => anyhow::bail!(
+                    "ticket {} ended {:?}: {}",
+                    last.ticket_id,
+                    other,
+                    last.message
+                ),
+            }
+            match stream.next().await {
+                Some(update) => {
+                    if let Some(ticket) = update?.ticket {
+                        on_update(&ticket);
+                        last = ticket;
+                    }
+                }
+                None => {
+                    // The stream ended (e.g. a server restart): poll and re-watch.
+                    last = client
+                        .get_ticket(mm::GetTicketRequest {
+                            ticket_id: last.ticket_id.clone(),
+                        })
+                        .await?
+                        .into_inner()
+                        .ticket
+                        .ok_or_else(|| anyhow::anyhow!("matchmaking returned no ticket"))?;
+                    stream = client
+                        .watch_ticket(mm::WatchTicketRequest {
+                            ticket_id: last.ticket_id.clone(),
+                        })
+                        .await?
+                        .into_inner();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! gamehub in one binary. The library half, so tests drive the same code as the CLI:
+//!
+//! - [`serve`]: all four services in one process, each on its own port;
+//! - [`api`]: where the services are and gRPC clients holding a bearer token;
+//! - [`token`]: development tokens;
+//! - [`drive`]: bots playing a table through the public gRPC API (the strategies are
+//!   in `gamehub-bots`; legality always comes from the rule crates);
+//! - [`render`]: boards and cards as text;
+//! - [`demo`]: one Gomoku game and one Dou Dizhu deal from matchmaking to settlement.
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod demo;
+pub mod drive;
+pub mod render;
+pub mod serve;
+pub mod token;

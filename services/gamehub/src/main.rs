@@ -1,0 +1,158 @@
+//! The `gamehub` command: run the whole platform, try it, and talk to it.
+
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use gamehub::api::Endpoints;
+use gamehub::serve::{self, Ports};
+use gamehub_platform::auth::Role;
+use gamehub_platform::config::{CommonConfig, Env};
+use gamehub_platform::server::{Shutdown, termination_signal};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gamehub",
+    version,
+    about = "gamehub: Gomoku and Dou Dizhu as authoritative server-side games"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run all four services in one process, each on its own port (50051 matchmaking,
+    /// 50052 gomoku, 50053 doudizhu, 50054 ledger; GAMEHUB_*_ADDR to change), against
+    /// PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
+    Serve,
+    /// Play one Gomoku game and one Dou Dizhu deal with built-in bots, from
+    /// matchmaking to settlement, and show the ledger afterwards.
+    Demo {
+        /// Matchmaking's address; the other services are found at their configured
+        /// URLs (GAMEHUB_*_URL), by default on this host.
+        #[arg(
+            long,
+            env = "GAMEHUB_MATCHMAKING_URL",
+            default_value = "http://127.0.0.1:50051"
+        )]
+        addr: String,
+        /// Start a platform in this process on free ports instead of using a running one.
+        #[arg(long)]
+        in_process: bool,
+        /// The Gomoku room.
+        #[arg(long, default_value = "gomoku-renju")]
+        gomoku_room: String,
+        /// The Dou Dizhu room.
+        #[arg(long, default_value = "doudizhu-classic")]
+        doudizhu_room: String,
+        /// Milliseconds each bot waits before acting, so you can follow.
+        #[arg(long, default_value_t = 150)]
+        think_ms: u64,
+    },
+    /// Mint a development bearer token (refused when GAMEHUB_ENV=production).
+    Token {
+        /// The token's subject: a player id, a service or an operator name.
+        subject: String,
+        /// player, service or operator.
+        #[arg(long, default_value = "player")]
+        role: Role,
+        /// Validity in seconds.
+        #[arg(long, default_value_t = 24 * 3600)]
+        ttl_secs: u64,
+    },
+    /// Exit 0 if the server at ADDR reports SERVING on the standard gRPC health protocol.
+    Health {
+        /// The server.
+        #[arg(long, default_value = "http://127.0.0.1:50051")]
+        addr: String,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("gamehub: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gamehub: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
+    let env = Env::process();
+    let config = CommonConfig::from_env(&env)?;
+    match cli.command {
+        Command::Serve => {
+            let _telemetry = gamehub_platform::telemetry::init("gamehub", &config)?;
+            let shutdown = Shutdown::new();
+            let platform = serve::start_all(&env, Ports::Configured, shutdown.clone()).await?;
+            println!(
+                "{}",
+                serve::banner(
+                    &platform,
+                    &serve::redact_url(config.database_url.expose()),
+                    &serve::redact_url(config.redis_url.expose()),
+                )
+            );
+            termination_signal().await;
+            platform.stop().await;
+        }
+        Command::Demo {
+            addr,
+            in_process,
+            gomoku_room,
+            doudizhu_room,
+            think_ms,
+        } => {
+            let options = gamehub::demo::DemoOptions {
+                gomoku_room,
+                doudizhu_room,
+                think: Duration::from_millis(think_ms),
+                verbose: true,
+            };
+            if in_process {
+                let shutdown = Shutdown::new();
+                let platform = serve::start_all(&env, Ports::Ephemeral, shutdown).await?;
+                let result = gamehub::demo::run(&platform.endpoints(), &config, &options).await;
+                platform.stop().await;
+                result?;
+            } else {
+                let mut endpoints = Endpoints::from_config(&config);
+                endpoints.matchmaking = addr;
+                gamehub::demo::run(&endpoints, &config, &options).await?;
+            }
+        }
+        Command::Token {
+            subject,
+            role,
+            ttl_secs,
+        } => {
+            let token =
+                gamehub::token::mint(&config, &subject, role, Duration::from_secs(ttl_secs))?;
+            println!("{token}");
+        }
+        Command::Health { addr } => {
+            let serving = gamehub_platform::client::check_health(&addr, "")
+                .await
+                .unwrap_or(false);
+            if !serving {
+                eprintln!("{addr} is not SERVING");
+                return Ok(std::process::ExitCode::FAILURE);
+            }
+            println!("{addr} is SERVING");
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
