@@ -118,12 +118,7 @@ impl MatchmakingApi {
         let room = Arc::clone(self.room(&request.room_id)?);
         let request_id = id("request_id", &request.request_id, MAX_REQUEST_ID_LEN)?;
         let player = caller.player_or_self(&request.player_id);
-        let player = id(
-            "player_id",
-            player,
-            gamehub_platform::auth::MAX_SUBJECT_LEN,
-        )?
-        .to_owned();
+        let player = id("player_id", player, gamehub_platform::auth::MAX_SUBJECT_LEN)?.to_owned();
         caller.ensure_acts_for(&player)?;
 
         // A retry of an earlier Enqueue answers with its ticket, whatever happened since.
@@ -294,7 +289,8 @@ impl MatchmakingApi {
                     .clear_live(&ticket.player_id, ticket.id.as_str())
                     .await?;
             }
-            Cancelled::Requested | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {}
+            Cancelled::Requested
+            | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {}
             Cancelled::AlreadyEnded(state) => {
                 return Err(MatchmakingError::AlreadyEnded {
                     ticket_id: ticket.id.to_string(),
@@ -322,12 +318,12 @@ impl MatchmakingApi {
         let mut shutdown = self.shutdown.listener();
         let id = ticket.id.clone();
         let stream = async_stream::stream! {
-            let mut last: Option<(i32, i64)> = None;
+            let mut last: Option<(i32, i64, bool)> = None;
             loop {
                 match store.read(&id).await {
                     Ok(Some(ticket)) => {
                         let view = ticket.to_proto(now_ms());
-                        let key = (view.state, view.position);
+                        let key = (view.state, view.position, view.cancel_requested);
                         if last != Some(key) {
                             last = Some(key);
                             yield Ok(pb::WatchTicketResponse { ticket: Some(view) });

@@ -43,6 +43,10 @@ pub struct BenchArgs {
     /// Tables per matcher round (default: the configured batch).
     #[arg(long)]
     pub batch: Option<usize>,
+    /// Enqueue every ticket first, then start the matcher: measures the matcher alone
+    /// on a full queue (waits are then counted from the matcher's start).
+    #[arg(long)]
+    pub prefill: bool,
 }
 
 /// The figures of one run.
@@ -58,6 +62,8 @@ pub struct BenchReport {
     pub elapsed: Duration,
     /// How long enqueueing took.
     pub enqueue_elapsed: Duration,
+    /// Whether the queue was filled before the matcher started.
+    pub prefill: bool,
     /// Enqueue-to-seat times, ms: p50, p99, max.
     pub wait_ms: (u64, u64, u64),
 }
@@ -71,7 +77,16 @@ impl BenchReport {
 
 impl fmt::Display for BenchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "bench-matcher: room {}", self.room)?;
+        writeln!(
+            f,
+            "bench-matcher: room {} ({})",
+            self.room,
+            if self.prefill {
+                "queue filled first; times from the matcher's start"
+            } else {
+                "enqueueing while matching"
+            }
+        )?;
         writeln!(
             f,
             "  tickets {}  tables {}  elapsed {:.2} s (enqueueing {:.2} s, {:.0} tickets/s)",
@@ -181,7 +196,11 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         settings,
     );
     let shutdown = Shutdown::new();
-    let loops = matcher.spawn(&shutdown);
+    let mut loops = if args.prefill {
+        Vec::new()
+    } else {
+        matcher.spawn(&shutdown)
+    };
 
     let started = Instant::now();
     let next = Arc::new(AtomicUsize::new(0));
@@ -223,6 +242,13 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         ids.extend(result?);
     }
     let enqueue_elapsed = started.elapsed();
+    let (started, matching_from_ms) = if args.prefill {
+        let from = now_ms();
+        loops = matcher.spawn(&shutdown);
+        (Instant::now(), from)
+    } else {
+        (started, 0)
+    };
 
     let want = tickets / seats;
     let deadline = Instant::now() + Duration::from_secs(300);
@@ -243,7 +269,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         let _ = task.await;
     }
 
-    let mut waits = ticket_waits(&store, &ids).await?;
+    let mut waits = ticket_waits(&store, &ids, matching_from_ms).await?;
     waits.sort_unstable();
     let pick = |q: f64| {
         let index = ((waits.len() as f64 - 1.0) * q).round() as usize;
@@ -255,6 +281,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         tables: tables.opened.load(Ordering::Relaxed).max(want),
         elapsed,
         enqueue_elapsed,
+        prefill: args.prefill,
         wait_ms: (pick(0.5), pick(0.99), waits.last().copied().unwrap_or(0)),
     })
 }
@@ -262,7 +289,9 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
 /// Seated tickets among `ids`: counted from the end of the list backwards, since the
 /// queue seats in order (a rough but cheap progress check).
 async fn count_seated(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<usize> {
-    let times = store.ticket_times(&ids[ids.len().saturating_sub(64)..]).await?;
+    let times = store
+        .ticket_times(&ids[ids.len().saturating_sub(64)..])
+        .await?;
     if times.iter().all(|(_, ended)| *ended > 0) {
         let all = futures::stream::iter(ids.chunks(2000).map(|c| store.ticket_times(c)))
             .buffered(4)
@@ -278,7 +307,11 @@ async fn count_seated(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<u
     }
 }
 
-async fn ticket_waits(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<Vec<u64>> {
+async fn ticket_waits(
+    store: &TicketStore,
+    ids: &[TicketId],
+    from_ms: u64,
+) -> anyhow::Result<Vec<u64>> {
     let mut waits = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(2000) {
         waits.extend(
@@ -286,7 +319,7 @@ async fn ticket_waits(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<V
                 .ticket_times(chunk)
                 .await?
                 .into_iter()
-                .map(|(created, ended)| ended.saturating_sub(created)),
+                .map(|(created, ended)| ended.saturating_sub(created.max(from_ms))),
         );
     }
     Ok(waits)

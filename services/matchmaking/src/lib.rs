@@ -123,10 +123,8 @@ impl MatchmakingConfig {
         let md = MatcherSettings::default();
         let matcher = MatcherSettings {
             interval: env.millis("GAMEHUB_MATCHMAKING_INTERVAL_MS", md.interval)?,
-            reaper_interval: env.millis(
-                "GAMEHUB_MATCHMAKING_REAPER_INTERVAL_MS",
-                md.reaper_interval,
-            )?,
+            reaper_interval: env
+                .millis("GAMEHUB_MATCHMAKING_REAPER_INTERVAL_MS", md.reaper_interval)?,
             batch_tables: usize::try_from(positive(
                 "GAMEHUB_MATCHMAKING_BATCH_TABLES",
                 env.parse(
@@ -160,8 +158,10 @@ impl MatchmakingConfig {
             )?,
             ..wd
         };
-        let peer_timeout =
-            env.millis("GAMEHUB_MATCHMAKING_PEER_TIMEOUT_MS", Duration::from_secs(5))?;
+        let peer_timeout = env.millis(
+            "GAMEHUB_MATCHMAKING_PEER_TIMEOUT_MS",
+            Duration::from_secs(5),
+        )?;
         if store.claim_timeout <= peer_timeout * 2 {
             return Err(ConfigError {
                 name: "GAMEHUB_MATCHMAKING_CLAIM_TIMEOUT_MS".into(),

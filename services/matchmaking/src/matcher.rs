@@ -411,9 +411,7 @@ impl Matcher {
             }
         }
         let store = &self.inner.store;
-        let seated = store
-            .seat(&room.id, room.game, &seatings, now_ms())
-            .await?;
+        let seated = store.seat(&room.id, room.game, &seatings, now_ms()).await?;
         let tables_seated = seatings.len();
         store
             .after_ended(&seated, Some((room.game, &table_of)))

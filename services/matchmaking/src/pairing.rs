@@ -133,10 +133,7 @@ mod tests {
 
     #[test]
     fn tables_form_in_queue_order() {
-        assert_eq!(
-            in_queue_order(7, 3, 10),
-            vec![vec![0, 1, 2], vec![3, 4, 5]]
-        );
+        assert_eq!(in_queue_order(7, 3, 10), vec![vec![0, 1, 2], vec![3, 4, 5]]);
         assert_eq!(in_queue_order(7, 2, 2), vec![vec![0, 1], vec![2, 3]]);
         assert!(in_queue_order(1, 2, 10).is_empty());
     }

@@ -70,8 +70,11 @@ impl PeerError {
 /// Asks whether players may sit down, and their ratings.
 pub trait Eligibility: Send + Sync + 'static {
     /// Whether `player_id` may sit down in `room` now.
-    fn check<'a>(&'a self, player_id: &'a str, room: &'a Room)
-    -> BoxFuture<'a, Result<Verdict, PeerError>>;
+    fn check<'a>(
+        &'a self,
+        player_id: &'a str,
+        room: &'a Room,
+    ) -> BoxFuture<'a, Result<Verdict, PeerError>>;
 
     /// The player's Gomoku rating (段位 rating, 2000 for a new player).
     fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>>;
@@ -195,9 +198,11 @@ impl GamePeers {
                 token.clone(),
                 timeout,
             )?),
-            doudizhu: ddz::doudizhu_service_client::DoudizhuServiceClient::new(
-                service_channel(&config.doudizhu_url, token, timeout)?,
-            ),
+            doudizhu: ddz::doudizhu_service_client::DoudizhuServiceClient::new(service_channel(
+                &config.doudizhu_url,
+                token,
+                timeout,
+            )?),
         })
     }
 }

@@ -502,7 +502,11 @@ mod tests {
             .map(|r| r.game)
             .collect();
         assert!(free.contains(&Game::Gomoku) && free.contains(&Game::Doudizhu));
-        assert!(rooms.iter().all(|r| r.silver_per_point > 0 || r.min_balance_silver == 0));
+        assert!(
+            rooms
+                .iter()
+                .all(|r| r.silver_per_point > 0 || r.min_balance_silver == 0)
+        );
     }
 
     #[test]

@@ -1100,7 +1100,11 @@ impl TicketStore {
         let mut pipe = redis::pipe();
         for id in ids {
             pipe.cmd("HMGET")
-                .arg(format!("{}:t:{}", self.room_base(id.room_id()), id.as_str()))
+                .arg(format!(
+                    "{}:t:{}",
+                    self.room_base(id.room_id()),
+                    id.as_str()
+                ))
                 .arg("c")
                 .arg("end");
         }

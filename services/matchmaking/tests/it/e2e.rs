@@ -34,14 +34,18 @@ async fn platform() -> Platform {
         ("GAMEHUB_LEDGER_URL", ledger.url.as_str()),
     ]))
     .unwrap();
-    let referee = gamehub_gomoku_referee::start(referee, games.clone()).await.unwrap();
+    let referee = gamehub_gomoku_referee::start(referee, games.clone())
+        .await
+        .unwrap();
     let dealer = gamehub_doudizhu_dealer::DealerConfig::from_env(&Env::from_pairs([
         ("GAMEHUB_DOUDIZHU_ADDR", "127.0.0.1:0"),
         ("GAMEHUB_REDIS_PREFIX", prefix.as_str()),
         ("GAMEHUB_LEDGER_URL", ledger.url.as_str()),
     ]))
     .unwrap();
-    let dealer = gamehub_doudizhu_dealer::start(dealer, games.clone()).await.unwrap();
+    let dealer = gamehub_doudizhu_dealer::start(dealer, games.clone())
+        .await
+        .unwrap();
     let gomoku_url = format!("http://{}", referee.addr);
     let doudizhu_url = format!("http://{}", dealer.addr);
     let mut config = test_config();
@@ -65,7 +69,10 @@ impl Platform {
         self.ledger.stop().await;
     }
 
-    fn gomoku(&self, player: &str) -> GomokuServiceClient<gamehub_platform::client::ServiceChannel> {
+    fn gomoku(
+        &self,
+        player: &str,
+    ) -> GomokuServiceClient<gamehub_platform::client::ServiceChannel> {
         GomokuServiceClient::new(
             service_channel(
                 &self.gomoku_url,
@@ -104,7 +111,13 @@ async fn players_are_seated_at_real_gomoku_and_dou_dizhu_tables() {
     }
     let mut gomoku_table = String::new();
     for (name, ticket_id, client) in &mut gomoku_tickets {
-        let seated = wait_for(client, ticket_id, TicketState::Seated, Duration::from_secs(10)).await;
+        let seated = wait_for(
+            client,
+            ticket_id,
+            TicketState::Seated,
+            Duration::from_secs(10),
+        )
+        .await;
         let seat = seated.seat.unwrap();
         gomoku_table = seat.table_id.clone();
         let table = p
@@ -130,7 +143,13 @@ async fn players_are_seated_at_real_gomoku_and_dou_dizhu_tables() {
         ddz_tickets.push((name, ticket.ticket_id, client));
     }
     for (name, ticket_id, client) in &mut ddz_tickets {
-        let seated = wait_for(client, ticket_id, TicketState::Seated, Duration::from_secs(10)).await;
+        let seated = wait_for(
+            client,
+            ticket_id,
+            TicketState::Seated,
+            Duration::from_secs(10),
+        )
+        .await;
         let seat = seated.seat.unwrap();
         let table = p
             .doudizhu(name)
@@ -159,7 +178,11 @@ async fn players_are_seated_at_real_gomoku_and_dou_dizhu_tables() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
-    assert!(refused.message().contains(&gomoku_table), "{}", refused.message());
+    assert!(
+        refused.message().contains(&gomoku_table),
+        "{}",
+        refused.message()
+    );
 
     // Once she leaves (the table closes), she may queue again.
     p.gomoku("g-alice")

@@ -37,7 +37,13 @@ async fn a_balance_below_the_minimum_is_refused_and_the_partner_keeps_its_place(
     let a = enqueue(&mut rich, "gomoku-renju").await;
     assert_eq!(a.rating, 2000, "rated rooms carry the ledger's rating");
     let b = enqueue(&mut poor, "gomoku-renju").await;
-    let refused = wait_for(&mut poor, &b.ticket_id, TicketState::Refused, Duration::from_secs(10)).await;
+    let refused = wait_for(
+        &mut poor,
+        &b.ticket_id,
+        TicketState::Refused,
+        Duration::from_secs(10),
+    )
+    .await;
     assert_eq!(refused.refusal, Refusal::InsufficientBalance as i32);
     assert!(refused.message.contains("1000"), "{}", refused.message);
 
@@ -53,12 +59,24 @@ async fn a_balance_below_the_minimum_is_refused_and_the_partner_keeps_its_place(
     assert_eq!((state(&back), back.position), (TicketState::Waiting, 1));
 
     let c = enqueue(&mut mm.player("rich2"), "gomoku-renju").await;
-    let seated = wait_for(&mut rich, &a.ticket_id, TicketState::Seated, Duration::from_secs(10)).await;
+    let seated = wait_for(
+        &mut rich,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(10),
+    )
+    .await;
     let seat = seated.seat.unwrap();
     let mut players = seat.players.clone();
     players.sort();
     assert_eq!(players, ["rich", "rich2"]);
-    wait_for(&mut mm.player("rich2"), &c.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    wait_for(
+        &mut mm.player("rich2"),
+        &c.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
     drop(mm);
     ledger.stop().await;
 }
@@ -118,9 +136,19 @@ async fn a_player_at_the_daily_loss_cap_is_refused_a_seat() {
     let mut loser = mm.player("loser");
     let w = enqueue(&mut winner, "gomoku-freestyle").await;
     let l = enqueue(&mut loser, "gomoku-freestyle").await;
-    let refused = wait_for(&mut loser, &l.ticket_id, TicketState::Refused, Duration::from_secs(10)).await;
+    let refused = wait_for(
+        &mut loser,
+        &l.ticket_id,
+        TicketState::Refused,
+        Duration::from_secs(10),
+    )
+    .await;
     assert_eq!(refused.refusal, Refusal::DailyLossCap as i32);
-    assert!(refused.message.contains("daily loss cap"), "{}", refused.message);
+    assert!(
+        refused.message.contains("daily loss cap"),
+        "{}",
+        refused.message
+    );
     let back = winner
         .get_ticket(GetTicketRequest {
             ticket_id: w.ticket_id,

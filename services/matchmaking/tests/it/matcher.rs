@@ -106,7 +106,11 @@ impl Rig {
 async fn a_refused_player_ends_with_the_reason_and_the_others_keep_their_place() {
     let rig = rig(|_| {}).await;
     let room = rig.room("gomoku-free");
-    rig.ledger.refuse("xena", 1, "balance 10 silver is below the room's minimum of 1000 silver");
+    rig.ledger.refuse(
+        "xena",
+        1,
+        "balance 10 silver is below the room's minimum of 1000 silver",
+    );
     let amy = rig.put("gomoku-free", "amy", 0).await;
     let xena = rig.put("gomoku-free", "xena", 0).await;
     let bo = rig.put("gomoku-free", "bo", 0).await;
@@ -143,14 +147,18 @@ async fn a_silent_ledger_sends_the_table_back_unharmed() {
         rig.put("doudizhu-free", "d2", 0).await,
         rig.put("doudizhu-free", "d3", 0).await,
     ];
-    rig.ledger.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    rig.ledger
+        .down
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     let report = rig.matcher.round(&room).await.unwrap();
     assert_eq!((report.claimed, report.released, report.refused), (1, 1, 0));
     for (i, id) in ids.iter().enumerate() {
         let t = rig.get(id).await;
         assert_eq!((t.state, t.position), (TicketState::Waiting, i as u64 + 1));
     }
-    rig.ledger.down.store(false, std::sync::atomic::Ordering::SeqCst);
+    rig.ledger
+        .down
+        .store(false, std::sync::atomic::Ordering::SeqCst);
     assert_eq!(rig.matcher.round(&room).await.unwrap().seated, 1);
 }
 
@@ -219,7 +227,10 @@ async fn a_crash_after_opening_seats_the_players_at_the_table_already_opened() {
         let t = rig.get(id).await;
         assert_eq!(t.state, TicketState::Seated);
         let at = t.seat.unwrap();
-        assert_eq!((at.table_id.as_str(), at.seat), (opened.table_id.as_str(), seat));
+        assert_eq!(
+            (at.table_id.as_str(), at.seat),
+            (opened.table_id.as_str(), seat)
+        );
     }
 }
 
@@ -229,7 +240,9 @@ async fn a_lost_open_table_answer_is_retried_with_the_same_match_id() {
     let room = rig.room("gomoku-free");
     let a = rig.put("gomoku-free", "ada", 0).await;
     let b = rig.put("gomoku-free", "bob", 0).await;
-    rig.tables.lose_answers.store(1, std::sync::atomic::Ordering::SeqCst);
+    rig.tables
+        .lose_answers
+        .store(1, std::sync::atomic::Ordering::SeqCst);
     let report = rig.matcher.round(&room).await.unwrap();
     assert_eq!((report.claimed, report.seated), (1, 0));
     assert_eq!(rig.get(&a).await.state, TicketState::Matching);
@@ -251,14 +264,24 @@ async fn a_table_refused_again_and_again_ends_the_tickets_failed() {
     let room = rig.room("gomoku-free");
     let a = rig.put("gomoku-free", "fa", 0).await;
     let b = rig.put("gomoku-free", "fb", 0).await;
-    rig.tables.refuse.store(5, std::sync::atomic::Ordering::SeqCst);
+    rig.tables
+        .refuse
+        .store(5, std::sync::atomic::Ordering::SeqCst);
     rig.matcher.round(&room).await.unwrap();
-    assert_eq!(rig.get(&a).await.state, TicketState::Waiting, "one failure: back in line");
+    assert_eq!(
+        rig.get(&a).await.state,
+        TicketState::Waiting,
+        "one failure: back in line"
+    );
     rig.matcher.round(&room).await.unwrap();
     for id in [&a, &b] {
         let t = rig.get(id).await;
         assert_eq!(t.state, TicketState::Failed);
-        assert!(t.message.contains("no table could be opened"), "{}", t.message);
+        assert!(
+            t.message.contains("no table could be opened"),
+            "{}",
+            t.message
+        );
     }
 }
 
@@ -269,7 +292,10 @@ async fn cancelling_while_matching_ends_cancelled_instead_of_going_back() {
     let a = rig.put("gomoku-free", "ca", 0).await;
     let b = rig.put("gomoku-free", "cb", 0).await;
     rig.claim("gomoku-free", "crashed-3", &[&a, &b]).await;
-    assert_eq!(rig.store.cancel(&a, now_ms()).await.unwrap(), Cancelled::Requested);
+    assert_eq!(
+        rig.store.cancel(&a, now_ms()).await.unwrap(),
+        Cancelled::Requested
+    );
     assert!(rig.get(&a).await.cancel_requested);
     tokio::time::sleep(Duration::from_millis(250)).await;
     rig.matcher.reap(&room).await.unwrap();
@@ -289,9 +315,15 @@ async fn rated_rooms_pair_close_ratings_and_widen_the_window_with_waiting() {
     rig.matcher.round(&room).await.unwrap();
     assert_eq!(rig.get(&a).await.state, TicketState::Seated);
     assert_eq!(rig.get(&c).await.state, TicketState::Seated);
-    assert_eq!(rig.get(&a).await.seat.unwrap().table_id, rig.get(&c).await.seat.unwrap().table_id);
+    assert_eq!(
+        rig.get(&a).await.seat.unwrap().table_id,
+        rig.get(&c).await.seat.unwrap().table_id
+    );
     let waiting = rig.get(&b).await;
-    assert_eq!((waiting.state, waiting.rating), (TicketState::Waiting, 2600));
+    assert_eq!(
+        (waiting.state, waiting.rating),
+        (TicketState::Waiting, 2600)
+    );
 
     // 300 apart: too far for a fresh ticket (±100), fine once 2600 waited 0.2 s+.
     let e = rig.put("gomoku-freestyle", "r2900", 2900).await;

@@ -15,14 +15,28 @@ async fn two_replicas_never_seat_one_ticket_twice() {
     config.matcher.batch_tables = 3; // many small rounds: more races
     config.matcher.interval = Duration::from_millis(5);
     let tables = Arc::new(FakeTables::default());
-    let one = spawn_with(config.clone(), Arc::new(FakeLedger::default()), tables.clone()).await;
-    let two = spawn_with(config.clone(), Arc::new(FakeLedger::default()), tables.clone()).await;
+    let one = spawn_with(
+        config.clone(),
+        Arc::new(FakeLedger::default()),
+        tables.clone(),
+    )
+    .await;
+    let two = spawn_with(
+        config.clone(),
+        Arc::new(FakeLedger::default()),
+        tables.clone(),
+    )
+    .await;
 
     let players = 160;
     let enqueues = (0..players).map(|i| {
         let replica = if i % 2 == 0 { &one } else { &two };
         let mut client = replica.player(&format!("racer-{i}"));
-        let room = if i % 4 < 2 { "gomoku-free" } else { "doudizhu-free" };
+        let room = if i % 4 < 2 {
+            "gomoku-free"
+        } else {
+            "doudizhu-free"
+        };
         async move {
             let ticket = client
                 .enqueue(EnqueueRequest {

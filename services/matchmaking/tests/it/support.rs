@@ -17,9 +17,7 @@ use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::Secret;
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
-use gamehub_proto::matchmaking::{
-    EnqueueRequest, GetTicketRequest, Ticket, TicketState,
-};
+use gamehub_proto::matchmaking::{EnqueueRequest, GetTicketRequest, Ticket, TicketState};
 
 pub type Client = MatchmakingServiceClient<ServiceChannel>;
 
@@ -317,8 +315,12 @@ impl TestLedger {
             .mint("tester", role, Duration::from_secs(3600))
             .unwrap();
         gamehub_proto::ledger::ledger_service_client::LedgerServiceClient::new(
-            service_channel(&self.url, TokenSource::Static(token), Duration::from_secs(10))
-                .unwrap(),
+            service_channel(
+                &self.url,
+                TokenSource::Static(token),
+                Duration::from_secs(10),
+            )
+            .unwrap(),
         )
     }
 

@@ -115,7 +115,11 @@ async fn a_player_has_one_live_ticket_at_a_time() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
-    assert!(refused.message().contains(&first.ticket_id), "{}", refused.message());
+    assert!(
+        refused.message().contains(&first.ticket_id),
+        "{}",
+        refused.message()
+    );
 
     bob.cancel_ticket(CancelTicketRequest {
         ticket_id: first.ticket_id,
@@ -133,8 +137,20 @@ async fn a_player_still_at_a_table_cannot_enqueue_until_it_leaves() {
     let mut dave = mm.player("dave");
     let a = enqueue(&mut carol, "gomoku-free").await;
     let b = enqueue(&mut dave, "gomoku-free").await;
-    let seated = wait_for(&mut carol, &a.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
-    wait_for(&mut dave, &b.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    let seated = wait_for(
+        &mut carol,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
+    wait_for(
+        &mut dave,
+        &b.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
     let table_id = seated.seat.unwrap().table_id;
 
     tables.still_seated.lock().unwrap().insert("carol".into());
@@ -147,7 +163,11 @@ async fn a_player_still_at_a_table_cannot_enqueue_until_it_leaves() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
-    assert!(refused.message().contains(&table_id), "{}", refused.message());
+    assert!(
+        refused.message().contains(&table_id),
+        "{}",
+        refused.message()
+    );
 
     // The game service says the table is over for carol: she may queue again.
     tables.still_seated.lock().unwrap().clear();
@@ -183,9 +203,19 @@ async fn two_players_are_seated_together_and_learn_it_by_stream_and_poll() {
     {
         last = update.ticket.unwrap();
     }
-    assert_eq!(state(&last), TicketState::Seated, "the stream ends after the seat");
+    assert_eq!(
+        state(&last),
+        TicketState::Seated,
+        "the stream ends after the seat"
+    );
     let seat_a = last.seat.unwrap();
-    let b = wait_for(&mut frank, &b.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    let b = wait_for(
+        &mut frank,
+        &b.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
     let seat_b = b.seat.unwrap();
     assert_eq!(seat_a.table_id, seat_b.table_id);
     assert_eq!(seat_a.game_type, GameType::Gomoku as i32);
@@ -258,7 +288,12 @@ async fn cancelling_a_waiting_ticket_ends_it_once() {
         .ticket
         .unwrap();
     assert_eq!(state(&again), TicketState::Cancelled);
-    let rooms = gina.list_rooms(ListRoomsRequest {}).await.unwrap().into_inner().rooms;
+    let rooms = gina
+        .list_rooms(ListRoomsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .rooms;
     let room = rooms.iter().find(|r| r.room_id == "doudizhu-free").unwrap();
     assert_eq!(room.waiting_players, 0);
 }
@@ -269,7 +304,13 @@ async fn a_seated_ticket_cannot_be_cancelled() {
     let mut hal = mm.player("hal");
     let a = enqueue(&mut hal, "gomoku-free").await;
     enqueue(&mut mm.player("ivy"), "gomoku-free").await;
-    wait_for(&mut hal, &a.ticket_id, TicketState::Seated, Duration::from_secs(5)).await;
+    wait_for(
+        &mut hal,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
     let refused = hal
         .cancel_ticket(CancelTicketRequest {
             ticket_id: a.ticket_id,
@@ -310,7 +351,10 @@ async fn tickets_expire_and_watchers_see_it() {
     }
     assert_eq!(state(&last.unwrap()), TicketState::Expired);
     // The player may queue again at once.
-    assert_eq!(state(&enqueue(&mut jack, "doudizhu-free").await), TicketState::Waiting);
+    assert_eq!(
+        state(&enqueue(&mut jack, "doudizhu-free").await),
+        TicketState::Waiting
+    );
 }
 
 #[tokio::test]
@@ -399,7 +443,12 @@ async fn bad_input_is_refused_with_a_reason() {
         assert_eq!(err.code(), Code::InvalidArgument, "{request_id:?}");
         assert!(err.message().contains("request_id"));
     }
-    for ticket_id in ["", "nonsense", "gomoku-free.zz", "chess.0123456789abcdef0123456789abcdef"] {
+    for ticket_id in [
+        "",
+        "nonsense",
+        "gomoku-free.zz",
+        "chess.0123456789abcdef0123456789abcdef",
+    ] {
         let err = max
             .get_ticket(GetTicketRequest {
                 ticket_id: ticket_id.into(),
@@ -440,7 +489,10 @@ async fn a_full_queue_refuses_more_tickets() {
         .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted);
     // The refusal left nothing behind: the same player may queue elsewhere.
-    assert_eq!(state(&enqueue(&mut q3, "gomoku-renju-swap").await), TicketState::Waiting);
+    assert_eq!(
+        state(&enqueue(&mut q3, "gomoku-renju-swap").await),
+        TicketState::Waiting
+    );
 }
 
 #[tokio::test]
