@@ -170,7 +170,11 @@ impl Dealer {
                 ..
             } => {
                 if advance {
-                    self.advance(&table_id).await?;
+                    // The action is applied; if dealing fails here, the next deal is due
+                    // now in the deadline index and the sweeper deals it.
+                    if let Err(e) = self.advance(&table_id).await {
+                        tracing::warn!(table_id, error = %e, "could not deal the next deal; the sweeper will");
+                    }
                     let (table, _, last_seq) = self.load(&table_id).await?;
                     view = convert::table_view(&table, table.seat_of(player), last_seq);
                 } else {
