@@ -206,16 +206,18 @@ impl Referee {
                             expired = matches!(e, RefereeError::TimeExpired)
                         })?;
                         let table = convert::table(state, Some(seat), 0, now);
-                        Ok(Self::change(state, step, (table, outcome)))
+                        let record = record_of(&step);
+                        Ok(Self::change(state, step, (table, outcome, record)))
                     },
                 )
                 .await;
             match updated {
                 Ok(Updated::Applied {
                     last_seq,
-                    output: (mut table, outcome),
+                    output: (mut table, outcome, record),
                     ..
                 }) => {
+                    self.keep_record(&table_id, record).await;
                     table.last_event_id = last_seq;
                     return Ok(Acted {
                         table,
@@ -254,7 +256,10 @@ impl Referee {
             .update(table_id, None, |state: &mut TableState, version| {
                 not_due = None;
                 match state.on_clock(now_ms, self.between_games_ms) {
-                    Some(step) => Ok(Self::change(state, step, ())),
+                    Some(step) => {
+                        let record = record_of(&step);
+                        Ok(Self::change(state, step, record))
+                    }
                     None => {
                         not_due = Some((version, state.deadline_ms()));
                         Err(ApiError::FailedPrecondition("nothing due".into()))
@@ -263,7 +268,8 @@ impl Referee {
             })
             .await;
         match updated {
-            Ok(Updated::Applied { .. }) => {
+            Ok(Updated::Applied { output, .. }) => {
+                self.keep_record(table_id, output).await;
                 gamehub_platform::metrics::metrics()
                     .timeouts_applied
                     .with_label_values(&["gomoku"])
@@ -314,6 +320,62 @@ impl Referee {
         }
     }
 
+    /// Keeps a finished game's text record beside its table (hash `…:t:ID:records`,
+    /// field = game id) for GetRecord/ExportRecord. Written after the step that ended
+    /// the game, so the hot state stays small; should the process die in between, the
+    /// record is still in the settlement outbox and then at the ledger.
+    async fn keep_record(&self, table_id: &str, record: Option<(String, String)>) {
+        let Some((game_id, text)) = record else {
+            return;
+        };
+        let key = self.store.companion_key(table_id, "records");
+        let ttl = self.store.limits().idle_table_ttl.as_secs().max(1);
+        let mut conn = self.store.redis();
+        let written: Result<(), redis::RedisError> = redis::pipe()
+            .cmd("HSET")
+            .arg(&key)
+            .arg(&game_id)
+            .arg(text)
+            .ignore()
+            .cmd("EXPIRE")
+            .arg(&key)
+            .arg(ttl)
+            .ignore()
+            .query_async(&mut conn)
+            .await;
+        if let Err(e) = written {
+            tracing::warn!(table_id, game_id, error = %e, "record not kept at the table; the ledger has it");
+        }
+    }
+
+    /// A finished game's record as kept beside its table.
+    async fn stored_record(
+        &self,
+        state: &TableState,
+        number: i32,
+    ) -> Result<(crate::table::FinishedGame, Record, String), ApiError> {
+        let finished = state.finished_game(parse::game_number(number)?)?.clone();
+        let key = self.store.companion_key(&state.table_id, "records");
+        let mut conn = self.store.redis();
+        let text: Option<String> = redis::cmd("HGET")
+            .arg(&key)
+            .arg(&finished.game_id)
+            .query_async(&mut conn)
+            .await?;
+        let text = text.ok_or_else(|| RefereeError::NoSuchGame {
+            table_id: state.table_id.clone(),
+            number: finished.number,
+            hint: "; its record is not kept at the table: fetch it from the ledger (GetGameRecord)",
+        })?;
+        let record = Record::from_text(&text).map_err(|e| {
+            ApiError::internal(anyhow::anyhow!(
+                "stored record of {} does not read back: {e}",
+                finished.game_id
+            ))
+        })?;
+        Ok((finished, record, text))
+    }
+
     /// The callback the settler calls after the ledger acknowledged a game.
     pub fn on_settled(&self) -> OnSettled {
         let referee = self.clone();
@@ -323,20 +385,6 @@ impl Referee {
                 referee.note_settlement(&entry.table_id, &response).await;
             })
         })
-    }
-
-    fn record(
-        state: &TableState,
-        number: i32,
-    ) -> Result<(&crate::table::FinishedGame, Record), ApiError> {
-        let finished = state.finished_game(parse::game_number(number)?)?;
-        let record = Record::from_text(&finished.record).map_err(|e| {
-            ApiError::internal(anyhow::anyhow!(
-                "stored record of {} does not read back: {e}",
-                finished.game_id
-            ))
-        })?;
-        Ok((finished, record))
     }
 
     fn load_record(request: &pb::LoadRecordRequest) -> Result<pb::LoadRecordResponse, ApiError> {
@@ -371,6 +419,13 @@ impl DeadlineHandler for Referee {
             tracing::warn!(table_id, error = %e, "deadline not applied; the next sweep retries");
         }
     }
+}
+
+/// The text record of a game a step ended: (game id, text).
+fn record_of(step: &Step) -> Option<(String, String)> {
+    let settlement = step.settlement.as_ref()?;
+    let record = settlement.record.as_ref()?;
+    Some((settlement.game_id.clone(), record.content.clone()))
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
@@ -624,7 +679,7 @@ impl GomokuService for Referee {
         let message = request.into_inner();
         let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
         let (state, _) = self.load(&table_id).await?;
-        let (finished, record) = Self::record(&state, message.game_number)?;
+        let (finished, record, _) = self.stored_record(&state, message.game_number).await?;
         let game = &record.game;
         Ok(Response::new(pb::GetRecordResponse {
             game_id: finished.game_id.clone(),
@@ -646,11 +701,11 @@ impl GomokuService for Referee {
         let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
         let format = parse::record_format(message.format).map_err(ApiError::from)?;
         let (state, _) = self.load(&table_id).await?;
-        let (finished, record) = Self::record(&state, message.game_number)?;
+        let (finished, record, text) = self.stored_record(&state, message.game_number).await?;
         let stem = finished.game_id.replace(':', "-");
         let (content, file_name) = match format {
             pb::RecordFormat::Psq => (record.to_psq(), format!("{stem}.psq")),
-            _ => (finished.record.clone(), format!("{stem}.txt")),
+            _ => (text, format!("{stem}.txt")),
         };
         Ok(Response::new(pb::ExportRecordResponse {
             format: format as i32,

@@ -24,8 +24,9 @@ use crate::error::RefereeError;
 /// The record format written to the ledger and kept for GetRecord.
 pub const RECORD_FORMAT: &str = "gomoku-text";
 
-/// Finished games kept in the table's state for GetRecord/ExportRecord (newest last);
-/// older ones are at the ledger. Bounded so a long session keeps a small state.
+/// Finished games listed in the table's state (newest last) with their results and
+/// settlements; older ones are at the ledger. Their records live beside the table (see
+/// `service`), not in the state, so that every move reads and writes a small state.
 pub const FINISHED_GAMES_KEPT: usize = 4;
 
 /// A room's rules and stakes, fixed when the table opens.
@@ -114,8 +115,6 @@ pub struct FinishedGame {
     pub game_id: String,
     /// How it ended.
     pub result: GameResult,
-    /// The text record (the ledger keeps the same text).
-    pub record: String,
     /// The ledger's answer once settled.
     pub settlement: Option<Vec<SeatSettled>>,
 }
@@ -409,7 +408,6 @@ impl TableState {
             number: self.number,
             game_id: game_id.clone(),
             result,
-            record: record.clone(),
             settlement: None,
         });
         if self.finished.len() > FINISHED_GAMES_KEPT {
@@ -641,6 +639,7 @@ mod tests {
         }
         let step = place(&mut state, 0, "h12", 1_200);
         let settle = step.settlement.expect("the five settles the game");
+        assert_eq!(settle.record.as_ref().unwrap().format, RECORD_FORMAT);
         assert_eq!(settle.game_id, "gt-1:1");
         assert_eq!(settle.players[0].points, 10);
         assert_eq!(settle.players[1].points, -10);
@@ -653,8 +652,9 @@ mod tests {
             }
         ));
         assert_eq!(state.deadline_ms(), Some(61_200));
-        let record = &state.finished_game(0).unwrap().record;
+        let record = &settle.record.as_ref().unwrap().content;
         assert!(record.contains("[Black \"alice\"]"), "{record}");
+        assert_eq!(state.finished_game(0).unwrap().number, 1);
 
         let (_, first) = state
             .act(Seat::ONE, PlayerAction::NextGame, 1_300, 60_000)
