@@ -6,10 +6,12 @@
 //! - [`drive`]: bots playing a table through the public gRPC API (the strategies are
 //!   in `gamehub-bots`; legality always comes from the rule crates);
 //! - [`render`]: boards and cards as text;
-//! - [`demo`]: one Gomoku game and one Dou Dizhu deal from matchmaking to settlement.
+//! - [`demo`]: one Gomoku game and one Dou Dizhu deal from matchmaking to settlement;
+//! - [`bots`]: bots that keep playing in a room, so a lone player finds a game.
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod bots;
 pub mod demo;
 pub mod drive;
 pub mod render;

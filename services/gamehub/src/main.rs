@@ -61,6 +61,19 @@ enum Command {
         #[arg(long, default_value_t = 24 * 3600)]
         ttl_secs: u64,
     },
+    /// Keep N bots playing in a room through the public API, so a lone player always
+    /// finds a game (Ctrl-C stops them).
+    Bots {
+        /// How many bots.
+        #[arg(long, default_value_t = 2)]
+        count: usize,
+        /// The room, e.g. gomoku-renju or doudizhu-classic.
+        #[arg(long)]
+        room: String,
+        /// Milliseconds a bot waits before each action.
+        #[arg(long, default_value_t = 500)]
+        think_ms: u64,
+    },
     /// Exit 0 if the server at ADDR reports SERVING on the standard gRPC health protocol.
     Health {
         /// The server.
@@ -142,6 +155,37 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             let token =
                 gamehub::token::mint(&config, &subject, role, Duration::from_secs(ttl_secs))?;
             println!("{token}");
+        }
+        Command::Bots {
+            count,
+            room,
+            think_ms,
+        } => {
+            let _telemetry = gamehub_platform::telemetry::init("gamehub-bots", &config)?;
+            let shutdown = Shutdown::new();
+            let stats = std::sync::Arc::new(gamehub::bots::BotStats::default());
+            let options = gamehub::bots::BotOptions {
+                room: room.clone(),
+                count,
+                think: Duration::from_millis(think_ms),
+                name_prefix: "bot-".into(),
+            };
+            let task = tokio::spawn(gamehub::bots::run(
+                Endpoints::from_config(&config),
+                config.clone(),
+                options,
+                stats.clone(),
+                shutdown.listener(),
+            ));
+            println!("{count} bots playing in {room}; Ctrl-C to stop");
+            termination_signal().await;
+            shutdown.trigger();
+            let _ = task.await;
+            println!(
+                "bots finished {} games ({} errors)",
+                stats.games.load(std::sync::atomic::Ordering::Relaxed),
+                stats.errors.load(std::sync::atomic::Ordering::Relaxed)
+            );
         }
         Command::Health { addr } => {
             let serving = gamehub_platform::client::check_health(&addr, "")

@@ -13,6 +13,7 @@ use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::doudizhu::{self as ddz, table_event, watch_response};
 
+use super::retry;
 use crate::api::request_id;
 
 /// What a driver shows its observer.
@@ -161,12 +162,16 @@ pub async fn play(
                             if options.deals > 0 && finished >= options.deals {
                                 leaving_after = Some(format!("{table_id}:{}", event.deal_number));
                             } else {
-                                client
-                                    .next_deal(ddz::NextDealRequest {
-                                        table_id: table_id.to_owned(),
-                                        request_id: request_id(),
-                                    })
-                                    .await?;
+                                let next = ddz::NextDealRequest {
+                                    table_id: table_id.to_owned(),
+                                    request_id: request_id(),
+                                };
+                                retry(|| {
+                                    let mut client = client.clone();
+                                    let next = next.clone();
+                                    async move { client.next_deal(next).await }
+                                })
+                                .await?;
                             }
                         }
                     }
@@ -187,15 +192,19 @@ pub async fn play(
         if !my_turn_maybe {
             continue;
         }
-        let view = client
-            .get_table(ddz::GetTableRequest {
-                table_id: table_id.to_owned(),
-                as_spectator: false,
-            })
-            .await?
-            .into_inner()
-            .table
-            .ok_or_else(|| anyhow::anyhow!("the dealer returned no table"))?;
+        let get = ddz::GetTableRequest {
+            table_id: table_id.to_owned(),
+            as_spectator: false,
+        };
+        let view = retry(|| {
+            let mut client = client.clone();
+            let get = get.clone();
+            async move { client.get_table(get).await }
+        })
+        .await?
+        .into_inner()
+        .table
+        .ok_or_else(|| anyhow::anyhow!("the dealer returned no table"))?;
         if view.to_act != i32::from(me.number()) || view.last_event_id == acted_at_event {
             continue;
         }
@@ -207,31 +216,43 @@ pub async fn play(
             tokio::time::sleep(options.think).await;
         }
         let table_id = table_id.to_owned();
+        macro_rules! call {
+            ($method:ident, $request:expr) => {{
+                let request = $request;
+                retry(|| {
+                    let mut client = client.clone();
+                    let request = request.clone();
+                    async move { client.$method(request).await }
+                })
+                .await
+                .map(|_| ())
+            }};
+        }
         let result = match choice {
-            Choice::Bid(bid) => client
-                .bid(ddz::BidRequest {
+            Choice::Bid(bid) => call!(
+                bid,
+                ddz::BidRequest {
                     table_id,
                     request_id: request_id(),
                     points: i32::from(bid.points()),
-                })
-                .await
-                .map(|_| ()),
-            Choice::Play(ranks) => client
-                .play(ddz::PlayRequest {
+                }
+            ),
+            Choice::Play(ranks) => call!(
+                play,
+                ddz::PlayRequest {
                     table_id,
                     request_id: request_id(),
                     ranks: ranks.to_string().replace(' ', ""),
                     cards: Vec::new(),
-                })
-                .await
-                .map(|_| ()),
-            Choice::Pass => client
-                .pass(ddz::PassRequest {
+                }
+            ),
+            Choice::Pass => call!(
+                pass,
+                ddz::PassRequest {
                     table_id,
                     request_id: request_id(),
-                })
-                .await
-                .map(|_| ()),
+                }
+            ),
         };
         if let Err(status) = result {
             if status.code() != tonic::Code::FailedPrecondition {
@@ -248,12 +269,16 @@ async fn leave(
     client: &mut DoudizhuServiceClient<ServiceChannel>,
     table_id: &str,
 ) -> Result<(), tonic::Status> {
-    match client
-        .leave(ddz::LeaveRequest {
-            table_id: table_id.to_owned(),
-            request_id: request_id(),
-        })
-        .await
+    let request = ddz::LeaveRequest {
+        table_id: table_id.to_owned(),
+        request_id: request_id(),
+    };
+    match retry(|| {
+        let mut client = client.clone();
+        let request = request.clone();
+        async move { client.leave(request).await }
+    })
+    .await
     {
         Ok(_) => Ok(()),
         Err(status)

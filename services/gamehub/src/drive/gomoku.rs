@@ -17,6 +17,7 @@ use gomoku_rules::{Action, ForbiddenPolicy, Game, GameConfig, Point, RuleSet, Se
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
+use super::retry;
 use crate::api::request_id;
 
 /// What a driver shows its observer.
@@ -165,14 +166,18 @@ pub async fn play(
     options: Options,
     mut observe: impl FnMut(Update<'_>),
 ) -> anyhow::Result<Outcome> {
-    let table = client
-        .get_table(gm::GetTableRequest {
-            table_id: table_id.to_owned(),
-        })
-        .await?
-        .into_inner()
-        .table
-        .ok_or_else(|| anyhow::anyhow!("the referee returned no table"))?;
+    let get = gm::GetTableRequest {
+        table_id: table_id.to_owned(),
+    };
+    let table = retry(|| {
+        let mut client = client.clone();
+        let get = get.clone();
+        async move { client.get_table(get).await }
+    })
+    .await?
+    .into_inner()
+    .table
+    .ok_or_else(|| anyhow::anyhow!("the referee returned no table"))?;
     let me = table
         .your_seat
         .and_then(seat)
@@ -229,12 +234,16 @@ pub async fn play(
                         if options.games > 0 && finished_games >= options.games {
                             leaving_after = Some(event.game_number);
                         } else {
-                            client
-                                .next_game(gm::NextGameRequest {
-                                    table_id: table_id.to_owned(),
-                                    request_id: request_id(),
-                                })
-                                .await?;
+                            let next = gm::NextGameRequest {
+                                table_id: table_id.to_owned(),
+                                request_id: request_id(),
+                            };
+                            retry(|| {
+                                let mut client = client.clone();
+                                let next = next.clone();
+                                async move { client.next_game(next).await }
+                            })
+                            .await?;
                         }
                     }
                     Some(table_event::Kind::GameSettled(settled)) => {
@@ -263,7 +272,7 @@ pub async fn play(
         if !options.think.is_zero() {
             tokio::time::sleep(options.think).await;
         }
-        if let Err(status) = send(&mut client, table_id, action).await {
+        if let Err(status) = send(&client, table_id, action).await {
             // The server refused (e.g. the clock ran out first): the events say what
             // happened; anything else is a real failure.
             if status.code() != tonic::Code::FailedPrecondition {
@@ -276,84 +285,88 @@ pub async fn play(
 }
 
 async fn send(
-    client: &mut GomokuServiceClient<ServiceChannel>,
+    client: &GomokuServiceClient<ServiceChannel>,
     table_id: &str,
     action: Action,
 ) -> Result<(), tonic::Status> {
     let table_id = table_id.to_owned();
     let request_id = request_id();
-    match action {
-        Action::Place(p) => {
-            client
-                .place_stone(gm::PlaceStoneRequest {
-                    table_id,
-                    request_id,
-                    point: Some(api_point(p)),
-                })
-                .await?;
-        }
-        Action::ClaimForbidden => {
-            client
-                .claim_forbidden(gm::ClaimForbiddenRequest {
-                    table_id,
-                    request_id,
-                })
-                .await?;
-        }
-        Action::Swap => {
-            client
-                .swap(gm::SwapRequest {
-                    table_id,
-                    request_id,
-                })
-                .await?;
-        }
-        Action::ProposeFifth(a, b) => {
-            client
-                .propose_fifth_moves(gm::ProposeFifthMovesRequest {
-                    table_id,
-                    request_id,
-                    points: vec![api_point(a), api_point(b)],
-                })
-                .await?;
-        }
-        Action::ChooseFifth(p) => {
-            client
-                .choose_fifth_move(gm::ChooseFifthMoveRequest {
-                    table_id,
-                    request_id,
-                    point: Some(api_point(p)),
-                })
-                .await?;
-        }
-        Action::AcceptDraw | Action::DeclineDraw => {
-            client
-                .answer_draw(gm::AnswerDrawRequest {
-                    table_id,
-                    request_id,
-                    accept: action == Action::AcceptDraw,
-                })
-                .await?;
-        }
-        Action::OfferDraw => {
-            client
-                .offer_draw(gm::OfferDrawRequest {
-                    table_id,
-                    request_id,
-                })
-                .await?;
-        }
-        Action::Resign => {
-            client
-                .resign(gm::ResignRequest {
-                    table_id,
-                    request_id,
-                })
-                .await?;
-        }
-        Action::Escape | Action::Timeout => {}
+    // Each arm builds its request once; `retry` resends that same request.
+    macro_rules! call {
+        ($method:ident, $request:expr) => {{
+            let request = $request;
+            retry(|| {
+                let mut client = client.clone();
+                let request = request.clone();
+                async move { client.$method(request).await }
+            })
+            .await
+            .map(|_| ())
+        }};
     }
-    Ok(())
+    match action {
+        Action::Place(p) => call!(
+            place_stone,
+            gm::PlaceStoneRequest {
+                table_id,
+                request_id,
+                point: Some(api_point(p)),
+            }
+        ),
+        Action::ClaimForbidden => call!(
+            claim_forbidden,
+            gm::ClaimForbiddenRequest {
+                table_id,
+                request_id,
+            }
+        ),
+        Action::Swap => call!(
+            swap,
+            gm::SwapRequest {
+                table_id,
+                request_id,
+            }
+        ),
+        Action::ProposeFifth(a, b) => call!(
+            propose_fifth_moves,
+            gm::ProposeFifthMovesRequest {
+                table_id,
+                request_id,
+                points: vec![api_point(a), api_point(b)],
+            }
+        ),
+        Action::ChooseFifth(p) => call!(
+            choose_fifth_move,
+            gm::ChooseFifthMoveRequest {
+                table_id,
+                request_id,
+                point: Some(api_point(p)),
+            }
+        ),
+        Action::AcceptDraw | Action::DeclineDraw => call!(
+            answer_draw,
+            gm::AnswerDrawRequest {
+                table_id,
+                request_id,
+                accept: action == Action::AcceptDraw,
+            }
+        ),
+        Action::OfferDraw => call!(
+            offer_draw,
+            gm::OfferDrawRequest {
+                table_id,
+                request_id,
+            }
+        ),
+        Action::Resign => call!(
+            resign,
+            gm::ResignRequest {
+                table_id,
+                request_id,
+            }
+        ),
+        Action::Escape | Action::Timeout => Ok(()),
+    }
 }
 
 /// Leaves the table; a table another seat already closed is fine.
@@ -361,12 +374,16 @@ async fn leave(
     client: &mut GomokuServiceClient<ServiceChannel>,
     table_id: &str,
 ) -> Result<(), tonic::Status> {
-    match client
-        .leave(gm::LeaveRequest {
-            table_id: table_id.to_owned(),
-            request_id: request_id(),
-        })
-        .await
+    let request = gm::LeaveRequest {
+        table_id: table_id.to_owned(),
+        request_id: request_id(),
+    };
+    match retry(|| {
+        let mut client = client.clone();
+        let request = request.clone();
+        async move { client.leave(request).await }
+    })
+    .await
     {
         Ok(_) => Ok(()),
         Err(status)

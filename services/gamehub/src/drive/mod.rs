@@ -4,6 +4,47 @@
 pub mod doudizhu;
 pub mod gomoku;
 
+use std::future::Future;
+use std::time::Duration;
+
+/// Calls `call` until it succeeds, retrying what a well-behaved client retries: a rate
+/// limit (after the server's `retry-after-ms` hint), an unavailable service, a lost
+/// race. `call` must send the same request (same request id) each time, so a retry of
+/// something already applied is answered as a replay and never applies twice.
+pub async fn retry<T, F, Fut>(mut call: F) -> Result<T, tonic::Status>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, tonic::Status>>,
+{
+    const ATTEMPTS: u32 = 30;
+    let mut attempt = 0;
+    loop {
+        match call().await {
+            Ok(value) => return Ok(value),
+            Err(status)
+                if attempt < ATTEMPTS
+                    && matches!(
+                        status.code(),
+                        tonic::Code::ResourceExhausted
+                            | tonic::Code::Unavailable
+                            | tonic::Code::Aborted
+                    ) =>
+            {
+                let hint = status
+                    .metadata()
+                    .get(gamehub_platform::error::RETRY_AFTER_MS)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .map(Duration::from_millis);
+                let backoff = Duration::from_millis(50 * u64::from(attempt + 1));
+                tokio::time::sleep(hint.unwrap_or(backoff).min(Duration::from_secs(2))).await;
+                attempt += 1;
+            }
+            Err(status) => return Err(status),
+        }
+    }
+}
+
 pub mod matchmaking {
     //! From "I want to play in this room" to a seat, as a front-end does it.
 
