@@ -28,6 +28,10 @@ pub enum LedgerError {
     /// PostgreSQL failed.
     #[error("database: {0}")]
     Database(#[from] sqlx::Error),
+    /// A concurrent change overtook this one; retrying will do (and, after the bounded
+    /// retries, the client may).
+    #[error("{0}")]
+    Contended(String),
     /// Stored data that cannot be what this code wrote (a bug or tampering).
     #[error("corrupt ledger data: {0}")]
     Corrupt(String),
@@ -52,6 +56,9 @@ impl LedgerError {
             LedgerError::Conflict(message) => ApiError::AlreadyExists(message),
             LedgerError::Forbidden(message) => ApiError::PermissionDenied(message),
             LedgerError::Api(api) => api,
+            LedgerError::Contended(why) => {
+                ApiError::Aborted(format!("a concurrent change got in the way ({why}); retry"))
+            }
             LedgerError::Database(err) => {
                 gamehub_platform::metrics::dependency_error("postgres");
                 match err {

@@ -89,6 +89,8 @@ pub struct LoadReport {
     pub replays: usize,
     /// Calls that failed.
     pub errors: usize,
+    /// The first failure, if any.
+    pub first_error: Option<String>,
     /// Wall time of the settlement phase.
     pub elapsed: Duration,
     /// Median latency of a settlement.
@@ -127,6 +129,9 @@ impl fmt::Display for LoadReport {
             ms(self.max)
         )?;
         writeln!(f, "replays: {}, errors: {}", self.replays, self.errors)?;
+        if let Some(error) = &self.first_error {
+            writeln!(f, "first error: {error}")?;
+        }
         match self.pgbench_tps {
             Some(tps) => write!(
                 f,
@@ -414,6 +419,7 @@ async fn load(
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let (mut replays, mut errors) = (0usize, 0usize);
+            let mut first_error = None;
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= games {
@@ -426,7 +432,9 @@ async fn load(
                     Ok(_) => latencies.push(sent.elapsed()),
                     Err(status) => {
                         errors += 1;
-                        tracing::warn!(code = ?status.code(), message = status.message(), "settlement failed");
+                        first_error.get_or_insert_with(|| {
+                            format!("{:?}: {}", status.code(), status.message())
+                        });
                         continue;
                     }
                 }
@@ -437,16 +445,17 @@ async fn load(
                     }
                 }
             }
-            (latencies, replays, errors)
+            (latencies, replays, errors, first_error)
         }));
     }
     let mut latencies = Vec::with_capacity(args.games);
-    let (mut replays, mut errors) = (0, 0);
+    let (mut replays, mut errors, mut first_error) = (0, 0, None);
     for task in tasks {
-        let (l, r, e) = task.await?;
+        let (l, r, e, first) = task.await?;
         latencies.extend(l);
         replays += r;
         errors += e;
+        first_error = first_error.or(first);
     }
     let elapsed = started.elapsed();
     latencies.sort_unstable();
@@ -455,6 +464,7 @@ async fn load(
         settlements: latencies.len(),
         replays,
         errors,
+        first_error,
         elapsed,
         p50: percentile(&latencies, 0.50),
         p99: percentile(&latencies, 0.99),

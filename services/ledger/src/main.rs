@@ -71,7 +71,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
         Command::Loadgen(args) => {
-            let _telemetry = telemetry::init("gamehub-ledger-loadgen", &config.common)?;
+            // Quiet unless asked: the in-process ledger would log every grant.
+            let _telemetry = match std::env::var_os("RUST_LOG") {
+                Some(_) => Some(telemetry::init("gamehub-ledger-loadgen", &config.common)?),
+                None => None,
+            };
             let report = loadgen::run(&args, &config).await?;
             println!("{report}");
             Ok(ExitCode::SUCCESS)

@@ -6,11 +6,16 @@
 //! with a serialization failure, a deadlock or a lost race on an idempotency key is
 //! retried as a whole transaction, a bounded number of times.
 //!
-//! A settlement is one transaction of four round trips: `BEGIN`, lock-and-read
-//! ([`ledger_lock_for_settlement`]), write ([`ledger_apply_settlement`]), `COMMIT`; the
-//! two functions are in the migration. The rules run in Rust in between.
+//! A settlement takes two round trips (see migration 0002): read a snapshot of its
+//! players, run the rules in Rust, then one call that in one transaction locks the
+//! accounts in order, checks the snapshot still holds and writes everything. When a
+//! concurrent settlement changed one of the players in between, nothing is written and
+//! the settlement is redone under locks (`BEGIN`, snapshot with locks, write, `COMMIT`),
+//! which cannot go stale.
 
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -21,6 +26,7 @@ use uuid::Uuid;
 use crate::domain::caps::Caps;
 use crate::domain::day::counters_on;
 use crate::domain::grant::Grant;
+use crate::domain::rating::NEW_PLAYER_RATING;
 use crate::domain::settle::{self, GameReport, PlayerSnapshot, SettlementPlan};
 use crate::domain::{GameType, HistoryKind, PlayerId};
 use crate::error::{LedgerError, is_retryable};
@@ -32,6 +38,8 @@ pub const MAX_ATTEMPTS: u32 = 10;
 #[derive(Debug, Clone)]
 pub struct Repository {
     pool: PgPool,
+    /// Settlements whose unlocked snapshot went stale and were redone under locks.
+    stale_snapshots: Arc<AtomicU64>,
 }
 
 /// What settling a game did.
@@ -216,7 +224,7 @@ struct BoardEntry {
 }
 
 #[derive(FromRow)]
-struct LockedRow {
+struct SnapshotRow {
     existing_sha256: Option<Vec<u8>>,
     existing_response: Option<Vec<u8>>,
     player_id: Option<String>,
@@ -230,6 +238,140 @@ struct LockedRow {
     professional_dan: Option<i16>,
 }
 
+/// One seat's player as the snapshot read it, stored values as they are (a player
+/// without rows reads as the rows it will get).
+struct SeatRead {
+    missing: bool,
+    balance: i64,
+    cap_day: Option<NaiveDate>,
+    won: i64,
+    lost: i64,
+    points: i64,
+    rating: i64,
+    rated_games: i64,
+    professional_dan: i16,
+}
+
+impl SeatRead {
+    fn of(row: Option<&SnapshotRow>) -> Self {
+        match row {
+            Some(r) => Self {
+                missing: r.points.is_none(),
+                balance: r.balance_silver.unwrap_or(0),
+                cap_day: r.cap_day,
+                won: r.won_today_silver.unwrap_or(0),
+                lost: r.lost_today_silver.unwrap_or(0),
+                points: r.points.unwrap_or(0),
+                rating: r.gomoku_rating.unwrap_or(NEW_PLAYER_RATING),
+                rated_games: r.rated_games.unwrap_or(0),
+                professional_dan: r.professional_dan.unwrap_or(0),
+            },
+            None => Self {
+                missing: true,
+                balance: 0,
+                cap_day: None,
+                won: 0,
+                lost: 0,
+                points: 0,
+                rating: NEW_PLAYER_RATING,
+                rated_games: 0,
+                professional_dan: 0,
+            },
+        }
+    }
+}
+
+/// The call of `ledger_apply_settlement` writing `plan` (see migration 0002).
+fn apply_query<'a>(
+    report: &'a GameReport,
+    ids: &'a [&'a str],
+    sha256: &'a [u8; 32],
+    today: NaiveDate,
+    read: &[SeatRead],
+    plan: &SettlementPlan,
+    response: &'a [u8],
+) -> sqlx::query::QueryScalar<'a, sqlx::Postgres, i16, sqlx::postgres::PgArguments> {
+    let seats = &report.seats;
+    let history = plan.history(report);
+    let transfer_id = plan.moves_silver().then(Uuid::now_v7);
+    sqlx::query_scalar(
+        "SELECT ledger_apply_settlement($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
+         $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, \
+         $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41)",
+    )
+    .bind(&report.game_id)
+    .bind(report.game_type.code())
+    .bind(&report.stakes.room_id)
+    .bind(&report.table_id)
+    .bind(&report.reason)
+    .bind(report.stakes.points_base)
+    .bind(report.stakes.silver_per_point)
+    .bind(report.rated())
+    .bind(report.started_at_unix_ms)
+    .bind(report.ended_at_unix_ms)
+    .bind(today)
+    .bind(sha256.as_slice())
+    .bind(response)
+    .bind(&report.record_format)
+    .bind(&report.record_content)
+    .bind(transfer_id)
+    .bind(plan.house_silver)
+    .bind(ids)
+    .bind(read.iter().map(|r| r.missing).collect::<Vec<_>>())
+    .bind(seats.iter().map(|s| s.role.code()).collect::<Vec<_>>())
+    .bind(seats.iter().map(|s| s.outcome.code()).collect::<Vec<_>>())
+    .bind(seats.iter().map(|s| s.points).collect::<Vec<_>>())
+    .bind(seats.iter().map(|s| s.offered_draw).collect::<Vec<_>>())
+    .bind(
+        plan.seats
+            .iter()
+            .map(|s| s.silver_requested)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        plan.seats
+            .iter()
+            .map(|s| s.silver_delta)
+            .collect::<Vec<_>>(),
+    )
+    .bind(read.iter().map(|r| r.balance).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.cap_day).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.won).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.lost).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.points).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.rating).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.rated_games).collect::<Vec<_>>())
+    .bind(read.iter().map(|r| r.professional_dan).collect::<Vec<_>>())
+    .bind(
+        plan.seats
+            .iter()
+            .map(|s| s.won_today_after)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        plan.seats
+            .iter()
+            .map(|s| s.lost_today_after)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        plan.seats
+            .iter()
+            .map(|s| s.rating_after)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        history
+            .iter()
+            .map(|h| h.player_id.to_string())
+            .collect::<Vec<_>>(),
+    )
+    .bind(history.iter().map(|h| h.kind.code()).collect::<Vec<_>>())
+    .bind(history.iter().map(|h| h.before).collect::<Vec<_>>())
+    .bind(history.iter().map(|h| h.after).collect::<Vec<_>>())
+    .bind(history.into_iter().map(|h| h.reason).collect::<Vec<_>>())
+}
+
 fn dan(code: i16) -> u8 {
     u8::try_from(code).unwrap_or(0)
 }
@@ -237,7 +379,15 @@ fn dan(code: i16) -> u8 {
 impl Repository {
     /// A repository over `pool` (already migrated).
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            pool,
+            stale_snapshots: Arc::default(),
+        }
+    }
+
+    /// How many settlements were redone under locks because their snapshot went stale.
+    pub fn stale_snapshots(&self) -> u64 {
+        self.stale_snapshots.load(Ordering::Relaxed)
     }
 
     /// The pool.
@@ -247,15 +397,21 @@ impl Repository {
 
     /// Runs `attempt` until it succeeds, fails for good, or [`MAX_ATTEMPTS`] are used,
     /// backing off a little more after each retryable failure.
+    /// The closure gets the attempt's number, from 1.
     async fn retrying<T, F, Fut>(&self, what: &str, mut attempt: F) -> Result<T, LedgerError>
     where
-        F: FnMut() -> Fut,
+        F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, LedgerError>>,
     {
         let mut tries = 0;
         loop {
             tries += 1;
-            match attempt().await {
+            match attempt(tries).await {
+                Err(LedgerError::Contended(why)) if tries < MAX_ATTEMPTS => {
+                    // Redone at once, under locks.
+                    self.stale_snapshots.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(what, attempt = tries, why, "snapshot went stale");
+                }
                 Err(err) if tries < MAX_ATTEMPTS && is_retryable(&err) => {
                     tracing::debug!(what, attempt = tries, error = %err, "retrying transaction");
                     let jitter = rand::random_range(0..=1u64 << tries.min(6));
@@ -268,7 +424,8 @@ impl Repository {
 
     /// Settles `report` on `today`: the stored answer when the game was settled with the
     /// same payload; [`LedgerError::Conflict`] when with another; else the plan applied
-    /// and `encode` of it stored as the answer.
+    /// and `encode` of it stored as the answer. The first attempt reads without locks;
+    /// later ones lock first.
     pub async fn settle(
         &self,
         report: &GameReport,
@@ -277,8 +434,8 @@ impl Repository {
         encode: impl Fn(&SettlementPlan) -> Vec<u8>,
     ) -> Result<Settled, LedgerError> {
         let sha256 = report.sha256();
-        self.retrying("settle", || {
-            self.settle_once(report, &sha256, today, caps, &encode)
+        self.retrying("settle", |attempt| {
+            self.settle_once(report, &sha256, today, caps, &encode, attempt > 1)
         })
         .await
     }
@@ -290,6 +447,7 @@ impl Repository {
         today: NaiveDate,
         caps: &Caps,
         encode: &impl Fn(&SettlementPlan) -> Vec<u8>,
+        locked: bool,
     ) -> Result<Settled, LedgerError> {
         let ids: Vec<&str> = report.seats.iter().map(|s| s.player_id.as_str()).collect();
         let requested: i64 = (0..report.seats.len())
@@ -297,20 +455,27 @@ impl Repository {
             .sum();
         let house_may_receive = requested < 0;
 
-        let mut tx = self.pool.begin().await?;
-        let rows: Vec<LockedRow> =
-            sqlx::query_as("SELECT * FROM ledger_lock_for_settlement($1, $2, $3, $4)")
+        let snapshot =
+            sqlx::query_as("SELECT * FROM ledger_snapshot_for_settlement($1, $2, $3, $4, $5)")
                 .bind(&report.game_id)
                 .bind(&ids)
                 .bind(report.game_type.code())
-                .bind(house_may_receive)
-                .fetch_all(&mut *tx)
-                .await?;
+                .bind(locked)
+                .bind(house_may_receive);
+        let (mut tx, rows): (_, Vec<SnapshotRow>) = if locked {
+            let mut tx = self.pool.begin().await?;
+            let rows = snapshot.fetch_all(&mut *tx).await?;
+            (Some(tx), rows)
+        } else {
+            (None, snapshot.fetch_all(&self.pool).await?)
+        };
 
         if let Some(first) = rows.first()
             && let Some(stored) = &first.existing_sha256
         {
-            tx.rollback().await?;
+            if let Some(tx) = tx {
+                tx.rollback().await?;
+            }
             if stored.as_slice() != sha256.as_slice() {
                 return Err(LedgerError::Conflict(format!(
                     "game {} was already settled with a different request; a game id settles one game",
@@ -324,131 +489,63 @@ impl Repository {
             return Ok(Settled::Replayed { response });
         }
 
+        // As read (for the check at write time), and as the rules see it.
+        let mut read = Vec::with_capacity(report.seats.len());
         let mut snapshots = Vec::with_capacity(report.seats.len());
         for seat in &report.seats {
             let row = rows
                 .iter()
-                .find(|r| r.player_id.as_deref() == Some(seat.player_id.as_str()))
-                .ok_or_else(|| {
-                    LedgerError::Corrupt(format!("no locked row for {}", seat.player_id))
-                })?;
-            let (won, lost) = counters_on(
-                today,
-                row.cap_day,
-                row.won_today_silver.unwrap_or(0),
-                row.lost_today_silver.unwrap_or(0),
-            );
+                .find(|r| r.player_id.as_deref() == Some(seat.player_id.as_str()));
+            let seen = SeatRead::of(row);
+            let (won, lost) = counters_on(today, seen.cap_day, seen.won, seen.lost);
             snapshots.push(PlayerSnapshot {
                 player_id: seat.player_id.clone(),
-                balance_silver: row.balance_silver.unwrap_or(0),
+                balance_silver: seen.balance,
                 won_today_silver: won,
                 lost_today_silver: lost,
-                points: row.points.unwrap_or(0),
-                gomoku_rating: row.gomoku_rating.unwrap_or(0),
-                rated_games: row.rated_games.unwrap_or(0),
-                professional_dan: dan(row.professional_dan.unwrap_or(0)),
+                points: seen.points,
+                gomoku_rating: seen.rating,
+                rated_games: seen.rated_games,
+                professional_dan: dan(seen.professional_dan),
             });
+            read.push(seen);
+        }
+        if locked && read.iter().any(|r| r.missing) {
+            return Err(LedgerError::Corrupt(format!(
+                "game {}: a locked player has no rows",
+                report.game_id
+            )));
         }
 
         let plan = settle::plan(report, &snapshots, caps);
         let response = encode(&plan);
-        let history = plan.history(report);
-        let seats = &report.seats;
-        let transfer_id = plan.moves_silver().then(Uuid::now_v7);
-
-        sqlx::query(
-            "SELECT ledger_apply_settlement($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
-             $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, \
-             $29, $30, $31, $32, $33, $34, $35)",
-        )
-        .bind(&report.game_id)
-        .bind(report.game_type.code())
-        .bind(&report.stakes.room_id)
-        .bind(&report.table_id)
-        .bind(&report.reason)
-        .bind(report.stakes.points_base)
-        .bind(report.stakes.silver_per_point)
-        .bind(report.rated())
-        .bind(report.started_at_unix_ms)
-        .bind(report.ended_at_unix_ms)
-        .bind(today)
-        .bind(sha256.as_slice())
-        .bind(&response)
-        .bind(&report.record_format)
-        .bind(&report.record_content)
-        .bind(transfer_id)
-        .bind(plan.house_silver)
-        .bind(&ids)
-        .bind(seats.iter().map(|s| s.role.code()).collect::<Vec<_>>())
-        .bind(seats.iter().map(|s| s.outcome.code()).collect::<Vec<_>>())
-        .bind(seats.iter().map(|s| s.points).collect::<Vec<_>>())
-        .bind(seats.iter().map(|s| s.offered_draw).collect::<Vec<_>>())
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.silver_requested)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.silver_delta)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.balance_after)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.won_today_after)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.lost_today_after)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.points_after)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.rating_before)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            plan.seats
-                .iter()
-                .map(|s| s.rating_after)
-                .collect::<Vec<_>>(),
-        )
-        .bind(
-            history
-                .iter()
-                .map(|h| h.player_id.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind(history.iter().map(|h| h.kind.code()).collect::<Vec<_>>())
-        .bind(history.iter().map(|h| h.before).collect::<Vec<_>>())
-        .bind(history.iter().map(|h| h.after).collect::<Vec<_>>())
-        .bind(
-            history
-                .iter()
-                .map(|h| h.reason.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        let status: i16 = {
+            let apply = apply_query(report, &ids, sha256, today, &read, &plan, &response);
+            match tx.as_mut() {
+                Some(tx) => apply.fetch_one(&mut **tx).await?,
+                None => apply.fetch_one(&self.pool).await?,
+            }
+        };
+        match (status, tx) {
+            (1, Some(tx)) => tx.commit().await?,
+            (1, None) => {}
+            (0, _) if !locked => {
+                return Err(LedgerError::Contended(
+                    "a player changed since the snapshot".into(),
+                ));
+            }
+            (2, _) => {
+                return Err(LedgerError::Contended(
+                    "the game was settled meanwhile".into(),
+                ));
+            }
+            (other, _) => {
+                return Err(LedgerError::Corrupt(format!(
+                    "game {}: apply answered {other} under locks",
+                    report.game_id
+                )));
+            }
+        }
         Ok(Settled::Applied { plan, response })
     }
 
@@ -461,8 +558,10 @@ impl Repository {
         today: NaiveDate,
     ) -> Result<Granted, LedgerError> {
         let sha256 = grant.sha256();
-        self.retrying("grant", || self.grant_once(grant, &sha256, operator, today))
-            .await
+        self.retrying("grant", |_| {
+            self.grant_once(grant, &sha256, operator, today)
+        })
+        .await
     }
 
     async fn grant_once(
@@ -577,7 +676,7 @@ impl Repository {
         professional_dan: u8,
         operator: &str,
     ) -> Result<(), LedgerError> {
-        self.retrying("set_professional", || async {
+        self.retrying("set_professional", |_| async {
             let mut tx = self.pool.begin().await?;
             ensure_player(&mut tx, player.as_str()).await?;
             let before: i16 = sqlx::query_scalar(
@@ -653,7 +752,7 @@ impl Repository {
                 balance_silver: 0,
                 won_today_silver: 0,
                 lost_today_silver: 0,
-                gomoku_rating: crate::domain::rating::NEW_PLAYER_RATING,
+                gomoku_rating: NEW_PLAYER_RATING,
                 rated_games: 0,
                 professional_dan: 0,
                 standings,

@@ -203,3 +203,38 @@ async fn the_invariant_checks_catch_a_tampered_ledger() {
     check_invariants(&db.pool, &Caps::default()).await;
     db.drop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn contended_snapshots_are_redone_under_locks() {
+    let db = TestDb::new().await;
+    let repo = Repository::new(db.pool.clone());
+    let players = ["a", "b", "c", "d"];
+    for p in players {
+        grant(&repo, p, 1_000_000).await;
+    }
+    // 16 tasks settle 25 games each among the same four players: snapshots go stale.
+    let mut tasks = Vec::new();
+    for t in 0..16 {
+        let repo = repo.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..25 {
+                let (w, l) = (players[(t + i) % 4], players[(t + i + 1) % 4]);
+                let r = report(&format!("c-{t}-{i}"), 10, w, l);
+                repo.settle(&r, day(1), &Caps::default(), |_| Vec::new())
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert!(repo.stale_snapshots() > 0, "no snapshot went stale");
+    let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(games, 400);
+    check_invariants(&db.pool, &Caps::default()).await;
+    db.drop().await;
+}
