@@ -1,0 +1,491 @@
+//! The whole platform against real PostgreSQL and Redis, over gRPC on real sockets:
+//! players queue, are seated, play complete games of both kinds, and the ledger ends
+//! exactly as the rules say; the daily cap refuses a seat with its reason; a cancelled
+//! ticket is never seated; two matchmaking replicas never seat one ticket twice.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use futures::future::join_all;
+use gamehub::api::{Clients, request_id};
+use gamehub::drive;
+use gamehub_e2e::TestPlatform;
+use gamehub_platform::auth::Role;
+use gamehub_platform::config::Env;
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::{GameType, RoomStakes};
+use gamehub_proto::gomoku as gm;
+use gamehub_proto::ledger as lg;
+use gamehub_proto::matchmaking as mm;
+
+async fn grant(operator: &mut Clients, player: &str, amount: i64) {
+    operator
+        .ledger
+        .grant_silver(lg::GrantSilverRequest {
+            request_id: request_id(),
+            player_id: player.into(),
+            amount_silver: amount,
+            reason: "e2e".into(),
+        })
+        .await
+        .unwrap();
+}
+
+async fn room(clients: &mut Clients, id: &str) -> mm::Room {
+    clients
+        .matchmaking
+        .list_rooms(mm::ListRoomsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .rooms
+        .into_iter()
+        .find(|r| r.room_id == id)
+        .unwrap()
+}
+
+async fn account(clients: &mut Clients, player: &str) -> lg::Account {
+    clients
+        .ledger
+        .get_account(lg::GetAccountRequest {
+            player_id: player.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .account
+        .unwrap()
+}
+
+fn standing(account: &lg::Account, game: GameType) -> lg::GameStanding {
+    account
+        .standings
+        .iter()
+        .find(|s| s.game_type() == game)
+        .cloned()
+        .unwrap()
+}
+
+/// Waits until `player` has `games` settled games of `game`.
+async fn settled(clients: &mut Clients, player: &str, game: GameType, games: i64) -> lg::Account {
+    for _ in 0..300 {
+        let account = account(clients, player).await;
+        if standing(&account, game).games >= games {
+            return account;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{player}'s game was not settled within 15 s");
+}
+
+/// Queues every player at once and returns their seats.
+async fn seat_all(tp: &TestPlatform, room_id: &str, players: &[String]) -> Vec<mm::Seat> {
+    join_all(players.iter().map(|p| {
+        let mut clients = tp.clients(p, Role::Player);
+        let room_id = room_id.to_owned();
+        async move {
+            drive::matchmaking::seat(&mut clients.matchmaking, &room_id, "", |_| {})
+                .await
+                .unwrap()
+        }
+    }))
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
+    let tp = TestPlatform::start(&[]).await.unwrap();
+    let mut operator = tp.clients("e2e-operator", Role::Operator);
+
+    // ---- Gomoku: a scripted five in the paid freestyle room.
+    let gomoku_room = room(&mut operator, "gomoku-freestyle").await;
+    let stakes = gomoku_room.stakes.clone().unwrap();
+    let players: Vec<String> = vec!["g-ann".into(), "g-ben".into()];
+    for p in &players {
+        grant(&mut operator, p, stakes.min_balance_silver * 3).await;
+    }
+    let seats = seat_all(&tp, "gomoku-freestyle", &players).await;
+    assert_eq!(seats[0].table_id, seats[1].table_id, "both at one table");
+    assert_eq!(seats[0].game_type(), GameType::Gomoku);
+    let table_id = seats[0].table_id.clone();
+    let table = tp
+        .clients(&players[0], Role::Player)
+        .gomoku
+        .get_table(gm::GetTableRequest {
+            table_id: table_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    let game = table.game.unwrap();
+    let black = table
+        .players
+        .iter()
+        .find(|p| p.seat == game.black_seat)
+        .unwrap()
+        .player_id
+        .clone();
+    let white = table
+        .players
+        .iter()
+        .find(|p| p.seat != game.black_seat)
+        .unwrap()
+        .player_id
+        .clone();
+    let before: HashMap<String, i64> = HashMap::from([
+        (
+            black.clone(),
+            account(&mut operator, &black).await.balance_silver,
+        ),
+        (
+            white.clone(),
+            account(&mut operator, &white).await.balance_silver,
+        ),
+    ]);
+    for (who, point) in [
+        (&black, "h8"),
+        (&white, "a1"),
+        (&black, "h9"),
+        (&white, "a2"),
+        (&black, "h10"),
+        (&white, "a3"),
+        (&black, "h11"),
+        (&white, "a4"),
+        (&black, "h12"),
+    ] {
+        tp.clients(who, Role::Player)
+            .gomoku
+            .place_stone(gm::PlaceStoneRequest {
+                table_id: table_id.clone(),
+                request_id: request_id(),
+                point: Some(gm::Point {
+                    text: point.into(),
+                    x: 0,
+                    y: 0,
+                }),
+            })
+            .await
+            .unwrap();
+    }
+    let base = stakes.points_base;
+    let spp = stakes.silver_per_point;
+    let black_account = settled(&mut operator, &black, GameType::Gomoku, 1).await;
+    let white_account = settled(&mut operator, &white, GameType::Gomoku, 1).await;
+    let (b, w) = (
+        standing(&black_account, GameType::Gomoku),
+        standing(&white_account, GameType::Gomoku),
+    );
+    assert_eq!(
+        (b.points, b.wins),
+        (5 * base, 1),
+        "black wins five: +5 × base"
+    );
+    assert_eq!((w.points, w.losses), (-5 * base, 1), "white: −5 × base");
+    assert_eq!(
+        black_account.balance_silver - before[&black],
+        5 * base * spp
+    );
+    assert_eq!(
+        before[&white] - white_account.balance_silver,
+        5 * base * spp
+    );
+
+    // ---- Dou Dizhu: three bots play one deal in the paid classic room.
+    let ddz_room = room(&mut operator, "doudizhu-classic").await;
+    let ddz_stakes = ddz_room.stakes.clone().unwrap();
+    let players: Vec<String> = vec!["d-cat".into(), "d-dan".into(), "d-eve".into()];
+    for p in &players {
+        grant(&mut operator, p, ddz_stakes.min_balance_silver * 2).await;
+    }
+    let before: HashMap<String, i64> = join_all(players.iter().map(|p| {
+        let mut operator = operator.clone();
+        async move { (p.clone(), account(&mut operator, p).await.balance_silver) }
+    }))
+    .await
+    .into_iter()
+    .collect();
+    let seats = seat_all(&tp, "doudizhu-classic", &players).await;
+    let table_players = seats[0].players.clone();
+    assert_eq!(table_players.len(), 3);
+    let outcomes = join_all(players.iter().zip(&seats).map(|(p, seat)| {
+        let clients = tp.clients(p, Role::Player);
+        let table_id = seat.table_id.clone();
+        async move {
+            drive::doudizhu::play(
+                clients.doudizhu.clone(),
+                &table_id,
+                drive::doudizhu::Options {
+                    deals: 1,
+                    think: Duration::ZERO,
+                },
+                |_| {},
+            )
+            .await
+            .unwrap()
+        }
+    }))
+    .await;
+    let result = outcomes[0].results[0].clone();
+    assert_eq!(result.points.len(), 3);
+    assert_eq!(
+        result.points.iter().sum::<i64>(),
+        0,
+        "a played-out deal is zero-sum"
+    );
+    let mut silver_total = 0;
+    for (seat_no, player) in table_players.iter().enumerate() {
+        let account = settled(&mut operator, player, GameType::Doudizhu, 1).await;
+        let s = standing(&account, GameType::Doudizhu);
+        assert_eq!(
+            s.points, result.points[seat_no],
+            "{player}'s points are the deal's"
+        );
+        let moved = account.balance_silver - before[player];
+        assert_eq!(
+            moved,
+            result.points[seat_no] * ddz_stakes.silver_per_point,
+            "{player}'s silver"
+        );
+        silver_total += moved;
+    }
+    assert_eq!(silver_total, 0, "silver only moved between the players");
+    tp.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_player_at_the_daily_loss_cap_is_refused_a_seat_with_the_reason() {
+    let tp = TestPlatform::start(&[]).await.unwrap();
+    let mut operator = tp.clients("e2e-operator", Role::Operator);
+    let mut referee = tp.clients("e2e-referee", Role::Service);
+    let capped = "cap-carl".to_owned();
+    grant(&mut operator, &capped, 400_000).await;
+    // Three games lost at the per-game cap (50,000 each) reach the daily cap (150,000).
+    for (i, winner) in ["w-one", "w-two", "w-three"].iter().enumerate() {
+        referee
+            .ledger
+            .settle_game(lg::SettleGameRequest {
+                game_id: format!("cap-game-{i}"),
+                game_type: GameType::Gomoku as i32,
+                stakes: Some(RoomStakes {
+                    room_id: "high-stakes".into(),
+                    points_base: 1,
+                    silver_per_point: 20_000,
+                    min_balance_silver: 0,
+                    rated: false,
+                }),
+                players: vec![
+                    lg::PlayerResult {
+                        player_id: capped.clone(),
+                        role: lg::Role::Black as i32,
+                        outcome: lg::PlayerOutcome::Loss as i32,
+                        points: -5,
+                        offered_draw: false,
+                    },
+                    lg::PlayerResult {
+                        player_id: (*winner).to_owned(),
+                        role: lg::Role::White as i32,
+                        outcome: lg::PlayerOutcome::Win as i32,
+                        points: 5,
+                        offered_draw: false,
+                    },
+                ],
+                reason: "five".into(),
+                table_id: format!("cap-table-{i}"),
+                started_at_unix_ms: 1,
+                ended_at_unix_ms: 2,
+                record: Some(lg::GameRecord {
+                    format: "gomoku-text".into(),
+                    content: "h8 a1".into(),
+                }),
+            })
+            .await
+            .unwrap();
+    }
+    let today = account(&mut operator, &capped).await.today.unwrap();
+    assert_eq!(today.lost_silver, 150_000);
+    assert_eq!(today.remaining_loss_silver, 0);
+
+    // The capped player and a partner queue; the matcher refuses the capped one.
+    let partner = "cap-partner".to_owned();
+    grant(&mut operator, &partner, 100_000).await;
+    let mut capped_clients = tp.clients(&capped, Role::Player);
+    let mut partner_clients = tp.clients(&partner, Role::Player);
+    let mut tickets = Vec::new();
+    for clients in [&mut capped_clients, &mut partner_clients] {
+        tickets.push(
+            clients
+                .matchmaking
+                .enqueue(mm::EnqueueRequest {
+                    room_id: "gomoku-freestyle".into(),
+                    request_id: request_id(),
+                    player_id: String::new(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .ticket
+                .unwrap(),
+        );
+    }
+    let mut ticket = tickets[0].clone();
+    for _ in 0..200 {
+        ticket = capped_clients
+            .matchmaking
+            .get_ticket(mm::GetTicketRequest {
+                ticket_id: tickets[0].ticket_id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .ticket
+            .unwrap();
+        if ticket.state() != mm::TicketState::Waiting && ticket.state() != mm::TicketState::Matching
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(ticket.state(), mm::TicketState::Refused);
+    assert_eq!(ticket.refusal(), lg::Refusal::DailyLossCap);
+    assert!(!ticket.message.is_empty(), "the refusal says why");
+    let partner_ticket = tickets[1].clone();
+    // The partner went back to the queue at its place.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let partner_ticket = partner_clients
+        .matchmaking
+        .get_ticket(mm::GetTicketRequest {
+            ticket_id: partner_ticket.ticket_id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(partner_ticket.state(), mm::TicketState::Waiting);
+    assert_eq!(partner_ticket.position, 1);
+    tp.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cancelled_ticket_is_never_seated() {
+    let tp = TestPlatform::start(&[]).await.unwrap();
+    let mut quitter = tp.clients("quitter", Role::Player);
+    let ticket = quitter
+        .matchmaking
+        .enqueue(mm::EnqueueRequest {
+            room_id: "gomoku-free".into(),
+            request_id: request_id(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    let cancelled = quitter
+        .matchmaking
+        .cancel_ticket(mm::CancelTicketRequest {
+            ticket_id: ticket.ticket_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(cancelled.state(), mm::TicketState::Cancelled);
+    // A newcomer does not get seated with the cancelled player.
+    let mut newcomer = tp.clients("newcomer", Role::Player);
+    let waiting = newcomer
+        .matchmaking
+        .enqueue(mm::EnqueueRequest {
+            room_id: "gomoku-free".into(),
+            request_id: request_id(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let waiting = newcomer
+        .matchmaking
+        .get_ticket(mm::GetTicketRequest {
+            ticket_id: waiting.ticket_id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(waiting.state(), mm::TicketState::Waiting);
+    assert_eq!(waiting.position, 1, "alone in the queue");
+    tp.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_matchmaking_replicas_never_seat_a_ticket_twice() {
+    let tp = TestPlatform::start(&[]).await.unwrap();
+    // A second matchmaking replica on the same Redis, prefix and game services.
+    let mut pairs = tp.pairs.clone();
+    pairs.push(("GAMEHUB_MATCHMAKING_ADDR".into(), "127.0.0.1:0".into()));
+    pairs.push(("GAMEHUB_LEDGER_URL".into(), tp.endpoints.ledger.clone()));
+    pairs.push(("GAMEHUB_GOMOKU_URL".into(), tp.endpoints.gomoku.clone()));
+    pairs.push(("GAMEHUB_DOUDIZHU_URL".into(), tp.endpoints.doudizhu.clone()));
+    let shutdown = Shutdown::new();
+    let config = gamehub_matchmaking::MatchmakingConfig::from_env(&Env::from_pairs(pairs)).unwrap();
+    let second = gamehub_matchmaking::start(config, shutdown.clone())
+        .await
+        .unwrap();
+    let mut second_endpoints = tp.endpoints.clone();
+    second_endpoints.matchmaking = format!("http://{}", second.addr);
+
+    let players: Vec<String> = (0..40).map(|i| format!("rep-{i}")).collect();
+    let seats = join_all(players.iter().enumerate().map(|(i, p)| {
+        let mut clients = tp.clients(p, Role::Player);
+        if i % 2 == 1 {
+            clients = Clients::new(
+                &second_endpoints,
+                gamehub_platform::client::TokenSource::Static(
+                    gamehub_platform::auth::Keys::new(&tp.config.jwt_secret)
+                        .mint(p, Role::Player, Duration::from_secs(600))
+                        .unwrap(),
+                ),
+            )
+            .unwrap();
+        }
+        async move {
+            let seat =
+                drive::matchmaking::seat(&mut clients.matchmaking, "gomoku-free", "", |_| {})
+                    .await
+                    .unwrap();
+            (p.clone(), seat)
+        }
+    }))
+    .await;
+    let mut tables: HashMap<String, HashSet<String>> = HashMap::new();
+    for (player, seat) in &seats {
+        assert!(
+            seat.players.contains(player),
+            "{player} sits at its own table"
+        );
+        tables
+            .entry(seat.table_id.clone())
+            .or_default()
+            .insert(player.clone());
+    }
+    assert_eq!(tables.len(), 20, "40 players make 20 tables");
+    let mut seen = HashSet::new();
+    for (table, at) in &tables {
+        assert_eq!(at.len(), 2, "table {table} has two players: {at:?}");
+        for p in at {
+            assert!(seen.insert(p.clone()), "{p} seated twice");
+        }
+    }
+    shutdown.trigger();
+    let _ = second.task.await;
+    tp.stop().await;
+}
