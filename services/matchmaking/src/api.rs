@@ -18,7 +18,7 @@ use crate::error::MatchmakingError;
 use crate::hub::TicketHub;
 use crate::matcher::Matcher;
 use crate::peers::{Eligibility, PeerError, TableOpener};
-use crate::rooms::{Room, Rooms};
+use crate::rooms::{Game, Room, Rooms};
 use crate::store::{Cancelled, Created, Reservation, TicketStore};
 use crate::tickets::{Ticket, TicketId};
 
@@ -244,6 +244,14 @@ impl MatchmakingApi {
         };
         match self.store.read(&live_id).await? {
             Some(ticket) if ticket.state.is_live() => Err(refuse()),
+            Some(Ticket {
+                seat: Some(seat), ..
+            }) => {
+                // The slot still names the ticket that seated the player (slots are
+                // freed lazily): the seat must be over first.
+                self.ensure_left(player, seat.game, &seat.table_id).await?;
+                Ok(self.store.clear_live(player, live).await?)
+            }
             Some(_) => Ok(self.store.clear_live(player, live).await?),
             None => {
                 let age = now_ms().saturating_sub(live_id.made_at_ms());
@@ -262,21 +270,23 @@ impl MatchmakingApi {
         let Some(record) = self.store.seat_record(player).await? else {
             return Ok(());
         };
-        match self
-            .tables
-            .still_seated(record.game, &record.table_id, player)
-            .await
-        {
+        self.ensure_left(player, record.game, &record.table_id)
+            .await?;
+        Ok(self.store.clear_seat_record(player, &record).await?)
+    }
+
+    /// Refuses while `player` still sits at `table_id`, a table that goes on.
+    async fn ensure_left(&self, player: &str, game: Game, table_id: &str) -> Result<()> {
+        match self.tables.still_seated(game, table_id, player).await {
             Ok(true) => Err(MatchmakingError::Seated {
                 player: player.to_owned(),
-                game: record.game.as_str(),
-                table_id: record.table_id,
+                game: game.as_str(),
+                table_id: table_id.to_owned(),
             }),
-            Ok(false) => Ok(self.store.clear_seat_record(player, &record).await?),
+            Ok(false) => Ok(()),
             Err(e) => Err(MatchmakingError::Unavailable(format!(
-                "cannot confirm whether player {player} still sits at {} table {} ({e}); retry shortly",
-                record.game.as_str(),
-                record.table_id
+                "cannot confirm whether player {player} still sits at {} table {table_id} ({e}); retry shortly",
+                game.as_str()
             ))),
         }
     }

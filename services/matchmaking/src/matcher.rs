@@ -413,17 +413,15 @@ impl Matcher {
         let store = &self.inner.store;
         let seated = store.seat(&room.id, room.game, &seatings, now_ms()).await?;
         let tables_seated = seatings.len();
-        store
-            .after_ended(&seated, Some((room.game, &table_of)))
-            .await?;
+        store.remember_seats(room.game, &seated, &table_of).await?;
         self.release(room, &releases).await?;
         Ok(tables_seated)
     }
 
     async fn release(&self, room: &Room, releases: &[Release]) -> Result<(), ApiError> {
         let store = &self.inner.store;
-        let ended = store.release(&room.id, releases, now_ms()).await?;
-        store.after_ended(&ended, None).await
+        store.release(&room.id, releases, now_ms()).await?;
+        Ok(())
     }
 
     /// Ends expired tickets and takes over stale claims in `room`.
@@ -431,7 +429,6 @@ impl Matcher {
         let store = &self.inner.store;
         let now = now_ms();
         let expired = store.expire(&room.id, now, 1000).await?;
-        store.after_ended(&expired, None).await?;
         let taken = store.take_over(&room.id, now, 100).await?;
         let mut report = ReapReport {
             expired: expired.len(),

@@ -11,7 +11,7 @@
 //! | `gh:{mm:ROOM}:c` | sorted set | claimed matches by deadline (Unix ms) |
 //! | `gh:{mm:ROOM}:m:MATCH` | hash | a claim: `tk` tickets, `ph` phase (`claimed`/`opening`), `ow` owner token, `pl` players and `so` tickets in seat order, `n` takeovers |
 //! | `gh:{mm:ROOM}:stats` | hash | `avg`: recent average wait (ms) |
-//! | `gh:{mmp:PLAYER}:live` | string | the player's live ticket id |
+//! | `gh:{mmp:PLAYER}:live` | string | the player's last ticket id (a live one blocks another; freed lazily by the next Enqueue once it ended) |
 //! | `gh:{mmp:PLAYER}:rq:REQUEST` | string | the ticket an Enqueue request id made |
 //! | `gh:{mmp:PLAYER}:seat` | string | `game|table|ticket` of the player's last seat |
 //!
@@ -139,7 +139,7 @@ return out
 
 const CLAIM: &str = r"
 -- KEYS: 1 room base
--- ARGV: 1 now, 2 deadline, 3 ticket lifetime ms, 4 channel, 5 group count,
+-- ARGV: 1 now, 2 deadline, 3 (not used), 4 channel, 5 group count,
 --       then per group: match id, owner token, ticket count, tickets
 -- returns the match ids claimed (a group is claimed whole or not at all)
 local base = KEYS[1]
@@ -164,7 +164,6 @@ for _ = 1, tonumber(ARGV[5]) do
       redis.call('ZREM', q, ids[j])
       redis.call('ZREM', x, ids[j])
       redis.call('HSET', t, 's', 'matching', 'm', mid)
-      redis.call('PEXPIRE', t, ARGV[3])
       redis.call('PUBLISH', ARGV[4], ids[j])
     end
     local m = base .. ':m:' .. mid
@@ -372,13 +371,6 @@ if redis.call('GET', KEYS[1] .. ':live') == ARGV[2] then redis.call('DEL', KEYS[
 return 1
 ";
 
-const ENDED: &str = r"
--- KEYS: 1 player base; ARGV: 1 ticket, 2 seat record ('' = none), 3 seat ttl ms
-local live = KEYS[1] .. ':live'
-if redis.call('GET', live) == ARGV[1] then redis.call('DEL', live) end
-if ARGV[2] ~= '' then redis.call('SET', KEYS[1] .. ':seat', ARGV[2], 'PX', ARGV[3]) end
-return 1
-";
 
 const DEL_IF: &str = r"
 -- KEYS: 1 key; ARGV: 1 expected value
@@ -399,7 +391,6 @@ struct Scripts {
     expire: redis::Script,
     reserve: redis::Script,
     unreserve: redis::Script,
-    ended: redis::Script,
     del_if: redis::Script,
 }
 
@@ -630,7 +621,6 @@ impl TicketStore {
                 expire: redis::Script::new(EXPIRE),
                 reserve: redis::Script::new(RESERVE),
                 unreserve: redis::Script::new(UNRESERVE),
-                ended: redis::Script::new(ENDED),
                 del_if: redis::Script::new(DEL_IF),
             }),
         }
@@ -1115,31 +1105,32 @@ impl TicketStore {
             .collect())
     }
 
-    /// After tickets ended: frees each player's live slot, and for seated ones
-    /// remembers the seat. Concurrent calls share the multiplexed connection, so this
-    /// is pipelined; each player's update is atomic under the player's own tag.
-    pub async fn after_ended(
+    /// Remembers where the players of seated tickets sit (`(ticket, player)` pairs and
+    /// each ticket's table), for the one-seat-per-player check: one pipeline of plain
+    /// writes, each under the player's own tag. Live slots are not touched: a slot
+    /// pointing at an ended ticket is freed by the player's next Enqueue.
+    pub async fn remember_seats(
         &self,
-        ended: &[(String, String)],
-        seated_at: Option<(Game, &std::collections::HashMap<String, String>)>,
+        game: Game,
+        seated: &[(String, String)],
+        tables: &std::collections::HashMap<String, String>,
     ) -> Result<(), ApiError> {
-        let seat_ttl = ms(self.settings.seat_ttl);
-        let calls = ended.iter().map(|(ticket, player)| {
-            let mut conn = self.redis.clone();
-            let record = seated_at
-                .and_then(|(game, tables)| {
-                    tables
-                        .get(ticket)
-                        .map(|table| SeatRecord::encode(game, table, ticket))
-                })
-                .unwrap_or_default();
-            let mut invocation = self.scripts.ended.key(self.player_base(player));
-            invocation.arg(ticket).arg(record).arg(seat_ttl);
-            async move { invocation.invoke_async::<i64>(&mut conn).await }
-        });
-        for result in futures::future::join_all(calls).await {
-            result?;
+        if seated.is_empty() {
+            return Ok(());
         }
+        let mut conn = self.redis.clone();
+        let mut pipe = redis::pipe();
+        for (ticket, player) in seated {
+            if let Some(table) = tables.get(ticket) {
+                pipe.cmd("SET")
+                    .arg(format!("{}:seat", self.player_base(player)))
+                    .arg(SeatRecord::encode(game, table, ticket))
+                    .arg("PX")
+                    .arg(ms(self.settings.seat_ttl))
+                    .ignore();
+            }
+        }
+        pipe.query_async::<()>(&mut conn).await?;
         Ok(())
     }
 }

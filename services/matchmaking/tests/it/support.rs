@@ -281,10 +281,40 @@ pub struct TestLedger {
     shutdown: Shutdown,
 }
 
+const TEST_DB_PREFIX: &str = "gamehub_mm_test_";
+
+/// Drops databases left by earlier runs that died before cleaning up (once per process,
+/// before this process creates any).
+async fn drop_leftovers(server_url: &str) {
+    static ONCE: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    ONCE.get_or_init(|| async {
+        let Ok(url) = gamehub_ledger::loadgen::scratch_database_url(server_url, "postgres") else {
+            return;
+        };
+        let Ok(pool) = sqlx::PgPool::connect(&url).await else {
+            return;
+        };
+        let names: Vec<String> =
+            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE $1")
+                .bind(format!("{TEST_DB_PREFIX}%"))
+                .fetch_all(&pool)
+                .await
+                .unwrap_or_default();
+        for name in names {
+            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\""))
+                .execute(&pool)
+                .await;
+        }
+        pool.close().await;
+    })
+    .await;
+}
+
 impl TestLedger {
     pub async fn start(adjust: impl FnOnce(&mut gamehub_ledger::LedgerConfig)) -> Self {
         let mut config = gamehub_ledger::LedgerConfig::for_tests();
-        let name = format!("gamehub_mm_test_{}", uuid::Uuid::new_v4().simple());
+        drop_leftovers(config.common.database_url.expose()).await;
+        let name = format!("{TEST_DB_PREFIX}{}", uuid::Uuid::new_v4().simple());
         let database_url = gamehub_ledger::loadgen::scratch_database_url(
             config.common.database_url.expose(),
             &name,
