@@ -1,0 +1,159 @@
+//! The README's commands, exercised as written: its test command is what CI runs, and
+//! its run command (`gamehub serve`, the binary `cargo run -p gamehub -- serve` runs)
+//! starts a platform that answers health checks and plays the demo from matchmaking to
+//! settlement, then stops gracefully on SIGTERM.
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo_file(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(name),
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+const RUN: &str = "cargo run --release -p gamehub -- serve";
+const TEST: &str = "cargo test --workspace";
+
+#[test]
+fn the_readme_gives_the_two_commands_and_ci_runs_its_test_command() {
+    let readme = repo_file("README.md");
+    assert!(readme.contains(RUN), "the README's run command is `{RUN}`");
+    assert!(
+        readme.contains(TEST),
+        "the README's test command is `{TEST}`"
+    );
+    let ci = repo_file(".ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == TEST),
+        ".ci/run runs the README's test command `{TEST}` as written"
+    );
+}
+
+#[test]
+fn serve_starts_everything_and_the_demo_plays_to_settlement() {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let postgres = std::env::var("GAMEHUB_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into());
+    let database = format!("readme_{}", &id[..16]);
+    let env: Vec<(String, String)> = vec![
+        ("DATABASE_URL".into(), format!("{postgres}/{database}")),
+        (
+            "GAMEHUB_REDIS_PREFIX".into(),
+            format!("readme{}", &id[..12]),
+        ),
+        // Free ports instead of 50051–50054, so the test runs beside anything else.
+        ("GAMEHUB_MATCHMAKING_ADDR".into(), "127.0.0.1:0".into()),
+        ("GAMEHUB_GOMOKU_ADDR".into(), "127.0.0.1:0".into()),
+        ("GAMEHUB_DOUDIZHU_ADDR".into(), "127.0.0.1:0".into()),
+        ("GAMEHUB_LEDGER_ADDR".into(), "127.0.0.1:0".into()),
+        ("RUST_LOG".into(), "warn".into()),
+    ];
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_gamehub"))
+        .arg("serve")
+        .envs(env.iter().cloned())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    // The banner says where each service listens.
+    let mut urls = std::collections::HashMap::new();
+    let mut lines = BufReader::new(serve.stdout.take().unwrap()).lines();
+    let started = Instant::now();
+    while urls.len() < 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "serve printed its banner"
+        );
+        let Some(Ok(line)) = lines.next() else {
+            panic!(
+                "serve exited before printing where it listens: {:?}",
+                serve.try_wait()
+            );
+        };
+        for (name, key) in [
+            ("matchmaking", "GAMEHUB_MATCHMAKING_URL"),
+            ("gomoku referee", "GAMEHUB_GOMOKU_URL"),
+            ("doudizhu dealer", "GAMEHUB_DOUDIZHU_URL"),
+            ("ledger", "GAMEHUB_LEDGER_URL"),
+        ] {
+            if let Some(rest) = line.trim().strip_prefix(name)
+                && let Some(url) = rest.split_whitespace().next()
+                && url.starts_with("http://")
+            {
+                urls.insert(key, url.to_owned());
+            }
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+
+    // Every service is SERVING.
+    for url in urls.values() {
+        let status = Command::new(env!("CARGO_BIN_EXE_gamehub"))
+            .args(["health", "--addr", url])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{url} is SERVING");
+    }
+
+    // The demo plays a game of each kind against it.
+    let demo = Command::new(env!("CARGO_BIN_EXE_gamehub"))
+        .args([
+            "demo",
+            "--think-ms",
+            "0",
+            "--gomoku-room",
+            "gomoku-freestyle",
+        ])
+        .envs(env.iter().cloned())
+        .envs(urls.iter().map(|(k, v)| (k.to_string(), v.clone())))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&demo.stdout);
+    assert!(
+        demo.status.success(),
+        "the demo succeeds:\n{out}\n{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
+    assert!(
+        out.contains("the ledger settled the game"),
+        "Gomoku settled:\n{out}"
+    );
+    assert!(
+        out.contains("reproduces the hands"),
+        "the deal's shuffle verifies:\n{out}"
+    );
+    assert!(out.contains("== The ledger"), "balances shown:\n{out}");
+
+    // SIGTERM stops it gracefully.
+    let pid = serve.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let stopping = Instant::now();
+    loop {
+        if let Some(status) = serve.try_wait().unwrap() {
+            assert!(
+                status.success(),
+                "serve exits cleanly after SIGTERM: {status}"
+            );
+            break;
+        }
+        assert!(
+            stopping.elapsed() < Duration::from_secs(20),
+            "serve stops within its grace period"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = Command::new("psql")
+        .args([
+            &format!("{postgres}/postgres"),
+            "-qc",
+            &format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
+        ])
+        .output();
+}
