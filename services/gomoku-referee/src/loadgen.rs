@@ -41,6 +41,11 @@ pub struct LoadgenConfig {
     pub rule_set: pb::RuleSet,
     /// HTTP/2 connections shared by all clients.
     pub connections: usize,
+    /// Offered load in calls per second over all tables (each table acts at
+    /// `rate / tables` per second, an open loop, so latency is the service time at that
+    /// load); 0 plays as fast as the server answers (a closed loop: each table waits
+    /// only for its previous answer, so latency then includes all the queueing).
+    pub rate: f64,
     /// The Redis to benchmark after the run (`redis://host:port`); None skips it.
     pub redis_url: Option<String>,
     /// Requests `redis-benchmark` makes.
@@ -56,6 +61,7 @@ impl Default for LoadgenConfig {
             duration: Duration::from_secs(30),
             rule_set: pb::RuleSet::Freestyle,
             connections: 4,
+            rate: 0.0,
             redis_url: Some("redis://127.0.0.1:6379".into()),
             redis_benchmark_requests: 200_000,
         }
@@ -67,6 +73,8 @@ impl Default for LoadgenConfig {
 pub struct Report {
     /// Tables played at once.
     pub tables: usize,
+    /// Offered calls per second (0: closed loop, as fast as answered).
+    pub offered_rate: f64,
     /// Wall time of the playing phase.
     pub elapsed: Duration,
     /// Stones placed (successful PlaceStone calls).
@@ -98,6 +106,12 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let offered = if self.offered_rate > 0.0 {
+            format!("offered {:.0} calls/s (open loop)", self.offered_rate)
+        } else {
+            "closed loop".to_owned()
+        };
+        writeln!(f, "{offered}")?;
         writeln!(
             f,
             "tables {}  elapsed {:.1} s  moves {}  games finished {}  other calls {}",
@@ -203,11 +217,14 @@ pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
             deadline,
             tally: TableTally::default(),
             counter: 0,
+            pace: (config.rate > 0.0)
+                .then(|| Duration::from_secs_f64(config.tables as f64 / config.rate)),
         };
         tasks.push(tokio::spawn(table.play()));
     }
     let mut report = Report {
         tables: config.tables,
+        offered_rate: config.rate,
         ..Report::default()
     };
     let mut latencies: Vec<u32> = Vec::new();
@@ -313,6 +330,8 @@ struct TableDriver {
     deadline: Instant,
     tally: TableTally,
     counter: u64,
+    /// Time between this table's calls (open loop), if paced.
+    pace: Option<Duration>,
 }
 
 impl TableDriver {
@@ -357,7 +376,17 @@ impl TableDriver {
         };
         let table_id = table.table_id.clone();
         let mut failures = 0;
+        let mut ticker = self.pace.map(|pace| {
+            // Tables start at random offsets so their calls spread evenly.
+            let offset = pace.mul_f64(self.rng.random_range(0.0..1.0));
+            let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, pace);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+            ticker
+        });
         while Instant::now() < self.deadline && failures < 100 {
+            if let Some(ticker) = ticker.as_mut() {
+                ticker.tick().await;
+            }
             let next = self.step(&table_id, &table).await;
             match next {
                 Some(t) => {

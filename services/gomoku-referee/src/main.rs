@@ -46,6 +46,9 @@ enum Command {
         /// HTTP/2 connections shared by the clients.
         #[arg(long, default_value_t = 4)]
         connections: usize,
+        /// Offered calls per second over all tables (open loop); 0 = as fast as answered.
+        #[arg(long, default_value_t = 0.0)]
+        rate: f64,
         /// Requests redis-benchmark makes (0 skips it); it uses REDIS_URL.
         #[arg(long, default_value_t = 200_000)]
         redis_benchmark_requests: u64,
@@ -80,6 +83,7 @@ async fn main() -> anyhow::Result<()> {
             addr,
             rules,
             connections,
+            rate,
             redis_benchmark_requests,
         } => {
             let common = gamehub_platform::config::CommonConfig::from_env(&env)?;
@@ -98,6 +102,7 @@ async fn main() -> anyhow::Result<()> {
                 duration: Duration::from_secs(duration),
                 rule_set,
                 connections,
+                rate,
                 redis_url: (redis_benchmark_requests > 0)
                     .then(|| common.redis_url.expose().to_owned()),
                 redis_benchmark_requests,
