@@ -7,7 +7,8 @@ use gamehub_proto::gomoku as gm;
 const COLUMNS: &str = "abcdefghijklmno";
 
 /// A Gomoku board with coordinates: `●` black, `○` white, the last stone in brackets,
-/// `×` the points forbidden for black (Renju rooms).
+/// `×` the points forbidden for black (Renju rooms), `?` black's two fifth-move
+/// proposals while white chooses (swap room).
 pub fn gomoku_board(game: &gm::Game) -> String {
     let mut cells = [[None::<gm::Color>; 15]; 15];
     for stone in &game.stones {
@@ -29,6 +30,7 @@ pub fn gomoku_board(game: &gm::Game) -> String {
         .iter()
         .filter_map(|f| f.point.as_ref().map(|p| (p.x, p.y)))
         .collect();
+    let proposals: Vec<(i32, i32)> = game.fifth_proposals.iter().map(|p| (p.x, p.y)).collect();
     let mut out = String::new();
     let header: String = COLUMNS.chars().map(|c| format!(" {c}")).collect();
     out.push_str(&format!("   {header}\n"));
@@ -39,6 +41,7 @@ pub fn gomoku_board(game: &gm::Game) -> String {
             let glyph = match cell {
                 Some(gm::Color::Black) => '●',
                 Some(gm::Color::White) => '○',
+                _ if proposals.contains(&(xi, yi)) => '?',
                 _ if forbidden.contains(&(xi, yi)) => '×',
                 _ => '·',
             };
