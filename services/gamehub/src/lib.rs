@@ -7,13 +7,17 @@
 //!   in `gamehub-bots`; legality always comes from the rule crates);
 //! - [`render`]: boards and cards as text;
 //! - [`demo`]: one Gomoku game and one Dou Dizhu deal from matchmaking to settlement;
-//! - [`bots`]: bots that keep playing in a room, so a lone player finds a game.
+//! - [`bots`]: bots that keep playing in a room, so a lone player finds a game;
+//! - [`client`]: the terminal client (`play`, `watch`, `wallet`, `record`);
+//! - [`loadgen`]: the published load test over the whole path.
 #![forbid(unsafe_code)]
 
 pub mod api;
 pub mod bots;
+pub mod client;
 pub mod demo;
 pub mod drive;
+pub mod loadgen;
 pub mod render;
 pub mod serve;
 pub mod token;

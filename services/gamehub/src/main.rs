@@ -74,12 +74,50 @@ enum Command {
         #[arg(long, default_value_t = 500)]
         think_ms: u64,
     },
+    /// The published load test: players through the whole path (matchmaking → tables →
+    /// settlement) at a chosen number of concurrent tables, with a progress line every
+    /// second and a final report.
+    Loadgen {
+        /// Concurrent tables.
+        #[arg(long, default_value_t = 100)]
+        tables: usize,
+        /// Seconds to measure (after a warm-up).
+        #[arg(long, default_value_t = 30)]
+        duration_secs: u64,
+        /// Seconds of warm-up before measuring.
+        #[arg(long, default_value_t = 5)]
+        warm_up_secs: u64,
+        /// Which games.
+        #[arg(long, value_enum, default_value = "both")]
+        games: gamehub::loadgen::Games,
+        /// The Gomoku room.
+        #[arg(long, default_value = "gomoku-free")]
+        gomoku_room: String,
+        /// The Dou Dizhu room.
+        #[arg(long, default_value = "doudizhu-free")]
+        doudizhu_room: String,
+        /// Start the four service binaries (next to this one) as separate processes on
+        /// free ports with a scratch database, report their CPU and memory, and measure
+        /// redis-benchmark and pgbench baselines in the same run. Without it, load the
+        /// platform at GAMEHUB_*_URL.
+        #[arg(long)]
+        spawn: bool,
+        /// PostgreSQL server for --spawn (the scratch database is created there).
+        #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432")]
+        postgres: String,
+        /// Also write the report as JSON to this file.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+    },
     /// Exit 0 if the server at ADDR reports SERVING on the standard gRPC health protocol.
     Health {
         /// The server.
         #[arg(long, default_value = "http://127.0.0.1:50051")]
         addr: String,
     },
+    /// The terminal client: play, watch, wallet, record.
+    #[command(flatten)]
+    Client(gamehub::client::ClientCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -187,6 +225,42 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
                 stats.errors.load(std::sync::atomic::Ordering::Relaxed)
             );
         }
+        Command::Loadgen {
+            tables,
+            duration_secs,
+            warm_up_secs,
+            games,
+            gomoku_room,
+            doudizhu_room,
+            spawn,
+            postgres,
+            json,
+        } => {
+            let options = gamehub::loadgen::LoadOptions {
+                tables,
+                duration: Duration::from_secs(duration_secs),
+                games,
+                gomoku_room,
+                doudizhu_room,
+                progress: true,
+            };
+            let warm_up = Duration::from_secs(warm_up_secs);
+            eprintln!(
+                "loadgen: {tables} tables ({games:?}), {warm_up_secs} s warm-up, {duration_secs} s measured"
+            );
+            let report = if spawn {
+                gamehub::loadgen::run_spawned(&config, &options, warm_up, &postgres).await?
+            } else {
+                gamehub::loadgen::run(&Endpoints::from_config(&config), &config, &options, warm_up)
+                    .await?
+                    .0
+            };
+            println!("{}", report.render());
+            if let Some(path) = json {
+                std::fs::write(&path, serde_json::to_string_pretty(&report)?)?;
+            }
+        }
+        Command::Client(command) => return gamehub::client::run(command, &config).await,
         Command::Health { addr } => {
             let serving = gamehub_platform::client::check_health(&addr, "")
                 .await
