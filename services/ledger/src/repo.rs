@@ -6,7 +6,7 @@
 //! with a serialization failure, a deadlock or a lost race on an idempotency key is
 //! retried as a whole transaction, a bounded number of times.
 //!
-//! A settlement takes two round trips (see migration 0002): read a snapshot of its
+//! A settlement takes two round trips (see migrations 0002 and 0003): read a snapshot of its
 //! players, run the rules in Rust, then one call that in one transaction locks the
 //! accounts in order, checks the snapshot still holds and writes everything. When a
 //! concurrent settlement changed one of the players in between, nothing is written and
@@ -256,7 +256,9 @@ impl SeatRead {
     fn of(row: Option<&SnapshotRow>) -> Self {
         match row {
             Some(r) => Self {
-                missing: r.points.is_none(),
+                missing: r.points.is_none()
+                    || r.balance_silver.is_none()
+                    || r.gomoku_rating.is_none(),
                 balance: r.balance_silver.unwrap_or(0),
                 cap_day: r.cap_day,
                 won: r.won_today_silver.unwrap_or(0),
@@ -455,19 +457,36 @@ impl Repository {
             .sum();
         let house_may_receive = requested < 0;
 
-        let snapshot =
-            sqlx::query_as("SELECT * FROM ledger_snapshot_for_settlement($1, $2, $3, $4, $5)")
+        // One row per seat (NULLs where the ledger has no rows yet), carrying the stored
+        // hash and answer when the game was settled already.
+        let (mut tx, rows): (_, Vec<SnapshotRow>) = if locked {
+            let mut tx = self.pool.begin().await?;
+            let rows = sqlx::query_as("SELECT * FROM ledger_lock_for_settlement($1, $2, $3, $4)")
                 .bind(&report.game_id)
                 .bind(&ids)
                 .bind(report.game_type.code())
-                .bind(locked)
-                .bind(house_may_receive);
-        let (mut tx, rows): (_, Vec<SnapshotRow>) = if locked {
-            let mut tx = self.pool.begin().await?;
-            let rows = snapshot.fetch_all(&mut *tx).await?;
+                .bind(house_may_receive)
+                .fetch_all(&mut *tx)
+                .await?;
             (Some(tx), rows)
         } else {
-            (None, snapshot.fetch_all(&self.pool).await?)
+            let rows = sqlx::query_as(
+                "SELECT g.request_sha256 AS existing_sha256, g.response AS existing_response, \
+                        ids.id AS player_id, a.balance_silver, p.cap_day, p.won_today_silver, \
+                        p.lost_today_silver, s.points, p.gomoku_rating, p.rated_games, \
+                        p.professional_dan \
+                 FROM unnest($2::text[]) AS ids(id) \
+                 LEFT JOIN games g ON g.game_id = $1 \
+                 LEFT JOIN accounts a ON a.account_id = ids.id \
+                 LEFT JOIN players p ON p.player_id = ids.id \
+                 LEFT JOIN standings s ON s.player_id = ids.id AND s.game_type = $3",
+            )
+            .bind(&report.game_id)
+            .bind(&ids)
+            .bind(report.game_type.code())
+            .fetch_all(&self.pool)
+            .await?;
+            (None, rows)
         };
 
         if let Some(first) = rows.first()
