@@ -1,0 +1,931 @@
+//! The client's subcommands: connect, fetch, run a screen, print. Everything that
+//! talks to a server or the terminal is here; what is shown is decided by the pure
+//! modules beside it.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crossterm::event::EventStream;
+use futures::future::BoxFuture;
+use gamehub_platform::auth::Role;
+use gamehub_platform::client::TokenSource;
+use gamehub_platform::config::CommonConfig;
+use gamehub_proto::common::GameType;
+use gamehub_proto::doudizhu as ddz;
+use gamehub_proto::gomoku as gm;
+use gamehub_proto::ledger as lg;
+use gamehub_proto::matchmaking as mm;
+use gomoku_rules::Point;
+use tokio::sync::mpsc;
+
+use super::app::{self, now_ms};
+use super::doudizhu::{self, DoudizhuApp};
+use super::follow::{self, describe};
+use super::gomoku::{self, GomokuApp};
+use super::queue::{self, QueueApp, QueueFeed};
+use super::record::{ReplayApp, deal_record_lines};
+use super::term::Terminal;
+use super::wallet;
+use super::{
+    BoardArg, ClientCommand, Connect, FormatArg, GameArg, HistoryKindArg, PlayArgs,
+    PlayCommand, RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
+};
+use crate::api::{Clients, Endpoints, request_id};
+use crate::drive::retry;
+
+/// Runs a client subcommand.
+pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    match command {
+        ClientCommand::Play(PlayCommand::Gomoku(args)) => play(GameArg::Gomoku, args, config).await,
+        ClientCommand::Play(PlayCommand::Doudizhu(args)) => {
+            play(GameArg::Doudizhu, args, config).await
+        }
+        ClientCommand::Play(PlayCommand::Rooms(args)) => rooms(&args.connect, config).await,
+        ClientCommand::Watch(args) => watch(args, config).await,
+        ClientCommand::Wallet(args) => wallet(args, config).await,
+        ClientCommand::Record(RecordCommand::Export(args)) => {
+            let mut clients = args.connect.clients(config)?;
+            let format = record_format(args.format);
+            let export = clients
+                .gomoku
+                .export_record(gm::ExportRecordRequest {
+                    table_id: args.table.clone(),
+                    game_number: args.game_number,
+                    format: format as i32,
+                })
+                .await
+                .map_err(status)?
+                .into_inner();
+            match args.out {
+                Some(path) if path.as_os_str() == "-" => print!("{}", export.content),
+                out => {
+                    let path = out.unwrap_or_else(|| export.file_name.clone().into());
+                    std::fs::write(&path, &export.content)
+                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                    println!(
+                        "wrote the record of table {} ({} bytes) to {}",
+                        args.table,
+                        export.content.len(),
+                        path.display()
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        ClientCommand::Record(RecordCommand::Replay(args)) => replay(args, config).await,
+        ClientCommand::Record(RecordCommand::Deal(args)) => {
+            let mut clients = args.connect.clients(config)?;
+            let record = clients
+                .doudizhu
+                .get_deal_record(ddz::GetDealRecordRequest {
+                    table_id: args.table.clone(),
+                    deal_number: args.deal,
+                })
+                .await
+                .map_err(status)?
+                .into_inner()
+                .record
+                .ok_or_else(|| anyhow::anyhow!("the dealer returned no record"))?;
+            let verified = crate::demo::verify_shuffle(&record).map_err(|e| format!("{e:#}"));
+            for line in deal_record_lines(&record, &verified) {
+                println!("{line}");
+            }
+            if let Some(path) = &args.out {
+                std::fs::write(path, &record.record_json)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                println!("wrote the record to {}", path.display());
+            }
+            Ok(if verified.is_ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+    }
+}
+
+impl Connect {
+    /// The services' URLs: `--host`, else the configured ones, then each URL flag.
+    pub fn endpoints(&self, config: &CommonConfig) -> Endpoints {
+        let mut endpoints = match &self.host {
+            Some(host) => Endpoints::on_host(host),
+            None => Endpoints::from_config(config),
+        };
+        for (flag, slot) in [
+            (&self.matchmaking_url, &mut endpoints.matchmaking),
+            (&self.gomoku_url, &mut endpoints.gomoku),
+            (&self.doudizhu_url, &mut endpoints.doudizhu),
+            (&self.ledger_url, &mut endpoints.ledger),
+        ] {
+            if let Some(url) = flag.as_ref().filter(|u| !u.trim().is_empty()) {
+                slot.clone_from(url);
+            }
+        }
+        endpoints
+    }
+
+    /// The bearer token: minted for `--player` (development), else `--token`.
+    pub fn token(&self, config: &CommonConfig) -> anyhow::Result<TokenSource> {
+        if let Some(player) = &self.player {
+            let token =
+                crate::token::mint(config, player, Role::Player, Duration::from_secs(24 * 3600))?;
+            return Ok(TokenSource::Static(token));
+        }
+        match &self.token {
+            Some(token) if !token.trim().is_empty() => {
+                Ok(TokenSource::Static(token.trim().to_owned()))
+            }
+            _ => anyhow::bail!(
+                "who are you? give --token TOKEN (or set GAMEHUB_TOKEN), or against a \
+                 development platform --player NAME"
+            ),
+        }
+    }
+
+    /// Clients of every service with the player's token.
+    pub fn clients(&self, config: &CommonConfig) -> anyhow::Result<Clients> {
+        Clients::new(&self.endpoints(config), self.token(config)?)
+    }
+}
+
+/// A refusal as an error whose text is the server's message (written for players).
+fn status(status: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("{}", describe(&status))
+}
+
+/// An error as one line for the player.
+fn error_text(e: &anyhow::Error) -> String {
+    match e.downcast_ref::<tonic::Status>() {
+        Some(s) => describe(s),
+        None => format!("{e:#}"),
+    }
+}
+
+async fn list_rooms(clients: &Clients, endpoints: &Endpoints) -> anyhow::Result<Vec<mm::Room>> {
+    let mut matchmaking = clients.matchmaking.clone();
+    Ok(matchmaking
+        .list_rooms(mm::ListRoomsRequest {})
+        .await
+        .map_err(|s| {
+            anyhow::anyhow!(
+                "matchmaking at {}: {} (is the platform running? `gamehub serve` starts one)",
+                endpoints.matchmaking,
+                describe(&s)
+            )
+        })?
+        .into_inner()
+        .rooms)
+}
+
+async fn rooms(connect: &Connect, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let endpoints = connect.endpoints(config);
+    // Listing rooms needs a token but any will do: mint a throwaway one in development.
+    let token = connect.token(config).or_else(|_| {
+        crate::token::mint(config, "guest", Role::Player, Duration::from_secs(60))
+            .map(TokenSource::Static)
+    })?;
+    let clients = Clients::new(&endpoints, token)?;
+    for room in list_rooms(&clients, &endpoints).await? {
+        for line in queue::room_lines(&room) {
+            println!("{line}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn game_type(game: GameArg) -> GameType {
+    match game {
+        GameArg::Gomoku => GameType::Gomoku,
+        GameArg::Doudizhu => GameType::Doudizhu,
+    }
+}
+
+async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let endpoints = args.connect.endpoints(config);
+    let clients = args.connect.clients(config)?;
+    // Check the room before taking over the terminal, so mistakes print plainly.
+    let room = match &args.table {
+        Some(_) => None,
+        None => {
+            let room_id = args.room.clone().unwrap_or_else(|| match game {
+                GameArg::Gomoku => "gomoku-free".into(),
+                GameArg::Doudizhu => "doudizhu-free".into(),
+            });
+            let rooms = list_rooms(&clients, &endpoints).await?;
+            let room = rooms
+                .iter()
+                .find(|r| r.room_id == room_id)
+                .cloned()
+                .ok_or_else(|| {
+                    let ids: Vec<&str> = rooms
+                        .iter()
+                        .filter(|r| r.game_type() == game_type(game))
+                        .map(|r| r.room_id.as_str())
+                        .collect();
+                    anyhow::anyhow!("no room {room_id}; rooms of this game: {}", ids.join(", "))
+                })?;
+            if room.game_type() != game_type(game) {
+                anyhow::bail!(
+                    "room {room_id} is a {} room",
+                    wallet::game_name(room.game_type())
+                );
+            }
+            Some(room)
+        }
+    };
+
+    let mut terminal = Terminal::start()?;
+    let mut keys = EventStream::new();
+    let table_id = match (args.table, room) {
+        (Some(table_id), _) => table_id,
+        (None, Some(room)) => match wait_for_seat(&mut terminal, &mut keys, &clients, room).await? {
+            Ok(seat) => seat.table_id,
+            Err(reason) => {
+                drop(terminal);
+                if reason == "cancelled" {
+                    println!("ticket cancelled");
+                    return Ok(ExitCode::SUCCESS);
+                }
+                anyhow::bail!("{reason}");
+            }
+        },
+        (None, None) => anyhow::bail!("give --room or --table"),
+    };
+    let farewell = match game {
+        GameArg::Gomoku => {
+            let app = gomoku_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
+            app.farewell()
+        }
+        GameArg::Doudizhu => {
+            let app = doudizhu_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
+            app.farewell()
+        }
+    };
+    drop(terminal);
+    for line in farewell {
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn watch(args: WatchArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let clients = args.connect.clients(config)?;
+    let mut terminal = Terminal::start()?;
+    let mut keys = EventStream::new();
+    let farewell = match args.game {
+        GameArg::Gomoku => {
+            let app = gomoku_table(&mut terminal, &mut keys, &clients, &args.table, true).await?;
+            app.farewell()
+        }
+        GameArg::Doudizhu => {
+            let app = doudizhu_table(&mut terminal, &mut keys, &clients, &args.table, true).await?;
+            app.farewell()
+        }
+    };
+    drop(terminal);
+    for line in farewell {
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Queues for `room` and shows the wait; the seat, or why there is none.
+async fn wait_for_seat(
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    clients: &Clients,
+    room: mm::Room,
+) -> anyhow::Result<Result<mm::Seat, String>> {
+    let (tx, rx) = mpsc::channel(256);
+    let mut matchmaking = clients.matchmaking.clone();
+    let room_id = room.room_id.clone();
+    let follower = tokio::spawn(async move {
+        let updates = tx.clone();
+        let seated = crate::drive::matchmaking::seat(&mut matchmaking, &room_id, "", move |t| {
+            let _ = updates.try_send(QueueFeed::Ticket(t.clone()));
+        })
+        .await;
+        let _ = tx
+            .send(QueueFeed::Done(seated.map_err(|e| error_text(&e))))
+            .await;
+    });
+    let mut app = QueueApp::new(room, now_ms());
+    let matchmaking = clients.matchmaking.clone();
+    let perform = move |request: queue::Request| -> BoxFuture<'static, queue::Reply> {
+        let mut matchmaking = matchmaking.clone();
+        Box::pin(async move {
+            let queue::Request::Cancel(ticket_id) = request;
+            matchmaking
+                .cancel_ticket(mm::CancelTicketRequest { ticket_id })
+                .await
+                .map(|r| r.into_inner().ticket.unwrap_or_default())
+                .map_err(|s| describe(&s))
+        })
+    };
+    app::run(terminal, keys, &mut app, rx, perform).await?;
+    follower.abort();
+    Ok(app
+        .outcome()
+        .cloned()
+        .unwrap_or_else(|| Err("cancelled".into())))
+}
+
+/// Runs the Gomoku screen for `table_id` until the player quits or leaves.
+pub async fn gomoku_table(
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    clients: &Clients,
+    table_id: &str,
+    spectator: bool,
+) -> anyhow::Result<GomokuApp> {
+    let (tx, rx) = mpsc::channel(256);
+    let client = clients.gomoku.clone();
+    let watched = table_id.to_owned();
+    let follower = follow::spawn(
+        move |after_event_id| {
+            let mut client = client.clone();
+            let request = gm::WatchRequest {
+                table_id: watched.clone(),
+                after_event_id,
+            };
+            async move { client.watch(request).await.map(|r| r.into_inner()) }
+        },
+        tx,
+    );
+    let mut app = GomokuApp::new(table_id, spectator);
+    let client = clients.gomoku.clone();
+    let table_id = table_id.to_owned();
+    let perform = move |request: gomoku::Request| -> BoxFuture<'static, gomoku::Reply> {
+        let client = client.clone();
+        let table_id = table_id.clone();
+        Box::pin(async move {
+            match request {
+                gomoku::Request::Refresh => {
+                    let get = gm::GetTableRequest { table_id };
+                    let table = retry(|| {
+                        let mut client = client.clone();
+                        let get = get.clone();
+                        async move { client.get_table(get).await }
+                    })
+                    .await
+                    .map_err(|s| describe(&s))
+                    .and_then(|r| {
+                        r.into_inner()
+                            .table
+                            .ok_or_else(|| "the referee returned no table".to_owned())
+                    });
+                    gomoku::Reply::Table(table)
+                }
+                gomoku::Request::Act(action) => {
+                    let result = gomoku_act(&client, &table_id, &action).await;
+                    gomoku::Reply::Acted(action, result)
+                }
+            }
+        })
+    };
+    let result = app::run(terminal, keys, &mut app, rx, perform).await;
+    follower.abort();
+    result?;
+    Ok(app)
+}
+
+fn api_point(p: Point) -> gm::Point {
+    gm::Point {
+        text: p.to_string(),
+        x: i32::from(p.x()),
+        y: i32::from(p.y()),
+    }
+}
+
+/// Sends one Gomoku action, retrying transient failures with the same request id.
+async fn gomoku_act(
+    client: &gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient<
+        gamehub_platform::client::ServiceChannel,
+    >,
+    table_id: &str,
+    action: &gomoku::Action,
+) -> Result<gomoku::Acted, String> {
+    use gomoku::{Acted, Action};
+    let table_id = table_id.to_owned();
+    let request_id = request_id();
+    macro_rules! call {
+        ($method:ident, $request:expr) => {{
+            let request = $request;
+            retry(|| {
+                let mut client = client.clone();
+                let request = request.clone();
+                async move { client.$method(request).await }
+            })
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| describe(&s))
+        }};
+    }
+    let plain = |table: Option<gm::Table>| Acted {
+        table,
+        remark: None,
+    };
+    match *action {
+        Action::Place(p) => call!(
+            place_stone,
+            gm::PlaceStoneRequest {
+                table_id,
+                request_id,
+                point: Some(api_point(p)),
+            }
+        )
+        .map(|r| plain(r.table)),
+        Action::Propose(a, b) => call!(
+            propose_fifth_moves,
+            gm::ProposeFifthMovesRequest {
+                table_id,
+                request_id,
+                points: vec![api_point(a), api_point(b)],
+            }
+        )
+        .map(|r| plain(r.table)),
+        Action::Choose(p) => call!(
+            choose_fifth_move,
+            gm::ChooseFifthMoveRequest {
+                table_id,
+                request_id,
+                point: Some(api_point(p)),
+            }
+        )
+        .map(|r| plain(r.table)),
+        Action::Swap => call!(
+            swap,
+            gm::SwapRequest {
+                table_id,
+                request_id,
+            }
+        )
+        .map(|r| Acted {
+            table: r.table,
+            remark: Some("you swapped: you play black now".into()),
+        }),
+        Action::Claim => call!(
+            claim_forbidden,
+            gm::ClaimForbiddenRequest {
+                table_id,
+                request_id,
+            }
+        )
+        .map(|r| Acted {
+            remark: Some(if r.upheld {
+                "claim upheld: black's move was forbidden, white wins".into()
+            } else {
+                "claim rejected: black's move was not forbidden; black moves again".into()
+            }),
+            table: r.table,
+        }),
+        Action::Resign => call!(
+            resign,
+            gm::ResignRequest {
+                table_id,
+                request_id,
+            }
+        )
+        .map(|r| plain(r.table)),
+        Action::OfferDraw => call!(
+            offer_draw,
+            gm::OfferDrawRequest {
+                table_id,
+                request_id,
+            }
+        )
+        .map(|r| Acted {
+            table: r.table,
+            remark: Some("draw offered; it lapses if your opponent plays instead".into()),
+        }),
+        Action::AnswerDraw(accept) => call!(
+            answer_draw,
+            gm::AnswerDrawRequest {
+                table_id,
+                request_id,
+                accept,
+            }
+        )
+        .map(|r| plain(r.table)),
+        Action::NextGame => call!(
+            next_game,
+            gm::NextGameRequest {
+                table_id,
+                request_id,
+            }
+        )
+        .map(|r| Acted {
+            remark: Some(if r.started {
+                "the next game starts".into()
+            } else {
+                "waiting for your opponent to ask for the next game".into()
+            }),
+            table: r.table,
+        }),
+        Action::Leave => call!(
+            leave,
+            gm::LeaveRequest {
+                table_id,
+                request_id,
+            }
+        )
+        .map(|r| plain(r.table)),
+    }
+}
+
+/// Runs the Dou Dizhu screen for `table_id` until the player quits or leaves.
+pub async fn doudizhu_table(
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    clients: &Clients,
+    table_id: &str,
+    spectator: bool,
+) -> anyhow::Result<DoudizhuApp> {
+    let (tx, rx) = mpsc::channel(256);
+    let client = clients.doudizhu.clone();
+    let watched = table_id.to_owned();
+    let follower = follow::spawn(
+        move |after_event_id| {
+            let mut client = client.clone();
+            let request = ddz::WatchRequest {
+                table_id: watched.clone(),
+                after_event_id: i64::try_from(after_event_id).unwrap_or(i64::MAX),
+                as_spectator: spectator,
+            };
+            async move { client.watch(request).await.map(|r| r.into_inner()) }
+        },
+        tx,
+    );
+    let mut app = DoudizhuApp::new(table_id, spectator);
+    let client = clients.doudizhu.clone();
+    let table_id = table_id.to_owned();
+    let perform = move |request: doudizhu::Request| -> BoxFuture<'static, doudizhu::Reply> {
+        let client = client.clone();
+        let table_id = table_id.clone();
+        Box::pin(doudizhu_perform(client, table_id, spectator, request))
+    };
+    let result = app::run(terminal, keys, &mut app, rx, perform).await;
+    follower.abort();
+    result?;
+    Ok(app)
+}
+
+type DoudizhuClient = gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient<
+    gamehub_platform::client::ServiceChannel,
+>;
+
+async fn doudizhu_perform(
+    client: DoudizhuClient,
+    table_id: String,
+    spectator: bool,
+    request: doudizhu::Request,
+) -> doudizhu::Reply {
+    use doudizhu::{Action, Reply, Request};
+    macro_rules! call {
+        ($method:ident, $request:expr) => {{
+            let request = $request;
+            retry(|| {
+                let mut client = client.clone();
+                let request = request.clone();
+                async move { client.$method(request).await }
+            })
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| describe(&s))
+        }};
+    }
+    match request {
+        Request::Refresh => Reply::Table(
+            call!(
+                get_table,
+                ddz::GetTableRequest {
+                    table_id,
+                    as_spectator: spectator,
+                }
+            )
+            .and_then(|r| {
+                r.table
+                    .ok_or_else(|| "the dealer returned no table".to_owned())
+            }),
+        ),
+        Request::Hints {
+            turn_event_id,
+            fill,
+        } => Reply::Hints {
+            turn_event_id,
+            fill,
+            plays: call!(hint, ddz::HintRequest { table_id }).map(|r| {
+                r.plays
+                    .into_iter()
+                    .map(|h| {
+                        let kind = crate::render::combination(h.combination.as_ref()).to_owned();
+                        (h.ranks, kind)
+                    })
+                    .collect()
+            }),
+        },
+        Request::Verify(deal_number) => {
+            let record = call!(
+                get_deal_record,
+                ddz::GetDealRecordRequest {
+                    table_id,
+                    deal_number,
+                }
+            )
+            .and_then(|r| {
+                r.record
+                    .ok_or_else(|| "the dealer returned no record".to_owned())
+            });
+            Reply::Verified(
+                deal_number,
+                record.and_then(|record| {
+                    crate::demo::verify_shuffle(&record)
+                        .map(|()| record.seed.clone())
+                        .map_err(|e| format!("{e:#}"))
+                }),
+            )
+        }
+        Request::Act(action) => {
+            let request_id = request_id();
+            let result = match &action {
+                Action::Bid(points) => call!(
+                    bid,
+                    ddz::BidRequest {
+                        table_id,
+                        request_id,
+                        points: i32::from(*points),
+                    }
+                )
+                .map(|r| r.table),
+                Action::Play(ranks) => call!(
+                    play,
+                    ddz::PlayRequest {
+                        table_id,
+                        request_id,
+                        ranks: ranks.clone(),
+                        cards: Vec::new(),
+                    }
+                )
+                .map(|r| r.table),
+                Action::Pass => call!(
+                    pass,
+                    ddz::PassRequest {
+                        table_id,
+                        request_id,
+                    }
+                )
+                .map(|r| r.table),
+                Action::Auto(on) => call!(
+                    set_auto_play,
+                    ddz::SetAutoPlayRequest {
+                        table_id,
+                        request_id,
+                        on: *on,
+                    }
+                )
+                .map(|r| r.table),
+                Action::NextDeal => call!(
+                    next_deal,
+                    ddz::NextDealRequest {
+                        table_id,
+                        request_id,
+                    }
+                )
+                .map(|r| r.table),
+                Action::Leave => call!(
+                    leave,
+                    ddz::LeaveRequest {
+                        table_id,
+                        request_id,
+                    }
+                )
+                .map(|r| r.table),
+            };
+            Reply::Acted(action, result)
+        }
+    }
+}
+
+fn record_format(format: FormatArg) -> gm::RecordFormat {
+    match format {
+        FormatArg::Text => gm::RecordFormat::Text,
+        FormatArg::Psq => gm::RecordFormat::Psq,
+    }
+}
+
+async fn replay(args: ReplayArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let mut clients = args.connect.clients(config)?;
+    let (source, format, content) = if let Some(path) = &args.file {
+        let content = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let format = args.format.unwrap_or_else(|| {
+            if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("psq")) {
+                FormatArg::Psq
+            } else {
+                FormatArg::Text
+            }
+        });
+        (path.display().to_string(), format, content)
+    } else if let Some(table_id) = &args.table {
+        let export = clients
+            .gomoku
+            .export_record(gm::ExportRecordRequest {
+                table_id: table_id.clone(),
+                game_number: args.game_number,
+                format: gm::RecordFormat::Text as i32,
+            })
+            .await
+            .map_err(status)?
+            .into_inner();
+        (format!("table {table_id}"), FormatArg::Text, export.content)
+    } else if let Some(game_id) = &args.game_id {
+        let record = clients
+            .ledger
+            .get_game_record(lg::GetGameRecordRequest {
+                game_id: game_id.clone(),
+            })
+            .await
+            .map_err(status)?
+            .into_inner()
+            .record
+            .unwrap_or_default();
+        if record.format != "gomoku-text" {
+            anyhow::bail!(
+                "game {game_id} is kept as {:?}, not a Gomoku record; for a Dou Dizhu deal \
+                 use `gamehub record deal`",
+                record.format
+            );
+        }
+        (format!("game {game_id}"), FormatArg::Text, record.content)
+    } else {
+        anyhow::bail!("give a record file, --table TABLE or --game-id GAME");
+    };
+    let rule_set = match args.rules {
+        None | Some(RulesArg::Freestyle) => gm::RuleSet::Freestyle,
+        Some(RulesArg::RenjuLose) => gm::RuleSet::RenjuLose,
+        Some(RulesArg::RenjuRefuse) => gm::RuleSet::RenjuRefuse,
+        Some(RulesArg::RenjuClaim) => gm::RuleSet::RenjuClaim,
+    };
+    let loaded = clients
+        .gomoku
+        .load_record(gm::LoadRecordRequest {
+            format: record_format(format) as i32,
+            content,
+            rule_set: if format == FormatArg::Psq {
+                rule_set as i32
+            } else {
+                gm::RuleSet::Unspecified as i32
+            },
+        })
+        .await
+        .map_err(status)?
+        .into_inner();
+    let mut terminal = Terminal::start()?;
+    let mut keys = EventStream::new();
+    let mut app = ReplayApp::new(loaded, &source);
+    // No feed: the sender is dropped at once.
+    let (_, rx) = mpsc::channel::<()>(1);
+    app::run(&mut terminal, &mut keys, &mut app, rx, |()| -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let mut clients = args.connect.clients(config)?;
+    let account = clients
+        .ledger
+        .get_account(lg::GetAccountRequest {
+            player_id: String::new(),
+        })
+        .await
+        .map_err(status)?
+        .into_inner()
+        .account
+        .unwrap_or_default();
+    let me = account.player_id.clone();
+    match args.view.unwrap_or(WalletView::Show) {
+        WalletView::Show => {
+            let mut places = Vec::new();
+            for board in [
+                lg::Board::GomokuPoints,
+                lg::Board::DoudizhuPoints,
+                lg::Board::GomokuRating,
+            ] {
+                // Not being on a board (never played that game) is NOT_FOUND: skip it.
+                if let Ok(rows) = clients
+                    .ledger
+                    .get_leaderboard(lg::GetLeaderboardRequest {
+                        board: board as i32,
+                        limit: 1,
+                        around_player_id: me.clone(),
+                    })
+                    .await
+                    && let Some(row) = rows.into_inner().rows.into_iter().find(|r| r.player_id == me)
+                {
+                    places.push((board, row));
+                }
+            }
+            for line in wallet::account_lines(&account, &places) {
+                println!("{line}");
+            }
+        }
+        WalletView::History {
+            kind,
+            page_size,
+            page,
+            pages,
+        } => {
+            let kind = match kind {
+                None => lg::HistoryKind::Unspecified,
+                Some(HistoryKindArg::Silver) => lg::HistoryKind::Silver,
+                Some(HistoryKindArg::Points) => lg::HistoryKind::Points,
+                Some(HistoryKindArg::Title) => lg::HistoryKind::Title,
+                Some(HistoryKindArg::Rating) => lg::HistoryKind::Rating,
+            };
+            let mut token = page;
+            for _ in 0..pages.max(1) {
+                let response = clients
+                    .ledger
+                    .list_history(lg::ListHistoryRequest {
+                        player_id: String::new(),
+                        kind: kind as i32,
+                        page_size,
+                        page_token: token.clone(),
+                    })
+                    .await
+                    .map_err(status)?
+                    .into_inner();
+                for line in wallet::history_lines(&response.entries) {
+                    println!("{line}");
+                }
+                token = response.next_page_token;
+                if token.is_empty() {
+                    break;
+                }
+            }
+            if !token.is_empty() {
+                println!("more: gamehub wallet history --page {token}");
+            }
+        }
+        WalletView::Games {
+            game,
+            page_size,
+            page,
+            pages,
+        } => {
+            let game_type = game.map_or(GameType::Unspecified, game_type);
+            let mut token = page;
+            for _ in 0..pages.max(1) {
+                let response = clients
+                    .ledger
+                    .list_games(lg::ListGamesRequest {
+                        player_id: String::new(),
+                        game_type: game_type as i32,
+                        page_size,
+                        page_token: token.clone(),
+                    })
+                    .await
+                    .map_err(status)?
+                    .into_inner();
+                for line in wallet::games_lines(&response.games, &me) {
+                    println!("{line}");
+                }
+                token = response.next_page_token;
+                if token.is_empty() {
+                    break;
+                }
+            }
+            if !token.is_empty() {
+                println!("more: gamehub wallet games --page {token}");
+            }
+        }
+        WalletView::Leaderboard {
+            board,
+            limit,
+            around,
+        } => {
+            let board = match board {
+                BoardArg::GomokuPoints => lg::Board::GomokuPoints,
+                BoardArg::DoudizhuPoints => lg::Board::DoudizhuPoints,
+                BoardArg::GomokuRating => lg::Board::GomokuRating,
+            };
+            let rows = clients
+                .ledger
+                .get_leaderboard(lg::GetLeaderboardRequest {
+                    board: board as i32,
+                    limit,
+                    around_player_id: around.unwrap_or_default(),
+                })
+                .await
+                .map_err(status)?
+                .into_inner()
+                .rows;
+            for line in wallet::leaderboard_lines(board, &rows, &me) {
+                println!("{line}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
