@@ -249,6 +249,10 @@ pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
 
 /// The table as `viewer` sees it (`None`: a spectator), as of event `last_event_id`.
 pub fn table_view(table: &Table, viewer: Option<Seat>, last_event_id: u64) -> pb::Table {
+    view_of(table, viewer, last_event_id, true)
+}
+
+fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: bool) -> pb::Table {
     // The crate's view is exactly what one seat may know; a spectator gets seat 0's
     // view without its hand (the only private part of a view).
     let view: SeatView = table.deal.view(viewer.unwrap_or(Seat::ALL[0]));
@@ -333,12 +337,23 @@ pub fn table_view(table: &Table, viewer: Option<Seat>, last_event_id: u64) -> pb
         turn_deadline_unix_ms: view.deadline_ms.map_or(0, unix_ms),
         must_lead,
         trick: view.trick.as_ref().map(turn),
-        turns: view.turns.iter().map(turn).collect(),
+        turns: if with_turns {
+            view.turns.iter().map(turn).collect()
+        } else {
+            Vec::new()
+        },
         multiplier: i64::try_from(view.multiplier).unwrap_or(i64::MAX),
         result,
         next_deal_deadline_unix_ms: next_deal_deadline,
         last_event_id: unix_ms(last_event_id),
     }
+}
+
+/// The view an action replies with: the actor's view without `turns` (the play
+/// history, which GetTable and Watch carry), so replies stay small however long the
+/// deal; `last_event_id` is set once the step is committed.
+pub fn reply_view(table: &Table, seat: Seat) -> pb::Table {
+    view_of(table, Some(seat), 0, false)
 }
 
 /// A finished deal's record for the API.

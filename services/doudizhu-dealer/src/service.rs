@@ -159,7 +159,7 @@ impl Dealer {
                     })?;
                 let (step, flag) = action(table, seat, now, timing)?;
                 let advance = step.advance;
-                let view = convert::table_view(table, Some(seat), 0);
+                let view = convert::reply_view(table, seat);
                 Ok(change(table, step, (view, advance, flag)))
             })
             .await?;
@@ -177,6 +177,7 @@ impl Dealer {
                     }
                     let (table, _, last_seq) = self.load(&table_id).await?;
                     view = convert::table_view(&table, table.seat_of(player), last_seq);
+                    view.turns.clear();
                 } else {
                     view.last_event_id = convert::unix_ms(last_seq);
                 }
@@ -193,8 +194,10 @@ impl Dealer {
                     (table.stage, table.deal.settlement().map(|s| s.outcome)),
                     (Stage::Closed { reason: CloseReason::Escape, .. }, Some(doudizhu_rules::Outcome::Escaped { seat: s })) if Some(s) == seat
                 );
+                let mut view = convert::table_view(&table, seat, last_seq);
+                view.turns.clear();
                 Ok(Acted {
-                    table: convert::table_view(&table, seat, last_seq),
+                    table: view,
                     replayed: true,
                     flag: escaped,
                 })
