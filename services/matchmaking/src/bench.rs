@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use futures::StreamExt;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::now_ms;
 
@@ -252,16 +251,12 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
 
     let want = tickets / seats;
     let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let seated = count_seated(&store, &ids).await?;
-        if seated >= tickets {
-            break;
-        }
+    while store.pending(&room.id).await? != (0, 0) {
         anyhow::ensure!(
             Instant::now() < deadline,
-            "only {seated} of {tickets} tickets seated after 5 minutes"
+            "tickets still waiting after 5 minutes"
         );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let elapsed = started.elapsed();
     shutdown.trigger();
@@ -286,27 +281,6 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
     })
 }
 
-/// Seated tickets among `ids`: counted from the end of the list backwards, since the
-/// queue seats in order (a rough but cheap progress check).
-async fn count_seated(store: &TicketStore, ids: &[TicketId]) -> anyhow::Result<usize> {
-    let times = store
-        .ticket_times(&ids[ids.len().saturating_sub(64)..])
-        .await?;
-    if times.iter().all(|(_, ended)| *ended > 0) {
-        let all = futures::stream::iter(ids.chunks(2000).map(|c| store.ticket_times(c)))
-            .buffered(4)
-            .collect::<Vec<_>>()
-            .await;
-        let mut seated = 0;
-        for chunk in all {
-            seated += chunk?.iter().filter(|(_, ended)| *ended > 0).count();
-        }
-        Ok(seated)
-    } else {
-        Ok(0)
-    }
-}
-
 async fn ticket_waits(
     store: &TicketStore,
     ids: &[TicketId],
@@ -320,6 +294,14 @@ async fn ticket_waits(
                 .await?
                 .into_iter()
                 .map(|(created, ended)| ended.saturating_sub(created.max(from_ms))),
+        );
+        anyhow::ensure!(
+            store
+                .ticket_times(chunk)
+                .await?
+                .iter()
+                .all(|(_, ended)| *ended > 0),
+            "a ticket was not seated"
         );
     }
     Ok(waits)

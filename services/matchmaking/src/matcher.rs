@@ -1,10 +1,10 @@
 //! The matcher and the reaper, which run in every replica.
 //!
 //! A **round** of one room ([`Matcher::round`]):
-//! 1. peek at the oldest waiting tickets and form tables (in queue order, or by rating
-//!    in rated rooms: [`crate::pairing`]);
-//! 2. claim each table's tickets atomically ([`TicketStore::claim`]): a ticket is
-//!    claimed by at most one match, whatever the number of replicas racing;
+//! 1.–2. claim tables atomically: in unrated rooms the oldest waiting tickets in queue
+//!    order, in one step ([`TicketStore::take`]); in rated rooms peek, pair by rating
+//!    ([`crate::pairing`]) and claim the pairs still free ([`TicketStore::claim`]). A
+//!    ticket is claimed by at most one match, whatever the number of replicas racing;
 //! 3. ask the ledger whether each player may sit down; a refused player's ticket ends
 //!    REFUSED with the ledger's reason and the others go back to the queue at their
 //!    place; a ledger that does not answer sends the whole table back;
@@ -36,10 +36,10 @@ use gamehub_platform::tables::now_ms;
 use rand::seq::SliceRandom;
 use tokio::sync::Notify;
 
-use crate::pairing::{Candidate, RatingWindow, in_queue_order, pair_by_rating};
+use crate::pairing::{Candidate, RatingWindow, pair_by_rating};
 use crate::peers::{BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, Verdict};
 use crate::rooms::{Room, Rooms};
-use crate::store::{ClaimGroup, Opening, Outcome, Peeked, Release, Seating, TicketStore};
+use crate::store::{ClaimGroup, Opening, Outcome, Release, Seating, Taken, TicketStore};
 
 /// How the matcher and the reaper run.
 #[derive(Debug, Clone)]
@@ -234,55 +234,31 @@ impl Matcher {
     pub async fn round(&self, room: &Room) -> Result<RoundReport, ApiError> {
         let store = &self.inner.store;
         let settings = &self.inner.settings;
-        let seats = room.seats();
         let now = now_ms();
-        let peek_limit = if room.rated {
-            settings.batch_tables * seats * 4
-        } else {
-            settings.batch_tables * seats
-        }
-        .clamp(seats, 4096);
-        let waiting = store.peek(&room.id, peek_limit, now).await?;
-        let tables = form_tables(room, &waiting, settings, now);
-        if tables.is_empty() {
-            return Ok(RoundReport::default());
-        }
-        let groups: Vec<ClaimGroup> = tables
-            .iter()
-            .map(|members| ClaimGroup {
-                match_id: uuid::Uuid::new_v4().simple().to_string(),
-                owner: uuid::Uuid::new_v4().simple().to_string(),
-                tickets: members
-                    .iter()
-                    .map(|&i| waiting[i].ticket_id.clone())
-                    .collect(),
-            })
-            .collect();
-        let claimed: std::collections::HashSet<String> = store
-            .claim(&room.id, &groups, now)
-            .await?
-            .into_iter()
-            .collect();
+        let claimed = self.claim_tables(room, now).await?;
         let mut report = RoundReport {
             claimed: claimed.len(),
             ..RoundReport::default()
         };
-        // (group, its members as (ticket, player))
-        let claimed: Vec<(&ClaimGroup, Vec<(String, String)>)> = groups
-            .iter()
-            .zip(&tables)
-            .filter(|(group, _)| claimed.contains(&group.match_id))
-            .map(|(group, members)| {
-                let players = members
-                    .iter()
-                    .map(|&i| (waiting[i].ticket_id.clone(), waiting[i].player_id.clone()))
-                    .collect();
-                (group, players)
-            })
-            .collect();
         if claimed.is_empty() {
             return Ok(report);
         }
+        let created: HashMap<String, u64> = claimed
+            .iter()
+            .flat_map(|c| c.members.iter().map(|(t, _, at)| (t.clone(), *at)))
+            .collect();
+        // (claim, its members as (ticket, player))
+        let claimed: Vec<(Taken, Vec<(String, String)>)> = claimed
+            .into_iter()
+            .map(|c| {
+                let members = c
+                    .members
+                    .iter()
+                    .map(|(t, p, _)| (t.clone(), p.clone()))
+                    .collect();
+                (c, members)
+            })
+            .collect();
 
         // Eligibility, every player of the round at once (bounded).
         let calls: Vec<BoxFuture<'_, Checked>> = claimed
@@ -349,16 +325,77 @@ impl Matcher {
             .into_iter()
             .filter(|o| owned.contains(&o.match_id))
             .collect();
-        let opened = self.open_tables(room, &openings).await?;
+        let opened = self.open_tables(room, &openings, &created).await?;
         report.seated = opened;
         Ok(report)
+    }
+
+    /// Claims this round's tables: in queue order for unrated rooms (one step), or by
+    /// rating (peek, pair, then claim the pairs still free).
+    async fn claim_tables(&self, room: &Room, now: u64) -> Result<Vec<Taken>, ApiError> {
+        let store = &self.inner.store;
+        let settings = &self.inner.settings;
+        let fresh = || uuid::Uuid::new_v4().simple().to_string();
+        if !(room.rated && room.seats() == 2) {
+            let tables: Vec<(String, String)> = (0..settings.batch_tables)
+                .map(|_| (fresh(), fresh()))
+                .collect();
+            return store.take(&room.id, room.seats(), &tables, now).await;
+        }
+        let peek_limit = (settings.batch_tables * 2 * 4).clamp(2, 4096);
+        let waiting = store.peek(&room.id, peek_limit, now).await?;
+        let candidates: Vec<Candidate> = waiting
+            .iter()
+            .map(|p| Candidate {
+                rating: p.rating,
+                waited_ms: now.saturating_sub(p.created_ms),
+            })
+            .collect();
+        let pairs = pair_by_rating(&candidates, &settings.window, settings.batch_tables);
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let groups: Vec<ClaimGroup> = pairs
+            .iter()
+            .map(|pair| ClaimGroup {
+                match_id: fresh(),
+                owner: fresh(),
+                tickets: pair.iter().map(|&i| waiting[i].ticket_id.clone()).collect(),
+            })
+            .collect();
+        let claimed: std::collections::HashSet<String> = store
+            .claim(&room.id, &groups, now)
+            .await?
+            .into_iter()
+            .collect();
+        Ok(groups
+            .into_iter()
+            .zip(&pairs)
+            .filter(|(group, _)| claimed.contains(&group.match_id))
+            .map(|(group, pair)| Taken {
+                match_id: group.match_id,
+                owner: group.owner,
+                members: pair
+                    .iter()
+                    .map(|&i| {
+                        let p = &waiting[i];
+                        (p.ticket_id.clone(), p.player_id.clone(), p.created_ms)
+                    })
+                    .collect(),
+            })
+            .collect())
     }
 
     /// Opens the tables of claims in phase `opening` and seats their tickets; a
     /// refusal sends the tickets back (counting the failure); an unknown outcome is
     /// left for the reaper, which re-tries with the same match id. Returns the number
     /// of tables seated.
-    async fn open_tables(&self, room: &Room, openings: &[Opening]) -> Result<usize, ApiError> {
+    async fn open_tables(
+        &self,
+        room: &Room,
+        openings: &[Opening],
+        created: &HashMap<String, u64>,
+    ) -> Result<usize, ApiError> {
         if openings.is_empty() {
             return Ok(0);
         }
@@ -390,6 +427,7 @@ impl Matcher {
                             .enumerate()
                             .map(|(seat, t)| (t.clone(), u32::try_from(seat).unwrap_or(0)))
                             .collect(),
+                        players: opening.players.clone(),
                     });
                 }
                 Err(PeerError::Refused(why)) => {
@@ -411,9 +449,33 @@ impl Matcher {
             }
         }
         let store = &self.inner.store;
-        let seated = store.seat(&room.id, room.game, &seatings, now_ms()).await?;
-        let tables_seated = seatings.len();
-        store.remember_seats(room.game, &seated, &table_of).await?;
+        let now = now_ms();
+        let mut waited = (0u64, 0u64);
+        for seating in &seatings {
+            for (ticket, _) in &seating.seats {
+                if let Some(at) = created.get(ticket) {
+                    waited.0 += now.saturating_sub(*at);
+                    waited.1 += 1;
+                }
+            }
+        }
+        let seated: std::collections::HashSet<String> = store
+            .seat(&room.id, room.game, &seatings, waited, now)
+            .await?
+            .into_iter()
+            .collect();
+        let tables_seated = seated.len();
+        let players: Vec<(String, String)> = seatings
+            .iter()
+            .filter(|s| seated.contains(&s.match_id))
+            .flat_map(|s| {
+                s.seats
+                    .iter()
+                    .map(|(t, _)| t.clone())
+                    .zip(s.players.iter().cloned())
+            })
+            .collect();
+        store.remember_seats(room.game, &players, &table_of).await?;
         self.release(room, &releases).await?;
         Ok(tables_seated)
     }
@@ -473,32 +535,8 @@ impl Matcher {
             }
         }
         self.release(room, &releases).await?;
-        report.seated = self.open_tables(room, &openings).await?;
+        report.seated = self.open_tables(room, &openings, &HashMap::new()).await?;
         Ok(report)
-    }
-}
-
-/// The tables to try this round, as indexes into `waiting`.
-fn form_tables(
-    room: &Room,
-    waiting: &[Peeked],
-    settings: &MatcherSettings,
-    now: u64,
-) -> Vec<Vec<usize>> {
-    if room.rated && room.seats() == 2 {
-        let candidates: Vec<Candidate> = waiting
-            .iter()
-            .map(|p| Candidate {
-                rating: p.rating,
-                waited_ms: now.saturating_sub(p.created_ms),
-            })
-            .collect();
-        pair_by_rating(&candidates, &settings.window, settings.batch_tables)
-            .into_iter()
-            .map(|pair| pair.to_vec())
-            .collect()
-    } else {
-        in_queue_order(waiting.len(), room.seats(), settings.batch_tables)
     }
 }
 

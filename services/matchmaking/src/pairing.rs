@@ -2,7 +2,8 @@
 //! order (oldest first). No Redis, no clocks: the matcher passes how long each ticket
 //! has waited.
 //!
-//! - Unrated rooms: tables in queue order ([`in_queue_order`]).
+//! - Unrated rooms: tables in queue order (formed inside Redis by
+//!   [`crate::store::TicketStore::take`]).
 //! - Rated Gomoku rooms: close ratings ([`pair_by_rating`]). Two tickets may pair when
 //!   their ratings differ by at most the [`RatingWindow`] of the one that came first in
 //!   the queue; the window widens the longer that ticket waits, without bound, so
@@ -52,20 +53,6 @@ impl RatingWindow {
         let gap = i128::from(first.rating) - i128::from(second.rating);
         gap.unsigned_abs() <= u128::from(self.width(first.waited_ms).unsigned_abs())
     }
-}
-
-/// Tables in queue order: the first `seats` tickets, the next `seats`, …, at most
-/// `max_tables` of them; a remainder too small for a table waits.
-pub fn in_queue_order(waiting: usize, seats: usize, max_tables: usize) -> Vec<Vec<usize>> {
-    if seats == 0 {
-        return Vec::new();
-    }
-    (0..waiting)
-        .collect::<Vec<_>>()
-        .chunks_exact(seats)
-        .take(max_tables)
-        .map(<[usize]>::to_vec)
-        .collect()
 }
 
 /// Pairs for a rated room, as indexes into `candidates` (queue order, oldest first),
@@ -129,13 +116,6 @@ mod tests {
 
     fn c(rating: i64, waited_ms: u64) -> Candidate {
         Candidate { rating, waited_ms }
-    }
-
-    #[test]
-    fn tables_form_in_queue_order() {
-        assert_eq!(in_queue_order(7, 3, 10), vec![vec![0, 1, 2], vec![3, 4, 5]]);
-        assert_eq!(in_queue_order(7, 2, 2), vec![vec![0, 1], vec![2, 3]]);
-        assert!(in_queue_order(1, 2, 10).is_empty());
     }
 
     #[test]

@@ -200,15 +200,15 @@ return out
 
 const SEAT: &str = r"
 -- KEYS: 1 room base
--- ARGV: 1 now, 2 retention ms, 3 channel, 4 game, 5 match count,
---       then per match: match id, owner, table id, ticket count, then (ticket, seat) pairs
--- returns (ticket, player) pairs seated
+-- ARGV: 1 now, 2 retention ms, 3 channel, 4 game, 5 waited ms (sum), 6 waited count,
+--       7 match count, then per match: match id, owner, table id, ticket count, then
+--       (ticket, seat) pairs
+-- returns the match ids seated. While a claim is owned its tickets are 'matching' in
+-- it (nothing else changes a matching ticket's state), so the owner check suffices.
 local base = KEYS[1]
-local now = tonumber(ARGV[1])
 local out = {}
-local waited, count = 0, 0
-local i = 6
-for _ = 1, tonumber(ARGV[5]) do
+local i = 8
+for _ = 1, tonumber(ARGV[7]) do
   local mid, owner, tb, k = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local m = base .. ':m:' .. mid
   local h = redis.call('HMGET', m, 'ow', 'pl')
@@ -216,29 +216,79 @@ for _ = 1, tonumber(ARGV[5]) do
     for j = 1, k do
       local id, seat = ARGV[i + 2 + 2 * j], ARGV[i + 3 + 2 * j]
       local t = base .. ':t:' .. id
-      local th = redis.call('HMGET', t, 's', 'm', 'p', 'c')
-      if th[1] == 'matching' and th[2] == mid then
-        redis.call('HSET', t, 's', 'seated', 'tb', tb, 'st', seat, 'g', ARGV[4],
-          'pl', h[2] or '', 'end', ARGV[1])
-        redis.call('PEXPIRE', t, ARGV[2])
-        redis.call('PUBLISH', ARGV[3], id)
-        out[#out + 1] = id
-        out[#out + 1] = th[3]
-        waited = waited + (now - tonumber(th[4]))
-        count = count + 1
-      end
+      redis.call('HSET', t, 's', 'seated', 'tb', tb, 'st', seat, 'g', ARGV[4],
+        'pl', h[2] or '', 'end', ARGV[1])
+      redis.call('PEXPIRE', t, ARGV[2])
+      redis.call('PUBLISH', ARGV[3], id)
     end
     redis.call('DEL', m)
     redis.call('ZREM', base .. ':c', mid)
+    out[#out + 1] = mid
   end
   i = i + 4 + 2 * k
 end
-if count > 0 then
+local count = tonumber(ARGV[6])
+if count > 0 and #out > 0 then
   local stats = base .. ':stats'
   local avg = tonumber(redis.call('HGET', stats, 'avg') or '-1')
-  local mean = waited / count
+  local mean = tonumber(ARGV[5]) / count
   if avg < 0 then avg = mean else avg = avg * 0.8 + mean * 0.2 end
   redis.call('HSET', stats, 'avg', math.floor(avg))
+end
+return out
+";
+
+const TAKE: &str = r"
+-- KEYS: 1 room base
+-- ARGV: 1 now, 2 deadline, 3 channel, 4 seats per table, 5 table count,
+--       then per table: match id, owner token
+-- Claims the oldest unexpired waiting tickets, `seats` per table in queue order (the
+-- unrated rooms' peek and claim in one step). Returns per table claimed: match id,
+-- then (ticket, player, created) for each seat.
+local base = KEYS[1]
+local q, x = base .. ':q', base .. ':x'
+local now = tonumber(ARGV[1])
+local k = tonumber(ARGV[4])
+local want = tonumber(ARGV[5]) * k
+local ids = redis.call('ZRANGE', q, 0, want * 2 - 1)
+local picked = {}
+for _, id in ipairs(ids) do
+  if #picked >= want then break end
+  local h = redis.call('HMGET', base .. ':t:' .. id, 'e', 'p', 'c')
+  if not h[1] then
+    redis.call('ZREM', q, id)
+    redis.call('ZREM', x, id)
+  elseif tonumber(h[1]) > now then
+    picked[#picked + 1] = {id, h[2], h[3]}
+  end
+end
+local out = {}
+local taken = {}
+for t = 0, math.floor(#picked / k) - 1 do
+  local mid, owner = ARGV[6 + 2 * t], ARGV[7 + 2 * t]
+  local members = {}
+  out[#out + 1] = mid
+  for j = 1, k do
+    local p = picked[t * k + j]
+    redis.call('HSET', base .. ':t:' .. p[1], 's', 'matching', 'm', mid)
+    redis.call('PUBLISH', ARGV[3], p[1])
+    members[j] = p[1]
+    taken[#taken + 1] = p[1]
+    out[#out + 1] = p[1]
+    out[#out + 1] = p[2]
+    out[#out + 1] = p[3]
+  end
+  local m = base .. ':m:' .. mid
+  redis.call('HSET', m, 'tk', table.concat(members, ','), 'ph', 'claimed', 'ow', owner,
+    'c', ARGV[1], 'n', 0)
+  redis.call('PEXPIRE', m, 86400000)
+  redis.call('ZADD', base .. ':c', ARGV[2], mid)
+end
+for from = 1, #taken, 500 do
+  local chunk = {}
+  for j = from, math.min(from + 499, #taken) do chunk[#chunk + 1] = taken[j] end
+  redis.call('ZREM', q, unpack(chunk))
+  redis.call('ZREM', x, unpack(chunk))
 end
 return out
 ";
@@ -371,7 +421,6 @@ if redis.call('GET', KEYS[1] .. ':live') == ARGV[2] then redis.call('DEL', KEYS[
 return 1
 ";
 
-
 const DEL_IF: &str = r"
 -- KEYS: 1 key; ARGV: 1 expected value
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -386,6 +435,7 @@ struct Scripts {
     claim: redis::Script,
     opening: redis::Script,
     seat: redis::Script,
+    take: redis::Script,
     release: redis::Script,
     take_over: redis::Script,
     expire: redis::Script,
@@ -477,6 +527,19 @@ pub struct Seating {
     pub table_id: String,
     /// (ticket, seat) for every ticket of the match.
     pub seats: Vec<(String, u32)>,
+    /// The players, in the order of `seats`.
+    pub players: Vec<String>,
+}
+
+/// Tickets claimed together by [`TicketStore::take`].
+#[derive(Debug, Clone)]
+pub struct Taken {
+    /// The match.
+    pub match_id: String,
+    /// The claim's owner token.
+    pub owner: String,
+    /// (ticket, player, created Unix ms) in queue order.
+    pub members: Vec<(String, String, u64)>,
 }
 
 /// What becomes of one ticket of a released claim.
@@ -616,6 +679,7 @@ impl TicketStore {
                 claim: redis::Script::new(CLAIM),
                 opening: redis::Script::new(OPENING),
                 seat: redis::Script::new(SEAT),
+                take: redis::Script::new(TAKE),
                 release: redis::Script::new(RELEASE),
                 take_over: redis::Script::new(TAKE_OVER),
                 expire: redis::Script::new(EXPIRE),
@@ -871,6 +935,19 @@ impl TicketStore {
         Ok(pipe.query_async(&mut conn).await?)
     }
 
+    /// Tickets waiting and claims in progress in a room (one round trip).
+    pub async fn pending(&self, room_id: &str) -> Result<(u64, u64), ApiError> {
+        let mut conn = self.redis.clone();
+        let base = self.room_base(room_id);
+        Ok(redis::pipe()
+            .cmd("ZCARD")
+            .arg(format!("{base}:q"))
+            .cmd("ZCARD")
+            .arg(format!("{base}:c"))
+            .query_async(&mut conn)
+            .await?)
+    }
+
     /// Up to `limit` unexpired waiting tickets of a room, in queue order.
     pub async fn peek(
         &self,
@@ -957,14 +1034,17 @@ impl TicketStore {
         Ok(invocation.invoke_async(&mut conn).await?)
     }
 
-    /// Seats the tickets of opened tables; returns (ticket, player) of each seated one.
+    /// Seats the tickets of opened tables; returns the match ids seated (claims this
+    /// replica still owned). `waited` is the enqueue-to-seat time summed over
+    /// `waited.1` tickets, for the room's average-wait estimate.
     pub async fn seat(
         &self,
         room_id: &str,
         game: Game,
         seatings: &[Seating],
+        waited: (u64, u64),
         now_ms: u64,
-    ) -> Result<Vec<(String, String)>, ApiError> {
+    ) -> Result<Vec<String>, ApiError> {
         if seatings.is_empty() {
             return Ok(Vec::new());
         }
@@ -975,6 +1055,8 @@ impl TicketStore {
             .arg(ms(self.settings.retention))
             .arg(self.channel())
             .arg(game.as_str())
+            .arg(waited.0)
+            .arg(waited.1)
             .arg(seatings.len());
         for seating in seatings {
             invocation
@@ -986,8 +1068,53 @@ impl TicketStore {
                 invocation.arg(ticket).arg(*seat);
             }
         }
+        Ok(invocation.invoke_async(&mut conn).await?)
+    }
+
+    /// Claims up to `tables.len()` tables of `seats` tickets each from the head of an
+    /// unrated room's queue, in queue order, in one step. `tables` gives each table's
+    /// fresh match id and owner token.
+    pub async fn take(
+        &self,
+        room_id: &str,
+        seats: usize,
+        tables: &[(String, String)],
+        now_ms: u64,
+    ) -> Result<Vec<Taken>, ApiError> {
+        if tables.is_empty() || seats == 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.redis.clone();
+        let mut invocation = self.scripts.take.key(self.room_base(room_id));
+        invocation
+            .arg(now_ms)
+            .arg(now_ms + ms(self.settings.claim_timeout))
+            .arg(self.channel())
+            .arg(seats)
+            .arg(tables.len());
+        for (match_id, owner) in tables {
+            invocation.arg(match_id).arg(owner);
+        }
         let flat: Vec<String> = invocation.invoke_async(&mut conn).await?;
-        Ok(pairs(flat))
+        let owners: std::collections::HashMap<&str, &str> = tables
+            .iter()
+            .map(|(m, o)| (m.as_str(), o.as_str()))
+            .collect();
+        Ok(flat
+            .chunks_exact(1 + 3 * seats)
+            .map(|c| Taken {
+                match_id: c[0].clone(),
+                owner: owners
+                    .get(c[0].as_str())
+                    .copied()
+                    .unwrap_or_default()
+                    .to_owned(),
+                members: c[1..]
+                    .chunks_exact(3)
+                    .map(|m| (m[0].clone(), m[1].clone(), m[2].parse().unwrap_or(0)))
+                    .collect(),
+            })
+            .collect())
     }
 
     /// Gives up claims: each ticket goes back to the queue at its place or ends, as
