@@ -543,7 +543,22 @@ impl TableDriver {
             Vec::new()
         };
         let mut candidates = Vec::new();
-        for stone in &game.stones {
+        // The swap room's opening: move 2 touches h8, move 3 lies in the central 5×5.
+        let opening_reach = match (self.rule_set, game.stones.len()) {
+            (pb::RuleSet::RenjuSwap, 1) => Some(1),
+            (pb::RuleSet::RenjuSwap, 2) => Some(2),
+            _ => None,
+        };
+        if let Some(reach) = opening_reach {
+            for x in 7 - reach..=7 + reach {
+                for y in 7 - reach..=7 + reach {
+                    if !occupied[x as usize][y as usize] {
+                        candidates.push((x, y));
+                    }
+                }
+            }
+        }
+        for stone in game.stones.iter().filter(|_| opening_reach.is_none()) {
             let Some(p) = stone.point.as_ref() else {
                 continue;
             };
