@@ -272,7 +272,7 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
     fx.grant(&["alice", "bob"]).await;
     let alice = fx.player("alice");
     let table = fx
-        .open(pb::RuleSet::Freestyle, (300, 0), ["alice", "bob"])
+        .open(pb::RuleSet::Freestyle, (1_000, 0), ["alice", "bob"])
         .await;
     let id = &table.table_id;
     alice.place(id, "h8").await.unwrap();
@@ -314,11 +314,11 @@ async fn a_move_after_the_deadline_is_refused_and_the_game_is_lost_on_time() {
     fx.grant(&["alice", "bob"]).await;
     let (alice, bob) = (fx.player("alice"), fx.player("bob"));
     let table = fx
-        .open(pb::RuleSet::Freestyle, (0, 300), ["alice", "bob"])
+        .open(pb::RuleSet::Freestyle, (0, 1_000), ["alice", "bob"])
         .await;
     let id = &table.table_id;
     alice.place(id, "h8").await.unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
     let late = bob.place(id, "h9").await.unwrap_err();
     assert_eq!(late.code(), Code::FailedPrecondition);
     assert!(

@@ -88,7 +88,7 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
     let table = service
         .open_table(open_request(
             pb::RuleSet::Freestyle,
-            (1_000, 0),
+            (2_000, 0),
             ["alice", "bob"],
         ))
         .await

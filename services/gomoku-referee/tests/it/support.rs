@@ -373,7 +373,7 @@ impl Fixture {
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        panic!("the game at {table_id} did not end in 5 s");
+        panic!("the game at {table_id} did not end in 10 s");
     }
 
     pub async fn stop(self) {
