@@ -27,8 +27,8 @@ use super::record::{ReplayApp, deal_record_lines};
 use super::term::Terminal;
 use super::wallet;
 use super::{
-    BoardArg, ClientCommand, Connect, FormatArg, GameArg, HistoryKindArg, PlayArgs,
-    PlayCommand, RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
+    BoardArg, ClientCommand, Connect, FormatArg, GameArg, HistoryKindArg, PlayArgs, PlayCommand,
+    RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
 };
 use crate::api::{Clients, Endpoints, request_id};
 use crate::drive::retry;
@@ -238,17 +238,19 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
     let mut keys = EventStream::new();
     let table_id = match (args.table, room) {
         (Some(table_id), _) => table_id,
-        (None, Some(room)) => match wait_for_seat(&mut terminal, &mut keys, &clients, room).await? {
-            Ok(seat) => seat.table_id,
-            Err(reason) => {
-                drop(terminal);
-                if reason == "cancelled" {
-                    println!("ticket cancelled");
-                    return Ok(ExitCode::SUCCESS);
+        (None, Some(room)) => {
+            match wait_for_seat(&mut terminal, &mut keys, &clients, room).await? {
+                Ok(seat) => seat.table_id,
+                Err(reason) => {
+                    drop(terminal);
+                    if reason == "cancelled" {
+                        println!("ticket cancelled");
+                        return Ok(ExitCode::SUCCESS);
+                    }
+                    anyhow::bail!("{reason}");
                 }
-                anyhow::bail!("{reason}");
             }
-        },
+        }
         (None, None) => anyhow::bail!("give --room or --table"),
     };
     let farewell = match game {
@@ -719,7 +721,10 @@ async fn replay(args: ReplayArgs, config: &CommonConfig) -> anyhow::Result<ExitC
         let content = std::fs::read_to_string(path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
         let format = args.format.unwrap_or_else(|| {
-            if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("psq")) {
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("psq"))
+            {
                 FormatArg::Psq
             } else {
                 FormatArg::Text
@@ -785,9 +790,13 @@ async fn replay(args: ReplayArgs, config: &CommonConfig) -> anyhow::Result<ExitC
     let mut app = ReplayApp::new(loaded, &source);
     // No feed: the sender is dropped at once.
     let (_, rx) = mpsc::channel::<()>(1);
-    app::run(&mut terminal, &mut keys, &mut app, rx, |()| -> BoxFuture<'static, ()> {
-        Box::pin(async {})
-    })
+    app::run(
+        &mut terminal,
+        &mut keys,
+        &mut app,
+        rx,
+        |()| -> BoxFuture<'static, ()> { Box::pin(async {}) },
+    )
     .await?;
     Ok(ExitCode::SUCCESS)
 }
@@ -822,7 +831,11 @@ async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                         around_player_id: me.clone(),
                     })
                     .await
-                    && let Some(row) = rows.into_inner().rows.into_iter().find(|r| r.player_id == me)
+                    && let Some(row) = rows
+                        .into_inner()
+                        .rows
+                        .into_iter()
+                        .find(|r| r.player_id == me)
                 {
                     places.push((board, row));
                 }

@@ -359,10 +359,9 @@ impl DoudizhuApp {
     }
 
     fn command(&mut self, text: &str, now_ms: i64) -> Vec<Request> {
-        let bidding = self
-            .table
-            .as_ref()
-            .is_some_and(|t| t.phase() == ddz::Phase::Bidding && t.status() == ddz::TableStatus::Dealing);
+        let bidding = self.table.as_ref().is_some_and(|t| {
+            t.phase() == ddz::Phase::Bidding && t.status() == ddz::TableStatus::Dealing
+        });
         let command = match parse_command(text, bidding) {
             Ok(command) => command,
             Err(e) => {
@@ -757,7 +756,11 @@ impl DoudizhuApp {
                     .take(12)
                     .map(|(ranks, kind)| format!("{ranks} ({kind})"))
                     .collect();
-                out.push(format!("legal plays ({}): {}", h.plays.len(), list.join(" · ")));
+                out.push(format!(
+                    "legal plays ({}): {}",
+                    h.plays.len(),
+                    list.join(" · ")
+                ));
             }
         }
         if !self.log.is_empty() {
@@ -1018,13 +1021,19 @@ mod tests {
         app.on_feed(Feed::Snapshot(table()), 0);
         let text = screen(&app, 5_000);
         assert!(text.contains("your hand (9): 3 3 5 5 9 A 2 X D"), "{text}");
-        assert!(text.contains("bids (叫分): bob 1 · carol pass · alice (you) 3"), "{text}");
+        assert!(
+            text.contains("bids (叫分): bob 1 · carol pass · alice (you) 3"),
+            "{text}"
+        );
         assert!(text.contains("to beat: bob plays 4 4 (pair)"), "{text}");
         assert!(text.contains("×2"), "{text}");
         let bob = text.lines().find(|l| l.contains("bob  ")).unwrap();
         assert!(bob.contains("farmer") && bob.contains("15 cards"), "{bob}");
         let alice = text.lines().find(|l| l.contains("alice (you)  ")).unwrap();
-        assert!(alice.starts_with('▶') && alice.contains("◀ 0:10"), "{alice}");
+        assert!(
+            alice.starts_with('▶') && alice.contains("◀ 0:10"),
+            "{alice}"
+        );
         assert!(text.contains("your turn: beat it or pass"), "{text}");
     }
 
@@ -1141,8 +1150,14 @@ mod tests {
             text.contains("RESULT: the landlord alice (you) won · spring 春天 ×2"),
             "{text}"
         );
-        assert!(text.contains("points: alice (you) +24, bob -12, carol -12"), "{text}");
-        assert!(text.contains("silver: alice +240, bob -120, carol -120"), "{text}");
+        assert!(
+            text.contains("points: alice (you) +24, bob -12, carol -12"),
+            "{text}"
+        );
+        assert!(
+            text.contains("silver: alice +240, bob -120, carol -120"),
+            "{text}"
+        );
         assert!(text.contains("seed abababababababab… verified"), "{text}");
         assert!(text.contains("`next` for the next deal"), "{text}");
     }

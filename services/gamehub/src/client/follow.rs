@@ -207,9 +207,20 @@ where
 /// or what the transport said when there is none.
 pub fn describe(status: &tonic::Status) -> String {
     let message = status.message().trim();
+    // What the transport (not a service) says when a connection fails or breaks.
+    const TRANSPORT: [&str; 7] = [
+        "transport",
+        "connect",
+        "connection",
+        "broken pipe",
+        "h2 protocol",
+        "not ready",
+        "stream closed",
+    ];
     match status.code() {
-        tonic::Code::Unavailable if message.is_empty() || message.contains("transport") => {
-            "the server cannot be reached".to_owned()
+        tonic::Code::Unavailable if message.is_empty() => "the server cannot be reached".to_owned(),
+        _ if TRANSPORT.iter().any(|t| message.to_lowercase().contains(t)) => {
+            format!("the server cannot be reached: {message}")
         }
         tonic::Code::DeadlineExceeded => "the server did not answer in time".to_owned(),
         _ if message.is_empty() => format!("{:?}", status.code()),
@@ -269,7 +280,9 @@ mod tests {
         assert!(is_permanent(&tonic::Status::not_found("no table")));
         assert!(is_permanent(&tonic::Status::permission_denied("no")));
         assert!(!is_permanent(&tonic::Status::unavailable("down")));
-        assert!(!is_permanent(&tonic::Status::resource_exhausted("slow down")));
+        assert!(!is_permanent(&tonic::Status::resource_exhausted(
+            "slow down"
+        )));
         assert!(!is_permanent(&tonic::Status::internal("oops")));
     }
 
@@ -280,6 +293,10 @@ mod tests {
         assert_eq!(
             describe(&tonic::Status::unavailable("")),
             "the server cannot be reached"
+        );
+        assert_eq!(
+            describe(&tonic::Status::unavailable("tcp connect error")),
+            "the server cannot be reached: tcp connect error"
         );
     }
 }

@@ -81,7 +81,11 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         [p] => Command::Place(point(p).map_err(|e| {
             format!("{e} (a move is a point such as h8; `help` lists the commands)")
         })?),
-        _ => return Err(format!("unknown command {text:?}; `help` lists the commands")),
+        _ => {
+            return Err(format!(
+                "unknown command {text:?}; `help` lists the commands"
+            ));
+        }
     })
 }
 
@@ -282,7 +286,9 @@ impl GomokuApp {
     fn game_running(&self) -> bool {
         self.table.as_ref().is_some_and(|t| {
             t.status() == gm::TableStatus::Playing
-                && t.game.as_ref().is_some_and(|g| g.phase() != gm::Phase::Over)
+                && t.game
+                    .as_ref()
+                    .is_some_and(|g| g.phase() != gm::Phase::Over)
         })
     }
 
@@ -580,7 +586,11 @@ impl GomokuApp {
             for i in 0..board.len().max(panel.len()) {
                 let left = board.get(i).map_or("", String::as_str);
                 let right = panel.get(i).map_or("", String::as_str);
-                lines.push(format!("{}{right}", pad(left, board_width)).trim_end().to_owned());
+                lines.push(
+                    format!("{}{right}", pad(left, board_width))
+                        .trim_end()
+                        .to_owned(),
+                );
             }
         } else {
             lines.extend(board);
@@ -966,12 +976,25 @@ mod tests {
         // check against a later instant.
         let text_later = screen(&app, 70_000);
         let bob = |t: &str| t.lines().find(|l| l.contains("bob")).unwrap().to_owned();
-        let alice = |t: &str| t.lines().find(|l| l.contains("alice (you)")).unwrap().to_owned();
+        let alice = |t: &str| {
+            t.lines()
+                .find(|l| l.contains("alice (you)"))
+                .unwrap()
+                .to_owned()
+        };
         assert!(bob(&text).contains("14:40"), "{}", bob(&text));
         assert!(bob(&text).contains("◀ move 0:50"), "{}", bob(&text));
         assert!(bob(&text_later).contains("13:40"), "{}", bob(&text_later));
-        assert!(bob(&text_later).contains("move 0:00"), "{}", bob(&text_later));
-        assert!(alice(&text_later).contains("14:40"), "{}", alice(&text_later));
+        assert!(
+            bob(&text_later).contains("move 0:00"),
+            "{}",
+            bob(&text_later)
+        );
+        assert!(
+            alice(&text_later).contains("14:40"),
+            "{}",
+            alice(&text_later)
+        );
     }
 
     #[test]
@@ -994,7 +1017,10 @@ mod tests {
             100,
         );
         let text = screen(&app, 100);
-        assert!(text.contains("! occupied: h8 is already occupied"), "{text}");
+        assert!(
+            text.contains("! occupied: h8 is already occupied"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -1011,7 +1037,10 @@ mod tests {
             })),
             ..Default::default()
         };
-        assert_eq!(app.on_feed(Feed::Event(event(6)), 0), vec![Request::Refresh]);
+        assert_eq!(
+            app.on_feed(Feed::Event(event(6)), 0),
+            vec![Request::Refresh]
+        );
         assert!(app.on_feed(Feed::Event(event(7)), 0).is_empty());
         let mut newer = table(0);
         newer.last_event_id = 6;
@@ -1038,7 +1067,10 @@ mod tests {
             vec![Request::Act(Action::Choose(p("j6")))]
         );
         let text = screen(&app, 0);
-        assert!(text.contains("choose black's fifth move: h10 or j6"), "{text}");
+        assert!(
+            text.contains("choose black's fifth move: h10 or j6"),
+            "{text}"
+        );
         let row10 = text.lines().find(|l| l.starts_with("10 ")).unwrap();
         assert!(row10.contains('?'), "{row10}");
     }
@@ -1084,7 +1116,10 @@ mod tests {
         });
         app.on_feed(Feed::Snapshot(t.clone()), 0);
         let text = screen(&app, 0);
-        assert!(text.contains("RESULT: white wins: black resigned"), "{text}");
+        assert!(
+            text.contains("RESULT: white wins: black resigned"),
+            "{text}"
+        );
         assert!(text.contains("points: alice (you) -3, bob +3"), "{text}");
         assert!(text.contains("settling with the ledger"), "{text}");
         assert!(text.contains("`next` for another game"), "{text}");

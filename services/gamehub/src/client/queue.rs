@@ -163,11 +163,9 @@ impl App for QueueApp {
         if let Some(Err(e)) = &self.outcome {
             lines.push(format!("! {e}"));
         }
-        let footer = self.footer.render(
-            "Esc or Ctrl-C cancels the ticket",
-            now_ms,
-            lines.len() + 1,
-        );
+        let footer =
+            self.footer
+                .render("Esc or Ctrl-C cancels the ticket", now_ms, lines.len() + 1);
         lines.push(String::new());
         let cursor = footer.cursor;
         lines.extend(footer.lines);
@@ -203,7 +201,7 @@ pub fn room_lines(room: &mm::Room) -> Vec<String> {
         "{game} · room {} · {}",
         room.room_id, room.display_name
     )];
-    let tc = room.time_control.clone().unwrap_or_default();
+    let tc = room.time_control.unwrap_or_default();
     let clock_text = match room.game_type() {
         GameType::Doudizhu => format!("{} a turn", clock(tc.turn_time_ms)),
         _ => format!(
@@ -279,7 +277,10 @@ mod tests {
             text.contains("position 2 of 3 · about 0:12 left · waited 0:05"),
             "{text}"
         );
-        assert!(text.contains("1 point = 100 silver · at least 1,000 silver"), "{text}");
+        assert!(
+            text.contains("1 point = 100 silver · at least 1,000 silver"),
+            "{text}"
+        );
         assert!(!app.finished());
     }
 

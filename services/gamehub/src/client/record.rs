@@ -68,7 +68,7 @@ impl ReplayApp {
             crate::drive::gomoku::rule_set(self.record.rule_set()),
             Some(RuleSet::Renju(_) | RuleSet::RenjuSwap)
         );
-        let black_to_move = self.ply % 2 == 0;
+        let black_to_move = self.ply.is_multiple_of(2);
         let finished_here = self.ply == self.plies() && self.record.result.is_some();
         if renju && black_to_move && !finished_here {
             let mut board = Board::new();
@@ -191,11 +191,7 @@ impl App for ReplayApp {
             }
         };
         let mut lines = vec![
-            format!(
-                "Replay · {} · {}",
-                self.source,
-                rule_set_name(r.rule_set())
-            ),
+            format!("Replay · {} · {}", self.source, rule_set_name(r.rule_set())),
             format!(
                 "● black {} · ○ white {} · {}",
                 name(&r.black_player_id),
@@ -205,7 +201,11 @@ impl App for ReplayApp {
                     .map_or("unfinished".to_owned(), |g| g.description.clone())
             ),
         ];
-        lines.extend(render::gomoku_board(&self.position()).lines().map(str::to_owned));
+        lines.extend(
+            render::gomoku_board(&self.position())
+                .lines()
+                .map(str::to_owned),
+        );
         let here = if self.ply == 0 {
             "the empty board".to_owned()
         } else {
@@ -283,9 +283,10 @@ pub fn deal_record_lines(record: &ddz::DealRecord, verified: &Result<(), String>
     )];
     out.push(format!("first bidder: {}", name(record.first_bidder)));
     out.push("hands as dealt:".into());
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     for (seat, hand) in record.hands.iter().enumerate() {
         out.push(format!(
-            "  {:<16} {}",
+            "  {:<width$}  {}",
             name(i32::try_from(seat).unwrap_or(-1)),
             render::hand(&hand.cards)
         ));
@@ -330,13 +331,17 @@ pub fn deal_record_lines(record: &ddz::DealRecord, verified: &Result<(), String>
             .points
             .iter()
             .enumerate()
-            .map(|(seat, p)| {
-                format!("{} {}", name(i32::try_from(seat).unwrap_or(-1)), signed(*p))
-            })
+            .map(|(seat, p)| format!("{} {}", name(i32::try_from(seat).unwrap_or(-1)), signed(*p)))
             .collect();
+        let outcome = match result.outcome() {
+            ddz::Outcome::LandlordWon => "the landlord won",
+            ddz::Outcome::FarmersWon => "the farmers won",
+            ddz::Outcome::Redeal => "everyone passed: redeal",
+            ddz::Outcome::Escaped => "a player left during the deal",
+            ddz::Outcome::Unspecified => "over",
+        };
         out.push(format!(
-            "result: {:?} · {} · points {}",
-            result.outcome(),
+            "result: {outcome} · {} · points {}",
             extras.join(" · "),
             points.join(", ")
         ));
@@ -472,7 +477,7 @@ mod tests {
         };
         let text = deal_record_lines(&record, &Ok(())).join("\n");
         assert!(text.contains("first bidder: bob"), "{text}");
-        assert!(text.contains("alice            3 3"), "{text}");
+        assert!(text.contains("alice  3 3"), "{text}");
         assert!(text.contains("bids: bob 3 → landlord bob"), "{text}");
         assert!(text.contains("verified:"), "{text}");
         let text = deal_record_lines(&record, &Err("commitment mismatch".into())).join("\n");

@@ -199,7 +199,11 @@ pub fn clock(ms: i64) -> String {
 
 /// A number with its sign: `+5`, `-3`, `0`.
 pub fn signed(n: i64) -> String {
-    if n > 0 { format!("+{n}") } else { n.to_string() }
+    if n > 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
 }
 
 /// A whole number with thousands separators: `12,500`.
@@ -207,7 +211,7 @@ pub fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -251,7 +255,13 @@ mod tests {
         let slow = footer.render("help", 11_600, 0).lines.join("\n");
         assert!(slow.contains("placing h8… 1.6s"), "{slow}");
         footer.finish("placing h8");
-        assert!(!footer.render("help", 12_000, 0).lines.join("\n").contains("h8"));
+        assert!(
+            !footer
+                .render("help", 12_000, 0)
+                .lines
+                .join("\n")
+                .contains("h8")
+        );
     }
 
     #[test]
@@ -274,7 +284,10 @@ mod tests {
             2_000,
         );
         let text = footer.render("", 4_000, 0).lines.join("\n");
-        assert!(text.contains("reconnecting, attempt 2, 0:03 so far"), "{text}");
+        assert!(
+            text.contains("reconnecting, attempt 2, 0:03 so far"),
+            "{text}"
+        );
         footer.link_feed::<(), ()>(&Feed::Live, 5_000);
         let text = footer.render("", 5_000, 0).lines.join("\n");
         assert!(text.contains("reconnected"), "{text}");

@@ -34,9 +34,15 @@ fn when(unix_ms: i64) -> String {
 }
 
 /// The account summary. `places` are the player's rows on the leaderboards it is on.
-pub fn account_lines(account: &lg::Account, places: &[(lg::Board, lg::LeaderboardRow)]) -> Vec<String> {
+pub fn account_lines(
+    account: &lg::Account,
+    places: &[(lg::Board, lg::LeaderboardRow)],
+) -> Vec<String> {
     let mut out = vec![format!("player {}", account.player_id)];
-    out.push(format!("silver (银子): {}", thousands(account.balance_silver)));
+    out.push(format!(
+        "silver (银子): {}",
+        thousands(account.balance_silver)
+    ));
     if let Some(today) = &account.today {
         out.push(format!(
             "today {}: won {} of {} (may win {} more), lost {} of {} (may lose {} more); resets {}",
@@ -246,10 +252,22 @@ mod tests {
         )];
         let text = account_lines(&account, &places).join("\n");
         assert!(text.contains("silver (银子): 12,500"), "{text}");
-        assert!(text.contains("won 500 of 150,000 (may win 149,500 more)"), "{text}");
-        assert!(text.contains("Gomoku: 5 points, title 超轻蝇量级 (level 1); 1 games: 1 won"), "{text}");
-        assert!(text.contains("Gomoku rating (段位): 2010 (无级别)"), "{text}");
-        assert!(text.contains("leaderboard Gomoku rating (段位): #3 with 2010"), "{text}");
+        assert!(
+            text.contains("won 500 of 150,000 (may win 149,500 more)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Gomoku: 5 points, title 超轻蝇量级 (level 1); 1 games: 1 won"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Gomoku rating (段位): 2010 (无级别)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("leaderboard Gomoku rating (段位): #3 with 2010"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -305,7 +323,10 @@ mod tests {
             ..Default::default()
         };
         let line = &games_lines(&[game], "alice")[0];
-        assert!(line.contains("lost    points -3, silver -300 · resign · vs bob"), "{line}");
+        assert!(
+            line.contains("lost    points -3, silver -300 · resign · vs bob"),
+            "{line}"
+        );
     }
 
     #[test]
