@@ -35,6 +35,8 @@ pub struct QueueApp {
     /// When the player started waiting (Unix ms).
     since_ms: i64,
     ticket: Option<mm::Ticket>,
+    /// When the ticket last changed (its estimate counts down from then).
+    ticket_at_ms: i64,
     /// How it ended; `None` while waiting.
     outcome: Option<Result<mm::Seat, String>>,
     /// The player asked to cancel.
@@ -49,6 +51,7 @@ impl QueueApp {
             room,
             since_ms: now_ms,
             ticket: None,
+            ticket_at_ms: now_ms,
             outcome: None,
             cancelling: false,
             footer: Footer {
@@ -86,9 +89,16 @@ impl App for QueueApp {
     type Request = Request;
     type Reply = Reply;
 
-    fn on_feed(&mut self, feed: QueueFeed, _now_ms: i64) -> Vec<Request> {
+    fn on_feed(&mut self, feed: QueueFeed, now_ms: i64) -> Vec<Request> {
         match feed {
-            QueueFeed::Ticket(ticket) => self.ticket = Some(ticket),
+            QueueFeed::Ticket(ticket) => {
+                self.ticket = Some(ticket);
+                self.ticket_at_ms = now_ms;
+            }
+            // The follower reports the cancelled ticket in its own words.
+            QueueFeed::Done(Err(_)) if self.cancelling => {
+                self.outcome = Some(Err("cancelled".into()));
+            }
             QueueFeed::Done(outcome) => self.outcome = Some(outcome),
         }
         Vec::new()
@@ -140,8 +150,9 @@ impl App for QueueApp {
             None => format!("{} joining the queue…", spinner(now_ms)),
             Some(t) => match t.state() {
                 mm::TicketState::Waiting => {
-                    let estimate = if t.estimated_wait_ms > 0 {
-                        format!(" · about {} left", clock(t.estimated_wait_ms))
+                    let left_ms = t.estimated_wait_ms - (now_ms - self.ticket_at_ms);
+                    let estimate = if t.estimated_wait_ms > 0 && left_ms > 0 {
+                        format!(" · about {} left", clock(left_ms))
                     } else {
                         String::new()
                     };
@@ -274,7 +285,7 @@ mod tests {
         );
         let text = app.frame(5_000, 100).lines.join("\n");
         assert!(
-            text.contains("position 2 of 3 · about 0:12 left · waited 0:05"),
+            text.contains("position 2 of 3 · about 0:07 left · waited 0:05"),
             "{text}"
         );
         assert!(
@@ -298,6 +309,9 @@ mod tests {
         let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
         assert_eq!(app.on_key(esc, 0), vec![Request::Cancel("t1".into())]);
         assert!(app.on_key(esc, 0).is_empty(), "one cancel at a time");
+        // The ticket follower may tell first, in its own words.
+        app.on_feed(QueueFeed::Done(Err("ticket t1 ended Cancelled".into())), 0);
+        assert_eq!(app.outcome(), Some(&Err("cancelled".to_owned())));
         app.on_reply(
             Ok(mm::Ticket {
                 ticket_id: "t1".into(),
