@@ -29,8 +29,8 @@ pub trait App {
     fn on_reply(&mut self, reply: Self::Reply, now_ms: i64) -> Vec<Self::Request>;
     /// A key was pressed.
     fn on_key(&mut self, key: KeyEvent, now_ms: i64) -> Vec<Self::Request>;
-    /// The screen at `now_ms` for a terminal of `width` columns.
-    fn frame(&self, now_ms: i64, width: u16) -> Frame;
+    /// The screen at `now_ms` for a terminal of `width` columns and `height` rows.
+    fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame;
     /// Whether the screen is done (the loop returns).
     fn finished(&self) -> bool;
 }
@@ -60,8 +60,8 @@ where
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut feed_open = true;
     loop {
-        let width = crossterm::terminal::size().map(|(w, _)| w).unwrap_or(80);
-        terminal.draw(&app.frame(now_ms(), width))?;
+        let (width, height) = crossterm::terminal::size().unwrap_or((80, 24));
+        terminal.draw(&app.frame(now_ms(), width, height))?;
         if app.finished() {
             return Ok(());
         }

@@ -236,31 +236,50 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
 
     let mut terminal = Terminal::start()?;
     let mut keys = EventStream::new();
-    let table_id = match (args.table, room) {
-        (Some(table_id), _) => table_id,
-        (None, Some(room)) => {
-            match wait_for_seat(&mut terminal, &mut keys, &clients, room).await? {
-                Ok(seat) => seat.table_id,
-                Err(reason) => {
-                    drop(terminal);
-                    if reason == "cancelled" {
-                        println!("ticket cancelled");
-                        return Ok(ExitCode::SUCCESS);
+    let mut table = args.table;
+    let mut room = room;
+    let farewell = loop {
+        let table_id = match (table.take(), room.clone()) {
+            (Some(table_id), _) => table_id,
+            (None, Some(room)) => {
+                match wait_for_seat(&mut terminal, &mut keys, &clients, room).await? {
+                    Ok(seat) => seat.table_id,
+                    Err(reason) => {
+                        drop(terminal);
+                        if reason == "cancelled" {
+                            println!("ticket cancelled");
+                            return Ok(ExitCode::SUCCESS);
+                        }
+                        anyhow::bail!("{reason}");
                     }
-                    anyhow::bail!("{reason}");
                 }
             }
-        }
-        (None, None) => anyhow::bail!("give --room or --table"),
-    };
-    let farewell = match game {
-        GameArg::Gomoku => {
-            let app = gomoku_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
-            app.farewell()
-        }
-        GameArg::Doudizhu => {
-            let app = doudizhu_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
-            app.farewell()
+            (None, None) => anyhow::bail!("give --room or --table"),
+        };
+        let (farewell, again) = match game {
+            GameArg::Gomoku => {
+                let app =
+                    gomoku_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
+                (app.farewell(), app.requeue())
+            }
+            GameArg::Doudizhu => {
+                let app =
+                    doudizhu_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
+                (app.farewell(), app.requeue())
+            }
+        };
+        // `next` at a closed table: queue again in the same room.
+        match again {
+            Some(room_id) => {
+                room = list_rooms(&clients, &endpoints)
+                    .await?
+                    .into_iter()
+                    .find(|r| r.room_id == room_id);
+                if room.is_none() {
+                    break vec![format!("room {room_id} is gone")];
+                }
+            }
+            None => break farewell,
         }
     };
     drop(terminal);

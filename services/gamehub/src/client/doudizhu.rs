@@ -14,7 +14,7 @@ use gamehub_proto::doudizhu as ddz;
 
 use super::app::App;
 use super::follow::Feed;
-use super::screen::{Footer, clock, signed};
+use super::screen::{Footer, clock, compose, signed};
 use super::term::{Edit, Frame};
 use crate::render;
 
@@ -165,7 +165,7 @@ struct Hints {
 /// Lines of the event log kept on screen.
 const LOG_LINES: usize = 5;
 /// Plays of the deal kept on screen.
-const TURN_LINES: usize = 6;
+const TURN_LINES: usize = 5;
 
 /// The Dou Dizhu screen's state.
 #[derive(Debug, Default)]
@@ -192,6 +192,8 @@ pub struct DoudizhuApp {
     show_help: bool,
     /// The player left the table.
     left: bool,
+    /// The player asked for another table (`next` at a closed table).
+    requeue: bool,
     done: bool,
 }
 
@@ -231,6 +233,23 @@ impl DoudizhuApp {
             ));
         }
         out
+    }
+
+    /// The room to queue in again when the player asked for another table.
+    pub fn requeue(&self) -> Option<String> {
+        self.requeue
+            .then(|| {
+                self.table
+                    .as_ref()
+                    .and_then(|t| t.stakes.as_ref().map(|s| s.room_id.clone()))
+            })
+            .flatten()
+    }
+
+    fn closed(&self) -> bool {
+        self.table
+            .as_ref()
+            .is_some_and(|t| t.status() == ddz::TableStatus::Closed)
     }
 
     fn my_seat(&self) -> Option<i32> {
@@ -406,6 +425,12 @@ impl DoudizhuApp {
             Command::Pass => Action::Pass,
             Command::Bid(n) => Action::Bid(n),
             Command::Auto(on) => Action::Auto(on),
+            Command::NextDeal if self.closed() => {
+                // This table is over: find another one in the same room.
+                self.requeue = true;
+                self.done = true;
+                return Vec::new();
+            }
             Command::NextDeal => Action::NextDeal,
             Command::Leave => {
                 if self.deal_running() && !self.confirm_leave {
@@ -540,18 +565,13 @@ impl App for DoudizhuApp {
         }
     }
 
-    fn frame(&self, now_ms: i64, _width: u16) -> Frame {
-        let mut lines = self.body(now_ms);
+    fn frame(&self, now_ms: i64, _width: u16, height: u16) -> Frame {
         let help = if self.spectator {
             "watching (no hands shown) · verify · quit or Ctrl-C to stop"
         } else {
-            "334455 play · pass · Tab hint · bid 1-3 · auto · next · verify · leave · quit · help"
+            "334455 · pass · Tab hint · bid 1-3 · auto · next · verify · leave · quit · help"
         };
-        let footer = self.footer.render(help, now_ms, lines.len() + 1);
-        lines.push(String::new());
-        let cursor = footer.cursor;
-        lines.extend(footer.lines);
-        Frame { lines, cursor }
+        compose(self.body(now_ms), &self.footer, help, now_ms, height)
     }
 
     fn finished(&self) -> bool {
@@ -739,10 +759,7 @@ impl DoudizhuApp {
             out.push(String::new());
             out.extend(self.result_lines(table, now_ms));
         } else if table.status() == ddz::TableStatus::Closed {
-            out.push(format!(
-                "the table is closed ({}); `quit` to leave the screen",
-                close_reason(table.close_reason())
-            ));
+            out.push(self.closed_line(table));
         }
         if self.show_help {
             out.push(String::new());
@@ -862,12 +879,21 @@ impl DoudizhuApp {
             ));
         }
         if table.status() == ddz::TableStatus::Closed {
-            out.push(format!(
-                "the table is closed ({}); `quit` to leave the screen",
-                close_reason(table.close_reason())
-            ));
+            out.push(self.closed_line(table));
         }
         out
+    }
+
+    fn closed_line(&self, table: &ddz::Table) -> String {
+        let next = if self.my_seat().is_some() {
+            "`next` to queue for another table, "
+        } else {
+            ""
+        };
+        format!(
+            "the table is closed ({}); {next}`quit` to leave",
+            close_reason(table.close_reason())
+        )
     }
 }
 
@@ -1012,7 +1038,7 @@ mod tests {
     }
 
     fn screen(app: &DoudizhuApp, now_ms: i64) -> String {
-        app.frame(now_ms, 120).lines.join("\n")
+        app.frame(now_ms, 120, 50).lines.join("\n")
     }
 
     #[test]
@@ -1035,6 +1061,17 @@ mod tests {
             "{alice}"
         );
         assert!(text.contains("your turn: beat it or pass"), "{text}");
+    }
+
+    #[test]
+    fn next_at_a_closed_table_queues_again_in_its_room() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        let mut t = table();
+        t.status = ddz::TableStatus::Closed as i32;
+        t.phase = ddz::Phase::Finished as i32;
+        app.on_feed(Feed::Snapshot(t), 0);
+        assert!(app.command("next", 0).is_empty());
+        assert_eq!(app.requeue(), Some("doudizhu-classic".into()));
     }
 
     #[test]

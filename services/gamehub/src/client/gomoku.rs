@@ -15,7 +15,7 @@ use gomoku_rules::Point;
 
 use super::app::App;
 use super::follow::Feed;
-use super::screen::{Footer, clock, signed, thousands};
+use super::screen::{Footer, clock, compose, signed, thousands};
 use super::term::{Edit, Frame, pad, text_width};
 use crate::render;
 
@@ -161,7 +161,7 @@ pub struct Acted {
 }
 
 /// Lines of the event log kept on screen.
-const LOG_LINES: usize = 8;
+const LOG_LINES: usize = 6;
 
 /// The Gomoku screen's state.
 #[derive(Debug, Default)]
@@ -188,6 +188,8 @@ pub struct GomokuApp {
     show_help: bool,
     /// The player left the table.
     left: bool,
+    /// The player asked for another table (`next` at a closed table).
+    requeue: bool,
     /// The player left the table or quit.
     done: bool,
 }
@@ -228,6 +230,19 @@ impl GomokuApp {
             ));
         }
         out
+    }
+
+    /// The room to queue in again when the player asked for another table.
+    pub fn requeue(&self) -> Option<String> {
+        self.requeue
+            .then(|| self.table.as_ref().map(|t| t.room_id.clone()))
+            .flatten()
+    }
+
+    fn closed(&self) -> bool {
+        self.table
+            .as_ref()
+            .is_some_and(|t| t.status() == gm::TableStatus::Closed)
     }
 
     /// Whether the player's own seat is at the table.
@@ -332,6 +347,12 @@ impl GomokuApp {
             Command::OfferDraw => Action::OfferDraw,
             Command::AcceptDraw => Action::AnswerDraw(true),
             Command::DeclineDraw => Action::AnswerDraw(false),
+            Command::NextGame if self.closed() => {
+                // This table is over: find another one in the same room.
+                self.requeue = true;
+                self.done = true;
+                return Vec::new();
+            }
             Command::NextGame => Action::NextGame,
             Command::Leave => {
                 if self.game_running() && !self.confirm_leave {
@@ -416,18 +437,14 @@ impl App for GomokuApp {
         }
     }
 
-    fn frame(&self, now_ms: i64, width: u16) -> Frame {
-        let mut lines = self.body(now_ms + self.skew_ms, usize::from(width));
+    fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame {
+        let body = self.body(now_ms + self.skew_ms, usize::from(width));
         let help = if self.spectator {
             "watching · quit or Ctrl-C to stop"
         } else {
-            "h8 move · resign · draw · accept · decline · claim · swap · next · leave · quit · help"
+            "h8 · resign · draw · accept · decline · claim · swap · next · leave · quit · help"
         };
-        let footer = self.footer.render(help, now_ms, lines.len() + 1);
-        lines.push(String::new());
-        let cursor = footer.cursor;
-        lines.extend(footer.lines);
-        Frame { lines, cursor }
+        compose(body, &self.footer, help, now_ms, height)
     }
 
     fn finished(&self) -> bool {
@@ -788,7 +805,11 @@ impl GomokuApp {
             }
             gm::TableStatus::Closed => {
                 out.push(format!("the table is closed: {}", table.closed_reason));
-                out.push("`quit` to leave the screen".into());
+                if self.my_seat().is_some() {
+                    out.push("`next` to queue for another table, `quit` to leave".into());
+                } else {
+                    out.push("`quit` to leave the screen".into());
+                }
             }
             _ => {}
         }
@@ -949,7 +970,7 @@ mod tests {
     }
 
     fn screen(app: &GomokuApp, now_ms: i64) -> String {
-        app.frame(now_ms, 120).lines.join("\n")
+        app.frame(now_ms, 120, 50).lines.join("\n")
     }
 
     #[test]
@@ -1157,10 +1178,36 @@ mod tests {
     }
 
     #[test]
+    fn next_at_a_closed_table_queues_again_in_its_room() {
+        let mut app = GomokuApp::new("gt-1", false);
+        let mut t = table(0);
+        t.status = gm::TableStatus::Closed as i32;
+        t.closed_reason = "bob left".into();
+        app.on_feed(Feed::Snapshot(t), 0);
+        assert!(screen(&app, 0).contains("`next` to queue for another table"));
+        assert!(app.command("next", 0).is_empty());
+        assert!(app.finished());
+        assert_eq!(app.requeue(), Some("gomoku-renju".into()));
+    }
+
+    #[test]
+    fn a_short_terminal_keeps_the_prompt_on_screen() {
+        let mut app = GomokuApp::new("gt-1", false);
+        app.on_feed(Feed::Snapshot(table(0)), 0);
+        let frame = app.frame(0, 120, 24);
+        assert!(frame.lines.len() <= 24, "{}", frame.lines.len());
+        assert!(frame.lines.last().unwrap().starts_with("> "));
+        assert_eq!(
+            frame.cursor.map(|(_, row)| usize::from(row)),
+            Some(frame.lines.len() - 1)
+        );
+    }
+
+    #[test]
     fn a_narrow_terminal_puts_the_panel_under_the_board() {
         let mut app = GomokuApp::new("gt-1", false);
         app.on_feed(Feed::Snapshot(table(0)), 0);
-        let frame = app.frame(0, 60);
+        let frame = app.frame(0, 60, 50);
         let row = frame.lines.iter().position(|l| l.contains("alice (you)"));
         let last_board_row = frame.lines.iter().rposition(|l| l.contains("a b c"));
         assert!(row > last_board_row, "{:#?}", frame.lines);

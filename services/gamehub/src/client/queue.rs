@@ -6,7 +6,7 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::matchmaking as mm;
 
 use super::app::App;
-use super::screen::{Footer, clock, spinner, thousands};
+use super::screen::{Footer, clock, compose, spinner, thousands};
 use super::term::{Edit, Frame};
 
 /// What the ticket follower reports.
@@ -142,7 +142,7 @@ impl App for QueueApp {
         }
     }
 
-    fn frame(&self, now_ms: i64, _width: u16) -> Frame {
+    fn frame(&self, now_ms: i64, _width: u16, height: u16) -> Frame {
         let mut lines = room_lines(&self.room);
         lines.push(String::new());
         let waited = clock(now_ms - self.since_ms);
@@ -174,13 +174,8 @@ impl App for QueueApp {
         if let Some(Err(e)) = &self.outcome {
             lines.push(format!("! {e}"));
         }
-        let footer =
-            self.footer
-                .render("Esc or Ctrl-C cancels the ticket", now_ms, lines.len() + 1);
-        lines.push(String::new());
-        let cursor = footer.cursor;
-        lines.extend(footer.lines);
-        Frame { lines, cursor }
+        let help = "Esc or Ctrl-C cancels the ticket";
+        compose(lines, &self.footer, help, now_ms, height)
     }
 
     fn finished(&self) -> bool {
@@ -283,7 +278,7 @@ mod tests {
             }),
             0,
         );
-        let text = app.frame(5_000, 100).lines.join("\n");
+        let text = app.frame(5_000, 100, 30).lines.join("\n");
         assert!(
             text.contains("position 2 of 3 · about 0:07 left · waited 0:05"),
             "{text}"
@@ -334,7 +329,7 @@ mod tests {
             0,
         );
         assert!(app.finished());
-        let text = app.frame(0, 100).lines.join("\n");
+        let text = app.frame(0, 100, 30).lines.join("\n");
         assert!(text.contains("! balance 200 silver is below"), "{text}");
     }
 }

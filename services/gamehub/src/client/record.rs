@@ -181,7 +181,7 @@ impl App for ReplayApp {
         Vec::new()
     }
 
-    fn frame(&self, _now_ms: i64, _width: u16) -> Frame {
+    fn frame(&self, _now_ms: i64, _width: u16, _height: u16) -> Frame {
         let r = &self.record;
         let name = |id: &str| {
             if id.is_empty() {
@@ -415,7 +415,7 @@ mod tests {
     fn the_board_shows_the_position_after_the_current_ply() {
         let mut app = ReplayApp::new(record(gm::RuleSet::Freestyle, &["h8", "i9", "h9"]), "t");
         app.step(2);
-        let text = app.frame(0, 100).lines.join("\n");
+        let text = app.frame(0, 100, 40).lines.join("\n");
         assert!(text.contains("ply 2 of 3: white i9"), "{text}");
         assert!(text.contains("[2. i9]"), "{text}");
         let row9 = text.lines().find(|l| l.starts_with(" 9 ")).unwrap();

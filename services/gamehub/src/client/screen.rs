@@ -180,6 +180,26 @@ impl Footer {
     }
 }
 
+/// `body` above `footer`, the body cut at the bottom so that the footer, and with it
+/// the prompt, always fits in `height` rows.
+pub fn compose(
+    mut body: Vec<String>,
+    footer: &Footer,
+    help: &str,
+    now_ms: i64,
+    height: u16,
+) -> Frame {
+    let footer_rows = footer.render(help, now_ms, 0).lines.len();
+    body.truncate(usize::from(height).saturating_sub(footer_rows + 1));
+    body.push(String::new());
+    let rendered = footer.render(help, now_ms, body.len());
+    body.extend(rendered.lines);
+    Frame {
+        lines: body,
+        cursor: rendered.cursor,
+    }
+}
+
 /// A turning bar that shows the screen is alive.
 pub fn spinner(now_ms: i64) -> char {
     const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
