@@ -47,7 +47,37 @@ async fn verified_record(driver: &Driver, deal_number: i32) -> pb::DealRecord {
     let doc = RecordDoc::from_json(&record.record_json).unwrap();
     doc.verify().unwrap();
     assert_eq!(doc.record.seed.to_hex(), record.seed);
+    // The command-line check accepts it, and refuses it with one seed digit changed.
+    assert!(cli_verify(&record.record_json).await.starts_with("ok:"));
+    let digit = if record.seed.starts_with('0') {
+        "1"
+    } else {
+        "0"
+    };
+    let tampered =
+        record
+            .record_json
+            .replacen(&record.seed, &format!("{digit}{}", &record.seed[1..]), 1);
+    assert!(cli_verify(&tampered).await.starts_with("FAILED"));
     record
+}
+
+/// Runs `gamehub-doudizhu-dealer verify` on a record; returns what it printed.
+async fn cli_verify(record_json: &str) -> String {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gamehub-doudizhu-dealer"))
+        .arg("verify")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(record_json.as_bytes()).await.unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(output.status.success(), text.starts_with("ok:"), "{text}");
+    text
 }
 
 #[tokio::test]
