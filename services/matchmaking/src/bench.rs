@@ -65,6 +65,9 @@ pub struct BenchReport {
     pub prefill: bool,
     /// Enqueue-to-seat times, ms: p50, p99, max.
     pub wait_ms: (u64, u64, u64),
+    /// CPU seconds Redis spent while the matcher ran (user + system, from INFO; it
+    /// includes other clients of the same Redis, if any).
+    pub redis_cpu_seconds: f64,
 }
 
 impl BenchReport {
@@ -101,10 +104,23 @@ impl fmt::Display for BenchReport {
             self.tables_per_second(),
             self.tables_per_second() * (self.tickets as f64 / self.tables.max(1) as f64)
         )?;
-        write!(
+        writeln!(
             f,
             "  enqueue-to-seat ms: p50 {}  p99 {}  max {}",
             self.wait_ms.0, self.wait_ms.1, self.wait_ms.2
+        )?;
+        let per_table = self.redis_cpu_seconds / self.tables.max(1) as f64;
+        write!(
+            f,
+            "  redis CPU {:.2} s: {:.1} us per table ({:.0} tables/s per Redis core){}",
+            self.redis_cpu_seconds,
+            per_table * 1e6,
+            1.0 / per_table.max(1e-12),
+            if self.prefill {
+                ""
+            } else {
+                " (enqueues included)"
+            }
         )
     }
 }
@@ -201,6 +217,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         matcher.spawn(&shutdown)
     };
 
+    let cpu_at_start = redis_cpu(&mut store.redis()).await?;
     let started = Instant::now();
     let next = Arc::new(AtomicUsize::new(0));
     let enqueuers = (0..args.enqueuers.max(1)).map(|_| {
@@ -241,6 +258,12 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         ids.extend(result?);
     }
     let enqueue_elapsed = started.elapsed();
+    let mut info = store.redis();
+    let cpu_before = if args.prefill {
+        redis_cpu(&mut info).await?
+    } else {
+        cpu_at_start
+    };
     let (started, matching_from_ms) = if args.prefill {
         let from = now_ms();
         loops = matcher.spawn(&shutdown);
@@ -259,6 +282,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let elapsed = started.elapsed();
+    let redis_cpu_seconds = redis_cpu(&mut info).await? - cpu_before;
     shutdown.trigger();
     for task in loops {
         let _ = task.await;
@@ -277,6 +301,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         elapsed,
         enqueue_elapsed,
         prefill: args.prefill,
+        redis_cpu_seconds,
         wait_ms: (pick(0.5), pick(0.99), waits.last().copied().unwrap_or(0)),
     })
 }
@@ -305,4 +330,16 @@ async fn ticket_waits(
         );
     }
     Ok(waits)
+}
+
+/// Redis's CPU seconds so far (user + system).
+async fn redis_cpu(conn: &mut redis::aio::ConnectionManager) -> anyhow::Result<f64> {
+    let info: String = redis::cmd("INFO").arg("cpu").query_async(conn).await?;
+    let field = |name: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    Ok(field("used_cpu_user:") + field("used_cpu_sys:"))
 }
