@@ -579,7 +579,7 @@ async fn remove_keys(redis_url: &str, prefix: &str) {
             .arg("MATCH")
             .arg(format!("{prefix}:*"))
             .arg("COUNT")
-            .arg(1000)
+            .arg(10_000)
             .query_async(&mut conn)
             .await;
         let Ok((next, keys)) = reply else {
