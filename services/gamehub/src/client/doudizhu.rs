@@ -565,13 +565,19 @@ impl App for DoudizhuApp {
         }
     }
 
-    fn frame(&self, now_ms: i64, _width: u16, height: u16) -> Frame {
+    fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame {
         let help = if self.spectator {
             "watching (no hands shown) · verify · quit or Ctrl-C to stop"
         } else {
             "334455 · pass · Tab hint · bid 1-3 · auto · next · verify · leave · quit · help"
         };
-        compose(self.body(now_ms), &self.footer, help, now_ms, height)
+        compose(
+            self.body(now_ms),
+            &self.footer,
+            help,
+            now_ms,
+            (width, height),
+        )
     }
 
     fn finished(&self) -> bool {

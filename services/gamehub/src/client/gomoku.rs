@@ -16,7 +16,7 @@ use gomoku_rules::Point;
 use super::app::App;
 use super::follow::Feed;
 use super::screen::{Footer, clock, compose, signed, thousands};
-use super::term::{Edit, Frame, pad, text_width};
+use super::term::{Edit, Frame, pad, text_width, wrap};
 use crate::render;
 
 /// What the player typed.
@@ -442,9 +442,9 @@ impl App for GomokuApp {
         let help = if self.spectator {
             "watching · quit or Ctrl-C to stop"
         } else {
-            "h8 · resign · draw · accept · decline · claim · swap · next · leave · quit · help"
+            "h8 to move · resign draw accept decline claim swap next leave quit · help"
         };
-        compose(body, &self.footer, help, now_ms, height)
+        compose(body, &self.footer, help, now_ms, (width, height))
     }
 
     fn finished(&self) -> bool {
@@ -600,6 +600,11 @@ impl GomokuApp {
         let panel = self.panel(table, &game, now_ms);
         let board_width = board.iter().map(|l| text_width(l)).max().unwrap_or(0) + 3;
         if width >= board_width + 40 {
+            // Long panel lines wrap within the panel's columns.
+            let panel: Vec<String> = panel
+                .iter()
+                .flat_map(|l| wrap(l, width - board_width))
+                .collect();
             for i in 0..board.len().max(panel.len()) {
                 let left = board.get(i).map_or("", String::as_str);
                 let right = panel.get(i).map_or("", String::as_str);

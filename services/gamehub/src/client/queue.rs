@@ -142,7 +142,7 @@ impl App for QueueApp {
         }
     }
 
-    fn frame(&self, now_ms: i64, _width: u16, height: u16) -> Frame {
+    fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame {
         let mut lines = room_lines(&self.room);
         lines.push(String::new());
         let waited = clock(now_ms - self.since_ms);
@@ -175,7 +175,7 @@ impl App for QueueApp {
             lines.push(format!("! {e}"));
         }
         let help = "Esc or Ctrl-C cancels the ticket";
-        compose(lines, &self.footer, help, now_ms, height)
+        compose(lines, &self.footer, help, now_ms, (width, height))
     }
 
     fn finished(&self) -> bool {

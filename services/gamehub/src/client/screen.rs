@@ -3,7 +3,7 @@
 //! help and the command line.
 
 use super::follow::Feed;
-use super::term::{Frame, LineEditor};
+use super::term::{Frame, LineEditor, wrap};
 
 /// A message for the player.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,9 +133,9 @@ impl Footer {
         }
     }
 
-    /// The footer's lines: status lines, `help`, then the prompt. The cursor goes on
-    /// the prompt, `row` being the row of the first footer line.
-    pub fn render(&self, help: &str, now_ms: i64, row: usize) -> Frame {
+    /// The footer's lines: status lines (wrapped at `width`), `help`, then the prompt.
+    /// The cursor goes on the prompt, `row` being the row of the first footer line.
+    pub fn render(&self, help: &str, now_ms: i64, row: usize, width: u16) -> Frame {
         let mut lines = Vec::new();
         match &self.link {
             Link::Connecting => lines.push(format!("{} connecting…", spinner(now_ms))),
@@ -166,6 +166,10 @@ impl Footer {
             let mark = if notice.error { "!" } else { "·" };
             lines.push(format!("{mark} {}", notice.text));
         }
+        let mut lines: Vec<String> = lines
+            .iter()
+            .flat_map(|l| wrap(l, usize::from(width)))
+            .collect();
         lines.push(help.to_owned());
         let prompt = format!("> {}", self.editor.text());
         let cursor_row = row + lines.len();
@@ -187,12 +191,12 @@ pub fn compose(
     footer: &Footer,
     help: &str,
     now_ms: i64,
-    height: u16,
+    (width, height): (u16, u16),
 ) -> Frame {
-    let footer_rows = footer.render(help, now_ms, 0).lines.len();
+    let footer_rows = footer.render(help, now_ms, 0, width).lines.len();
     body.truncate(usize::from(height).saturating_sub(footer_rows + 1));
     body.push(String::new());
-    let rendered = footer.render(help, now_ms, body.len());
+    let rendered = footer.render(help, now_ms, body.len(), width);
     body.extend(rendered.lines);
     Frame {
         lines: body,
@@ -270,14 +274,14 @@ mod tests {
             ..Footer::default()
         };
         footer.start("placing h8", 10_000);
-        let quick = footer.render("help", 10_500, 0).lines.join("\n");
+        let quick = footer.render("help", 10_500, 0, 200).lines.join("\n");
         assert!(!quick.contains("placing h8"));
-        let slow = footer.render("help", 11_600, 0).lines.join("\n");
+        let slow = footer.render("help", 11_600, 0, 200).lines.join("\n");
         assert!(slow.contains("placing h8… 1.6s"), "{slow}");
         footer.finish("placing h8");
         assert!(
             !footer
-                .render("help", 12_000, 0)
+                .render("help", 12_000, 0, 200)
                 .lines
                 .join("\n")
                 .contains("h8")
@@ -303,13 +307,13 @@ mod tests {
             },
             2_000,
         );
-        let text = footer.render("", 4_000, 0).lines.join("\n");
+        let text = footer.render("", 4_000, 0, 200).lines.join("\n");
         assert!(
             text.contains("reconnecting, attempt 2, 0:03 so far"),
             "{text}"
         );
         footer.link_feed::<(), ()>(&Feed::Live, 5_000);
-        let text = footer.render("", 5_000, 0).lines.join("\n");
+        let text = footer.render("", 5_000, 0, 200).lines.join("\n");
         assert!(text.contains("reconnected"), "{text}");
         assert!(!text.contains("reconnecting"), "{text}");
     }

@@ -158,6 +158,35 @@ pub fn pad(text: &str, width: usize) -> String {
     out
 }
 
+/// `text` in lines of at most `width` columns, broken at spaces where possible;
+/// continuation lines are indented by two spaces.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let candidate = if line.is_empty() {
+            word.to_owned()
+        } else {
+            format!("{line} {word}")
+        };
+        if text_width(&candidate) <= width || line.trim().is_empty() {
+            line = candidate;
+        } else {
+            lines.push(line);
+            line = format!("  {word}");
+        }
+        while text_width(&line) > width {
+            let head = fit(&line, width);
+            let rest: String = line.chars().skip(head.chars().count()).collect();
+            lines.push(head);
+            line = format!("  {rest}");
+        }
+    }
+    lines.push(line);
+    lines
+}
+
 /// What a key did to the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Edit {
@@ -356,6 +385,18 @@ mod tests {
         );
         // Arrows on an empty line go to the caller (e.g. to step a replay).
         assert!(matches!(editor.key(press(KeyCode::Right)), Edit::Key(_)));
+    }
+
+    #[test]
+    fn long_lines_wrap_at_spaces_with_an_indent() {
+        assert_eq!(wrap("short", 20), vec!["short"]);
+        assert_eq!(
+            wrap("rules: freestyle (无禁手): five or more wins", 24),
+            vec!["rules: freestyle", "  (无禁手): five or more", "  wins"]
+        );
+        for line in wrap(&"x".repeat(50), 10) {
+            assert!(text_width(&line) <= 10, "{line}");
+        }
     }
 
     #[test]
