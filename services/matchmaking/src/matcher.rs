@@ -84,6 +84,8 @@ pub struct RoundReport {
     pub refused: usize,
     /// Tables sent back to the queue (a refusal, the ledger or a game service down).
     pub released: usize,
+    /// Of those, tables sent back because the ledger did not answer.
+    pub unavailable: usize,
 }
 
 /// What one reaper pass did.
@@ -191,6 +193,8 @@ impl Matcher {
         let batch = self.inner.settings.batch_tables;
         while !listener.is_triggered() {
             let pause = match self.round(room).await {
+                // The ledger is not answering: give it a moment rather than spin.
+                Ok(report) if report.unavailable > 0 => Duration::from_secs(1),
                 Ok(report) if report.claimed >= batch => continue,
                 Ok(_) => self.inner.settings.interval,
                 Err(e) => {
@@ -301,8 +305,11 @@ impl Matcher {
                     });
                 }
                 Checked::Unknown(why) => {
-                    tracing::warn!(room = %room.id, error = %why, "eligibility unknown; table back to the queue");
+                    if report.unavailable == 0 {
+                        tracing::warn!(room = %room.id, error = %why, "eligibility unknown; tables back to the queue");
+                    }
                     report.released += 1;
+                    report.unavailable += 1;
                     releases.push(Release {
                         match_id: group.match_id.clone(),
                         owner: group.owner.clone(),

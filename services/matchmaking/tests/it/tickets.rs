@@ -515,3 +515,24 @@ async fn watchers_are_limited() {
     let err = ned.watch_ticket(request).await.unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted);
 }
+
+#[tokio::test]
+async fn the_health_subcommand_says_whether_matchmaking_serves() {
+    let (mm, _, _) = with_fakes().await;
+    let binary = env!("CARGO_BIN_EXE_gamehub-matchmaking");
+    let serving = tokio::process::Command::new(binary)
+        .args(["health", "--addr", &mm.url])
+        .status()
+        .await
+        .unwrap();
+    assert!(serving.success());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let down = tokio::process::Command::new(binary)
+        .args(["health", "--addr", &closed])
+        .status()
+        .await
+        .unwrap();
+    assert!(!down.success());
+}
