@@ -104,6 +104,10 @@ pub struct Table {
     /// The ledger's answer for the current deal, once settled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<[SeatSettled; 3]>,
+    /// Redeals in a row in which no seat bid itself (all by timeout or auto-play); two
+    /// close the table, whose players are evidently gone.
+    #[serde(default)]
+    pub idle_redeals: u8,
     /// Test hook (refused in production): seeds for the next deals, first one next.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub test_seeds: Vec<Seed>,
@@ -152,6 +156,9 @@ pub struct Opening {
     /// Seeds for the deals, first one first (only the first is required).
     pub seeds: Vec<Seed>,
 }
+
+/// Redeals in a row without any seat's own bid that close a table as abandoned.
+const MAX_IDLE_REDEALS: u8 = 2;
 
 /// The deal id (and ledger game id) of a table's deal: `<table_id>:<deal_number>`.
 pub fn deal_id(table_id: &str, deal_number: u32) -> String {
@@ -227,6 +234,7 @@ impl Table {
             bid_actors: Vec::new(),
             stage: Stage::Dealing,
             settled: None,
+            idle_redeals: 0,
             test_seeds: seeds.collect(),
         };
         let mut step = Step::default();
@@ -492,6 +500,15 @@ impl Table {
         };
         match settlement.outcome {
             Outcome::Redeal => {
+                if self.bid_actors.iter().any(|by| *by == Actor::Seat) {
+                    self.idle_redeals = 0;
+                } else {
+                    self.idle_redeals = self.idle_redeals.saturating_add(1);
+                }
+                if self.idle_redeals >= MAX_IDLE_REDEALS {
+                    self.close(CloseReason::Abandoned, now_ms, step);
+                    return;
+                }
                 self.stage = Stage::NextDealDue {
                     at_ms: now_ms.saturating_add(timing.redeal_pause_ms),
                 };
@@ -502,6 +519,7 @@ impl Table {
                 self.close(CloseReason::Escape, now_ms, step);
             }
             Outcome::LandlordWon | Outcome::FarmersWon { .. } => {
+                self.idle_redeals = 0;
                 step.settlement = crate::settle::outbox_entry(self);
                 self.stage = Stage::BetweenDeals {
                     ready: [false; 3],

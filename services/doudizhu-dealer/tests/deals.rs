@@ -722,6 +722,22 @@ async fn seats_not_ready_for_the_next_deal_in_time_close_the_table() {
     world.finish().await;
 }
 
+#[tokio::test]
+async fn a_table_whose_players_are_all_gone_closes_after_two_idle_redeals() {
+    let world = World::start_with(Options {
+        auto_turn_ms: 100,
+        ..Options::default()
+    })
+    .await;
+    let driver = world.open(&[], 200).await;
+    let view = wait_for(&driver, |v| v.status == pb::TableStatus::Closed as i32).await;
+    assert_eq!(view.close_reason, pb::CloseReason::Abandoned as i32);
+    assert_eq!(view.deal_number, 2);
+    assert_eq!(view.result.unwrap().outcome, pb::Outcome::Redeal as i32);
+    assert!(view.bids.iter().all(|b| b.by != pb::Actor::Seat as i32));
+    world.finish().await;
+}
+
 /// Polls seat 0's view until `done` holds (at most 10 s).
 async fn wait_for(driver: &Driver, done: impl Fn(&pb::Table) -> bool) -> pb::Table {
     for _ in 0..400 {
