@@ -500,7 +500,7 @@ impl Table {
         };
         match settlement.outcome {
             Outcome::Redeal => {
-                if self.bid_actors.iter().any(|by| *by == Actor::Seat) {
+                if self.bid_actors.contains(&Actor::Seat) {
                     self.idle_redeals = 0;
                 } else {
                     self.idle_redeals = self.idle_redeals.saturating_add(1);
