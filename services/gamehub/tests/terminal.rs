@@ -295,6 +295,7 @@ async fn gomoku_a_player_moves_sees_a_refusal_resigns_and_sees_the_silver() {
         .wait_for(&format!("t-alice: silver {silver}"), 15)
         .await;
     assert!(screen.contains("balance 9,"), "{screen}");
+    eprintln!("the player's screen after the game:\n{screen}");
     let outcome = tokio::time::timeout(Duration::from_secs(15), bot)
         .await
         .unwrap()
@@ -421,7 +422,8 @@ async fn gomoku_a_spectator_follows_a_game_across_a_network_outage() {
         proxy
     });
     term.wait_for("connection lost", 10).await;
-    term.wait_for("reconnecting, attempt", 10).await;
+    let screen = term.wait_for("reconnecting, attempt", 10).await;
+    eprintln!("the spectator during the outage:\n{screen}");
     let proxy = outage.await.unwrap();
     term.wait_for("reconnected", 20).await;
 
@@ -542,6 +544,7 @@ async fn doudizhu_a_player_bids_plays_a_hint_sees_a_refusal_and_a_verified_resul
                 .await;
             continue;
         }
+        eprintln!("the player's screen with a hint:\n{screen}");
         term.keys(&["Enter"]);
         term.wait("the hand to shrink", 10, |s| {
             hand_size(s) < before || s.contains("RESULT:")
@@ -561,8 +564,10 @@ async fn doudizhu_a_player_bids_plays_a_hint_sees_a_refusal_and_a_verified_resul
     assert!(screen.contains("multiplier ×"), "{screen}");
     let screen = term.wait_for("silver: ", 30).await;
     assert!(screen.contains("points: "), "{screen}");
+    eprintln!("the player's screen after the deal:\n{screen}");
     let watched = spectator.wait_for("RESULT:", 30).await;
     assert!(watched.contains("verified"), "{watched}");
+    eprintln!("the spectator's screen after the deal:\n{watched}");
     for bot in bots {
         tokio::time::timeout(Duration::from_secs(30), bot)
             .await
