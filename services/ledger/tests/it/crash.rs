@@ -22,7 +22,7 @@ use tonic::Code;
 
 use crate::support::*;
 
-const GAMES: usize = 1_500;
+const GAMES: usize = 2_000;
 const CLIENTS: usize = 32;
 
 /// The ledger process; killed when dropped, so a failing test leaves none behind.
