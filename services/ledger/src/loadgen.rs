@@ -101,6 +101,8 @@ pub struct LoadReport {
     pub max: Duration,
     /// pgbench TPC-B transactions per second of the same PostgreSQL, if measured.
     pub pgbench_tps: Option<f64>,
+    /// pgbench's average transaction latency, for comparison with p50/p99.
+    pub pgbench_latency: Option<Duration>,
 }
 
 impl LoadReport {
@@ -135,7 +137,8 @@ impl fmt::Display for LoadReport {
         match self.pgbench_tps {
             Some(tps) => write!(
                 f,
-                "pgbench TPC-B: {tps:.0} tps; ledger/pgbench = {:.2}",
+                "pgbench TPC-B: {tps:.0} tps (latency average {:.2} ms); ledger/pgbench = {:.2}",
+                self.pgbench_latency.map_or(f64::NAN, ms),
                 self.per_second() / tps
             ),
             None => write!(f, "pgbench: not measured"),
@@ -357,11 +360,11 @@ pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<Lo
     }
     let mut report = result?;
     if !args.no_pgbench {
-        report.pgbench_tps = Some(
-            pgbench(config.common.database_url.expose(), run_id, args)
-                .await
-                .context("pgbench")?,
-        );
+        let (tps, latency) = pgbench(config.common.database_url.expose(), run_id, args)
+            .await
+            .context("pgbench")?;
+        report.pgbench_tps = Some(tps);
+        report.pgbench_latency = latency;
     }
     Ok(report)
 }
@@ -470,6 +473,7 @@ async fn load(
         p99: percentile(&latencies, 0.99),
         max: latencies.last().copied().unwrap_or_default(),
         pgbench_tps: None,
+        pgbench_latency: None,
     })
 }
 
@@ -493,8 +497,13 @@ pub fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String>
 }
 
 /// pgbench TPC-B on a scratch database of the same server: `pgbench -i`, then
-/// `pgbench -c N -j 2 -T S`; returns its tps (without initial connection time).
-async fn pgbench(database_url: &str, run_id: &str, args: &LoadgenArgs) -> anyhow::Result<f64> {
+/// `pgbench -c N -j 2 -T S`; returns its tps (without initial connection time) and its
+/// average latency.
+async fn pgbench(
+    database_url: &str,
+    run_id: &str,
+    args: &LoadgenArgs,
+) -> anyhow::Result<(f64, Option<Duration>)> {
     let db_url = scratch_database_url(database_url, &format!("gamehub_pgbench_{run_id}"))?;
     let options: PgConnectOptions = db_url.parse()?;
     sqlx::Postgres::create_database(&db_url).await?;
@@ -538,7 +547,9 @@ async fn pgbench(database_url: &str, run_id: &str, args: &LoadgenArgs) -> anyhow
             "pgbench failed: {}",
             String::from_utf8_lossy(&bench.stderr)
         );
-        parse_pgbench_tps(&stdout).with_context(|| format!("no tps in pgbench output:\n{stdout}"))
+        let tps = parse_pgbench_tps(&stdout)
+            .with_context(|| format!("no tps in pgbench output:\n{stdout}"))?;
+        Ok((tps, parse_pgbench_latency(&stdout)))
     }
     .await;
     if let Err(e) = sqlx::Postgres::force_drop_database(&db_url).await {
@@ -556,6 +567,16 @@ pub fn parse_pgbench_tps(output: &str) -> Option<f64> {
         .next_back()
 }
 
+/// The average latency pgbench printed.
+pub fn parse_pgbench_latency(output: &str) -> Option<Duration> {
+    output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("latency average = "))
+        .filter_map(|rest| rest.strip_suffix(" ms")?.trim().parse::<f64>().ok())
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        .next_back()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,6 +589,10 @@ mod tests {
                    tps = 2591.765617 (without initial connection time)\n";
         assert_eq!(parse_pgbench_tps(out), Some(2591.765617));
         assert_eq!(parse_pgbench_tps("nothing"), None);
+        assert_eq!(
+            parse_pgbench_latency(out),
+            Some(Duration::from_secs_f64(0.0123))
+        );
     }
 
     #[test]
