@@ -217,3 +217,20 @@ pub async fn spawn(
     });
     Ok(bound)
 }
+
+/// Serves metrics at `config.metrics_addr` (when set) until `shutdown` triggers — what
+/// every binary calls once at start. Returns the bound address, if any.
+pub async fn serve_if_configured(
+    config: &crate::config::CommonConfig,
+    shutdown: &crate::server::Shutdown,
+) -> std::io::Result<Option<SocketAddr>> {
+    match config.metrics_addr {
+        None => Ok(None),
+        Some(addr) => {
+            let mut listener = shutdown.listener();
+            let bound = spawn(addr, async move { listener.wait().await }).await?;
+            tracing::info!(%bound, "serving metrics at /metrics");
+            Ok(Some(bound))
+        }
+    }
+}

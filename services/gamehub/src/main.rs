@@ -148,6 +148,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::Serve => {
             let _telemetry = gamehub_platform::telemetry::init("gamehub", &config)?;
             let shutdown = Shutdown::new();
+            gamehub_platform::metrics::serve_if_configured(&config, &shutdown).await?;
             let platform = serve::start_all(&env, Ports::Configured, shutdown.clone()).await?;
             println!(
                 "{}",
