@@ -64,6 +64,7 @@ async fn main() -> anyhow::Result<()> {
             let config = RefereeConfig::from_env(&env)?;
             let _telemetry = gamehub_platform::telemetry::init("gomoku-referee", &config.common)?;
             let shutdown = Shutdown::new();
+            gamehub_platform::metrics::serve_if_configured(&config.common, &shutdown).await?;
             let started = gamehub_gomoku_referee::start(config, shutdown.clone()).await?;
             tokio::select! {
                 () = termination_signal() => shutdown.trigger(),
