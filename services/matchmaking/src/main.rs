@@ -56,10 +56,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve => {
             let _telemetry = telemetry::init("gamehub-matchmaking", &config.common)?;
             let shutdown = Shutdown::new();
-            if let Some(addr) = config.common.metrics_addr {
-                let mut listener = shutdown.listener();
-                metrics::spawn(addr, async move { listener.wait().await }).await?;
-            }
+            metrics::serve_if_configured(&config.common, &shutdown).await?;
             let mut started = gamehub_matchmaking::start(config, shutdown.clone()).await?;
             tokio::select! {
                 () = termination_signal() => shutdown.trigger(),
