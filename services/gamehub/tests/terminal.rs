@@ -28,7 +28,10 @@ struct TestPlatform {
     platform: Platform,
     endpoints: Endpoints,
     config: CommonConfig,
+    /// The scratch database, dropped at the end.
     database: String,
+    /// The Redis key prefix, whose keys are deleted at the end.
+    prefix: String,
 }
 
 fn postgres_server() -> String {
@@ -40,15 +43,13 @@ impl TestPlatform {
     async fn start(extra: &[(&str, &str)]) -> TestPlatform {
         let id = uuid::Uuid::new_v4().simple().to_string();
         let database = format!("client_{}", &id[..16]);
+        let prefix = format!("client{}", &id[..12]);
         let mut pairs: Vec<(String, String)> = vec![
             (
                 "DATABASE_URL".into(),
                 format!("{}/{database}", postgres_server()),
             ),
-            (
-                "GAMEHUB_REDIS_PREFIX".into(),
-                format!("client{}", &id[..12]),
-            ),
+            ("GAMEHUB_REDIS_PREFIX".into(), prefix.clone()),
             ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
             ("GAMEHUB_MATCHMAKING_INTERVAL_MS".into(), "20".into()),
         ];
@@ -69,6 +70,7 @@ impl TestPlatform {
             endpoints,
             config,
             database,
+            prefix,
         }
     }
 
@@ -109,6 +111,13 @@ impl TestPlatform {
                 "-qc",
                 &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.database),
             ])
+            .output();
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "redis-cli --scan --pattern '{}:*' | xargs -r -n 100 redis-cli del",
+                self.prefix
+            ))
             .output();
     }
 }

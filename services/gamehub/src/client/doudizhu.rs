@@ -157,8 +157,11 @@ pub enum Reply {
 /// The hints of one turn and which one Tab shows next.
 #[derive(Debug, Clone, Default)]
 struct Hints {
+    /// The turn they belong to (the table's last event id when asked).
     turn_event_id: i64,
+    /// The legal plays as rank text and kind, smallest first.
     plays: Vec<(String, String)>,
+    /// The one Tab shows next.
     next: usize,
 }
 
@@ -170,6 +173,7 @@ const TURN_LINES: usize = 5;
 /// The Dou Dizhu screen's state.
 #[derive(Debug, Default)]
 pub struct DoudizhuApp {
+    /// The table's id, for the title before the first view arrives.
     table_id: String,
     /// Watching: no hand, no actions.
     spectator: bool,
@@ -187,13 +191,17 @@ pub struct DoudizhuApp {
     verified: Vec<(i32, Result<String, String>)>,
     /// What happened besides plays, newest last.
     log: VecDeque<String>,
+    /// Status, messages, command line.
     footer: Footer,
+    /// `leave` was typed once during a deal; the next `leave` escapes.
     confirm_leave: bool,
+    /// Show the command list.
     show_help: bool,
     /// The player left the table.
     left: bool,
     /// The player asked for another table (`next` at a closed table).
     requeue: bool,
+    /// The player left the table or quit.
     done: bool,
 }
 

@@ -42,16 +42,36 @@ pub struct Connect {
     #[arg(long, global = true)]
     pub host: Option<String>,
     /// Matchmaking's URL [default: http://127.0.0.1:50051].
-    #[arg(long, global = true, env = "GAMEHUB_MATCHMAKING_URL")]
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_MATCHMAKING_URL",
+        hide_env_values = true
+    )]
     pub matchmaking_url: Option<String>,
     /// The Gomoku referee's URL [default: http://127.0.0.1:50052].
-    #[arg(long, global = true, env = "GAMEHUB_GOMOKU_URL")]
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_GOMOKU_URL",
+        hide_env_values = true
+    )]
     pub gomoku_url: Option<String>,
     /// The Dou Dizhu dealer's URL [default: http://127.0.0.1:50053].
-    #[arg(long, global = true, env = "GAMEHUB_DOUDIZHU_URL")]
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_DOUDIZHU_URL",
+        hide_env_values = true
+    )]
     pub doudizhu_url: Option<String>,
     /// The ledger's URL [default: http://127.0.0.1:50054].
-    #[arg(long, global = true, env = "GAMEHUB_LEDGER_URL")]
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_LEDGER_URL",
+        hide_env_values = true
+    )]
     pub ledger_url: Option<String>,
     /// The player's bearer token (a JWT from the platform's identity provider).
     #[arg(long, global = true, env = "GAMEHUB_TOKEN", hide_env_values = true)]

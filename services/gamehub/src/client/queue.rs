@@ -31,9 +31,11 @@ pub type Reply = Result<mm::Ticket, String>;
 /// The queue screen's state.
 #[derive(Debug)]
 pub struct QueueApp {
+    /// The room, described at the top.
     room: mm::Room,
     /// When the player started waiting (Unix ms).
     since_ms: i64,
+    /// The ticket as last reported.
     ticket: Option<mm::Ticket>,
     /// When the ticket last changed (its estimate counts down from then).
     ticket_at_ms: i64,
@@ -41,6 +43,7 @@ pub struct QueueApp {
     outcome: Option<Result<mm::Seat, String>>,
     /// The player asked to cancel.
     cancelling: bool,
+    /// Messages and the (unused but present) command line.
     footer: Footer,
 }
 

@@ -16,11 +16,13 @@ use crate::render;
 /// Stepping through a Gomoku record one ply at a time (上步/下步).
 #[derive(Debug)]
 pub struct ReplayApp {
+    /// The record as the referee loaded and checked it.
     record: gm::LoadRecordResponse,
     /// Where the record came from, for the title.
     source: String,
     /// Stones on the board now: 0 (empty) to every stone of the record.
     ply: usize,
+    /// The player quit.
     done: bool,
 }
 

@@ -21,10 +21,13 @@ pub struct Frame {
 /// The terminal in raw mode on the alternate screen; restores it when dropped (also
 /// when the program unwinds), so a crash never leaves a broken shell behind.
 pub struct Terminal {
+    /// Where frames are written.
     out: io::Stdout,
     /// What is on the screen now, to redraw only the lines that changed.
     shown: Vec<String>,
+    /// Columns: longer lines are cut.
     width: u16,
+    /// Rows: lines below are not drawn.
     height: u16,
 }
 
@@ -205,9 +208,11 @@ pub enum Edit {
 /// The command line: text with a cursor, and the commands entered before (Up/Down).
 #[derive(Debug, Clone, Default)]
 pub struct LineEditor {
+    /// The line as typed.
     text: Vec<char>,
     /// Cursor position in characters.
     at: usize,
+    /// Commands entered before, oldest first (Up recalls them).
     history: Vec<String>,
     /// Position while browsing the history; `None` when editing a new line.
     browsing: Option<usize>,
