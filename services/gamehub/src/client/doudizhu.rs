@@ -1089,6 +1089,43 @@ mod tests {
     }
 
     #[test]
+    fn the_close_of_the_table_is_shown_after_the_deal() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        let mut t = table();
+        t.status = ddz::TableStatus::BetweenDeals as i32;
+        t.phase = ddz::Phase::Finished as i32;
+        t.result = Some(ddz::DealResult {
+            outcome: ddz::Outcome::LandlordWon as i32,
+            seed: "ab".repeat(32),
+            ..Default::default()
+        });
+        assert_eq!(
+            app.on_feed(Feed::Snapshot(t.clone()), 0),
+            vec![Request::Verify(1)]
+        );
+        assert!(screen(&app, 0).contains("`next` for the next deal"));
+        let closed = ddz::TableEvent {
+            event_id: 31,
+            deal_number: 1,
+            kind: Some(ddz::table_event::Kind::TableClosed(ddz::TableClosed {
+                reason: ddz::CloseReason::Left as i32,
+            })),
+            ..Default::default()
+        };
+        assert_eq!(app.on_feed(Feed::Event(closed), 0), vec![Request::Refresh]);
+        t.status = ddz::TableStatus::Closed as i32;
+        t.close_reason = ddz::CloseReason::Left as i32;
+        t.last_event_id = 31;
+        assert!(app.on_reply(Reply::Table(Ok(t)), 0).is_empty());
+        let text = screen(&app, 0);
+        assert!(
+            text.contains("the table is closed (a player left); `next` to queue"),
+            "{text}"
+        );
+        assert!(!text.contains("`next` for the next deal"), "{text}");
+    }
+
+    #[test]
     fn a_spectator_sees_no_hand() {
         let mut app = DoudizhuApp::new("ddz-1", true);
         let mut t = table();
