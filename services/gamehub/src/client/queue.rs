@@ -43,7 +43,7 @@ pub struct QueueApp {
     outcome: Option<Result<mm::Seat, String>>,
     /// The player asked to cancel.
     cancelling: bool,
-    /// Messages and the (unused but present) command line.
+    /// Messages, and the command line (`cancel` there cancels too).
     footer: Footer,
 }
 
