@@ -127,7 +127,10 @@ impl TestPlatform {
 /// A tmux server of its own (so no user session is touched) running one command in
 /// a 120×50 terminal.
 struct Tmux {
+    /// The tmux server's name (`-L`).
     socket: String,
+    /// Its socket file, removed at the end (kill-server leaves it behind).
+    socket_path: Option<String>,
 }
 
 fn tmux_installed() -> bool {
@@ -151,7 +154,16 @@ impl Tmux {
             .status()
             .unwrap();
         assert!(status.success(), "tmux new-session failed");
-        Tmux { socket }
+        let socket_path = Command::new("tmux")
+            .args(["-L", &socket, "display-message", "-p", "#{socket_path}"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .filter(|p| !p.is_empty());
+        Tmux {
+            socket,
+            socket_path,
+        }
     }
 
     /// Types `text` literally, then Enter.
@@ -203,6 +215,9 @@ impl Drop for Tmux {
         let _ = Command::new("tmux")
             .args(["-L", &self.socket, "kill-server"])
             .output();
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
