@@ -996,7 +996,7 @@ fn redis_baseline(redis_url: &str) -> Option<f64> {
     // e.g. "eval return ...: 61349.69 requests per second, p50=0.415 msec"
     text.split("requests per second")
         .next()?
-        .rsplit(|c: char| c == ' ' || c == '\r' || c == ':')
+        .rsplit([' ', '\r', ':'])
         .find(|s| !s.is_empty())?
         .parse()
         .ok()

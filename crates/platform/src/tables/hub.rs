@@ -6,15 +6,11 @@
 //! stream, so a missed notification (a reconnect of the pub/sub connection) delays an
 //! event by at most the poll interval and never loses it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use futures::StreamExt;
-use tokio::sync::watch;
 
 use super::{Audience, StoredEvent, TableStore};
 use crate::error::ApiError;
+use crate::notify::{Notifier, NotifyLimits, Subscription};
 use crate::server::ShutdownListener;
 
 /// Limits on watchers.
@@ -41,23 +37,12 @@ impl Default for WatchLimits {
     }
 }
 
-struct Entry {
-    tx: watch::Sender<u64>,
-    watchers: usize,
-}
-
-#[derive(Default)]
-struct Registry {
-    tables: HashMap<String, Entry>,
-    total: usize,
-}
-
 /// Fans step notifications out to the watchers of each table.
 #[derive(Clone)]
 pub struct EventHub {
     store: TableStore,
     limits: WatchLimits,
-    registry: Arc<Mutex<Registry>>,
+    notifier: Notifier,
 }
 
 impl std::fmt::Debug for EventHub {
@@ -65,26 +50,6 @@ impl std::fmt::Debug for EventHub {
         f.debug_struct("EventHub")
             .field("game", &self.store.game())
             .finish_non_exhaustive()
-    }
-}
-
-/// One watcher's registration; dropping it unregisters.
-pub struct Subscription {
-    hub: EventHub,
-    table_id: String,
-    rx: watch::Receiver<u64>,
-}
-
-impl Drop for Subscription {
-    fn drop(&mut self) {
-        let mut registry = self.hub.lock();
-        registry.total = registry.total.saturating_sub(1);
-        if let Some(entry) = registry.tables.get_mut(&self.table_id) {
-            entry.watchers = entry.watchers.saturating_sub(1);
-            if entry.watchers == 0 {
-                registry.tables.remove(&self.table_id);
-            }
-        }
     }
 }
 
@@ -106,100 +71,36 @@ pub enum WatchItem {
 impl EventHub {
     /// A hub for `store`'s game. Call [`EventHub::run`] in a task to receive notifications.
     pub fn new(store: TableStore, limits: WatchLimits) -> Self {
+        let notifier = Notifier::new(
+            "table",
+            "retry shortly",
+            NotifyLimits {
+                max_watchers_per_key: limits.max_watchers_per_table,
+                max_watchers: limits.max_watchers_per_process,
+            },
+        );
         Self {
             store,
             limits,
-            registry: Arc::new(Mutex::new(Registry::default())),
+            notifier,
         }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
-        self.registry
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Registers a watcher of `table_id`, or refuses past the limits.
     pub fn subscribe(&self, table_id: &str) -> Result<Subscription, ApiError> {
-        let mut registry = self.lock();
-        if registry.total >= self.limits.max_watchers_per_process {
-            return Err(ApiError::ResourceExhausted {
-                message: "this server is watching as many tables as it can; retry shortly".into(),
-                retry_after: Some(Duration::from_secs(1)),
-            });
-        }
-        let max = self.limits.max_watchers_per_table;
-        let entry = registry
-            .tables
-            .entry(table_id.to_owned())
-            .or_insert_with(|| Entry {
-                tx: watch::channel(0).0,
-                watchers: 0,
-            });
-        if entry.watchers >= max {
-            return Err(ApiError::ResourceExhausted {
-                message: format!("table {table_id} already has {max} watchers, the most allowed"),
-                retry_after: None,
-            });
-        }
-        entry.watchers += 1;
-        let rx = entry.tx.subscribe();
-        registry.total += 1;
-        Ok(Subscription {
-            hub: self.clone(),
-            table_id: table_id.to_owned(),
-            rx,
-        })
+        self.notifier.subscribe(table_id)
     }
 
     /// Wakes the watchers of `table_id`.
     pub fn notify(&self, table_id: &str) {
-        let registry = self.lock();
-        if let Some(entry) = registry.tables.get(table_id) {
-            entry.tx.send_modify(|n| *n = n.wrapping_add(1));
-        }
-    }
-
-    fn notify_all(&self) {
-        let registry = self.lock();
-        for entry in registry.tables.values() {
-            entry.tx.send_modify(|n| *n = n.wrapping_add(1));
-        }
+        self.notifier.notify(table_id);
     }
 
     /// Receives the game's notifications from Redis pub/sub until shutdown,
     /// reconnecting after failures.
-    pub async fn run(self, redis_url: String, mut shutdown: ShutdownListener) {
+    pub async fn run(self, redis_url: String, shutdown: ShutdownListener) {
         let channel = self.store.notify_channel();
-        loop {
-            let session = async {
-                let client = redis::Client::open(redis_url.as_str())?;
-                let mut pubsub = client.get_async_pubsub().await?;
-                pubsub.subscribe(&channel).await?;
-                // Anything published while we were away is in the streams: re-read.
-                self.notify_all();
-                let mut messages = pubsub.on_message();
-                while let Some(message) = messages.next().await {
-                    if let Ok(table_id) = message.get_payload::<String>() {
-                        self.notify(&table_id);
-                    }
-                }
-                Ok::<(), redis::RedisError>(())
-            };
-            tokio::select! {
-                result = session => {
-                    if let Err(e) = result {
-                        crate::metrics::dependency_error("redis");
-                        tracing::warn!(error = %e, channel, "event notifications interrupted; reconnecting");
-                    }
-                }
-                () = shutdown.wait() => return,
-            }
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(500)) => {},
-                () = shutdown.wait() => return,
-            }
-        }
+        self.notifier.run(redis_url, channel, shutdown).await;
     }
 
     /// Watches a table as `seat` (None: spectator). A fresh watch (`resume_after` None)
@@ -231,7 +132,7 @@ impl EventHub {
             };
             let mut first_read = resume_after.is_some();
             loop {
-                subscription.rx.borrow_and_update();
+                subscription.mark_seen();
                 let events = store.events_after(&table_id, cursor, limits.batch).await?;
                 if first_read {
                     first_read = false;
@@ -270,11 +171,7 @@ impl EventHub {
                     continue;
                 }
                 tokio::select! {
-                    changed = subscription.rx.changed() => {
-                        if changed.is_err() {
-                            return;
-                        }
-                    }
+                    () = subscription.changed() => {}
                     () = tokio::time::sleep(limits.poll_interval) => {}
                     () = shutdown.wait() => return,
                 }
