@@ -557,3 +557,36 @@ pub struct Started {
     /// Resolves when the service stopped (after shutdown), with its result.
     pub task: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
+
+/// The `serve` subcommand of every service binary: telemetry, metrics, `start`, then
+/// run until SIGTERM/Ctrl-C (graceful shutdown) or until the service stops by itself.
+pub async fn serve_until_terminated<F, Fut>(
+    service: &str,
+    config: &CommonConfig,
+    start: F,
+) -> anyhow::Result<()>
+where
+    F: FnOnce(Shutdown) -> Fut,
+    Fut: Future<Output = anyhow::Result<Started>>,
+{
+    let _telemetry = telemetry::init(service, config)?;
+    let shutdown = Shutdown::new();
+    crate::metrics::serve_if_configured(config, &shutdown).await?;
+    let mut started = start(shutdown.clone()).await?;
+    tokio::select! {
+        () = termination_signal() => shutdown.trigger(),
+        result = &mut started.task => return result?,
+    }
+    started.task.await?
+}
+
+/// The `health` subcommand of every service binary (container healthchecks): SUCCESS
+/// iff the server at `addr` — by default this configuration's port on 127.0.0.1 —
+/// answers SERVING on the standard gRPC health protocol.
+pub async fn health_exit_code(addr: Option<String>, listen: SocketAddr) -> std::process::ExitCode {
+    let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", listen.port()));
+    match crate::client::check_health(&url, "").await {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        _ => std::process::ExitCode::FAILURE,
+    }
+}

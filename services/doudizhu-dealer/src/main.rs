@@ -9,10 +9,8 @@ use clap::{Parser, Subcommand};
 use gamehub_doudizhu_dealer::DealerConfig;
 use gamehub_doudizhu_dealer::loadgen::{self, LoadgenArgs};
 use gamehub_doudizhu_dealer::record::RecordDoc;
-use gamehub_platform::client::check_health;
 use gamehub_platform::config::Env;
-use gamehub_platform::server::{Shutdown, termination_signal};
-use gamehub_platform::telemetry;
+use gamehub_platform::server::{health_exit_code, serve_until_terminated};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -63,28 +61,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = DealerConfig::from_env(&Env::process())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let _telemetry = telemetry::init("gamehub-doudizhu-dealer", &config.common)?;
-            let shutdown = Shutdown::new();
-            if let Some(addr) = config.common.metrics_addr {
-                let mut listener = shutdown.listener();
-                gamehub_platform::metrics::spawn(addr, async move { listener.wait().await })
-                    .await?;
-            }
-            let mut started = gamehub_doudizhu_dealer::start(config, shutdown.clone()).await?;
-            tokio::select! {
-                () = termination_signal() => shutdown.trigger(),
-                result = &mut started.task => return result?.map(|()| ExitCode::SUCCESS),
-            }
-            started.task.await??;
+            let common = config.common.clone();
+            serve_until_terminated("gamehub-doudizhu-dealer", &common, |shutdown| {
+                gamehub_doudizhu_dealer::start(config, shutdown)
+            })
+            .await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Health { addr } => {
-            let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", config.listen.port()));
-            Ok(match check_health(&url, "").await {
-                Ok(true) => ExitCode::SUCCESS,
-                _ => ExitCode::FAILURE,
-            })
-        }
+        Command::Health { addr } => Ok(health_exit_code(addr, config.listen).await),
         Command::Loadgen(args) => {
             let report = loadgen::run(&args, &config).await?;
             println!("{report}");

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use gamehub_gomoku_referee::{RefereeConfig, loadgen};
 use gamehub_platform::config::Env;
-use gamehub_platform::server::{Shutdown, termination_signal};
+use gamehub_platform::server::{health_exit_code, serve_until_terminated};
 
 #[derive(Parser)]
 #[command(
@@ -24,9 +24,9 @@ enum Command {
     Serve,
     /// Exit 0 if the referee at --addr reports SERVING (container healthchecks).
     Health {
-        /// The referee's URL.
-        #[arg(long, default_value = "http://127.0.0.1:50052")]
-        addr: String,
+        /// The referee's URL; defaults to this configuration's port on 127.0.0.1.
+        #[arg(long)]
+        addr: Option<String>,
     },
     /// Play N concurrent tables of random games through the API and report moves/s,
     /// latency and errors, then redis-benchmark's EVAL/s on the same Redis.
@@ -62,21 +62,18 @@ async fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
             let config = RefereeConfig::from_env(&env)?;
-            let _telemetry = gamehub_platform::telemetry::init("gomoku-referee", &config.common)?;
-            let shutdown = Shutdown::new();
-            gamehub_platform::metrics::serve_if_configured(&config.common, &shutdown).await?;
-            let started = gamehub_gomoku_referee::start(config, shutdown.clone()).await?;
-            tokio::select! {
-                () = termination_signal() => shutdown.trigger(),
-                result = async { (&mut { started.task }).await } => return result?,
-            }
-            Ok(())
+            let common = config.common.clone();
+            serve_until_terminated("gomoku-referee", &common, |shutdown| {
+                gamehub_gomoku_referee::start(config, shutdown)
+            })
+            .await
         }
         Command::Health { addr } => {
-            let serving = gamehub_platform::client::check_health(&addr, "")
-                .await
-                .unwrap_or(false);
-            std::process::exit(if serving { 0 } else { 1 });
+            let config = RefereeConfig::from_env(&env)?;
+            std::process::exit(match health_exit_code(addr, config.listen).await {
+                code if code == std::process::ExitCode::SUCCESS => 0,
+                _ => 1,
+            });
         }
         Command::Loadgen {
             tables,

@@ -7,10 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use gamehub_matchmaking::MatchmakingConfig;
 use gamehub_matchmaking::bench::{self, BenchArgs};
-use gamehub_platform::client::check_health;
 use gamehub_platform::config::Env;
-use gamehub_platform::server::{Shutdown, termination_signal};
-use gamehub_platform::{metrics, telemetry};
+use gamehub_platform::server::{health_exit_code, serve_until_terminated};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -54,24 +52,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = MatchmakingConfig::from_env(&Env::process())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let _telemetry = telemetry::init("gamehub-matchmaking", &config.common)?;
-            let shutdown = Shutdown::new();
-            metrics::serve_if_configured(&config.common, &shutdown).await?;
-            let mut started = gamehub_matchmaking::start(config, shutdown.clone()).await?;
-            tokio::select! {
-                () = termination_signal() => shutdown.trigger(),
-                result = &mut started.task => return result?.map(|()| ExitCode::SUCCESS),
-            }
-            started.task.await??;
+            let common = config.common.clone();
+            serve_until_terminated("gamehub-matchmaking", &common, |shutdown| {
+                gamehub_matchmaking::start(config, shutdown)
+            })
+            .await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Health { addr } => {
-            let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", config.listen.port()));
-            Ok(match check_health(&url, "").await {
-                Ok(true) => ExitCode::SUCCESS,
-                _ => ExitCode::FAILURE,
-            })
-        }
+        Command::Health { addr } => Ok(health_exit_code(addr, config.listen).await),
         Command::BenchMatcher(args) => {
             let report = bench::run(&args, &config).await?;
             println!("{report}");
