@@ -7,9 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::loadgen::{self, LoadgenArgs};
-use gamehub_platform::client::check_health;
 use gamehub_platform::config::Env;
-use gamehub_platform::server::{Shutdown, termination_signal};
+use gamehub_platform::server::{health_exit_code, serve_until_terminated};
 use gamehub_platform::telemetry;
 
 #[derive(Debug, Parser)]
@@ -25,7 +24,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the gRPC API (the default). Configured by environment variables.
+    /// Serve the gRPC API (the default), and /metrics when GAMEHUB_METRICS_ADDR is set.
+    /// Configured by environment variables.
     Serve,
     /// Exit 0 if the ledger answers SERVING on its health service, else 1.
     Health {
@@ -53,23 +53,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = LedgerConfig::from_env(&Env::process())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let _telemetry = telemetry::init("gamehub-ledger", &config.common)?;
-            let shutdown = Shutdown::new();
-            let mut started = gamehub_ledger::start(config, shutdown.clone()).await?;
-            tokio::select! {
-                () = termination_signal() => shutdown.trigger(),
-                result = &mut started.task => return result?.map(|()| ExitCode::SUCCESS),
-            }
-            started.task.await??;
+            let common = config.common.clone();
+            serve_until_terminated("gamehub-ledger", &common, |shutdown| {
+                gamehub_ledger::start(config, shutdown)
+            })
+            .await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Health { addr } => {
-            let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", config.listen.port()));
-            Ok(match check_health(&url, "").await {
-                Ok(true) => ExitCode::SUCCESS,
-                _ => ExitCode::FAILURE,
-            })
-        }
+        Command::Health { addr } => Ok(health_exit_code(addr, config.listen).await),
         Command::Loadgen(args) => {
             // Quiet unless asked: the in-process ledger would log every grant.
             let _telemetry = match std::env::var_os("RUST_LOG") {
