@@ -503,3 +503,53 @@ async fn a_deadline_is_applied_once_by_racing_sweepers() {
     }
     assert_eq!(handler.applied.load(Ordering::SeqCst), 10);
 }
+
+#[tokio::test]
+async fn request_keys_are_bounded_and_the_recent_ones_still_deduplicate() {
+    let limits = StoreLimits {
+        max_request_keys: 20,
+        ..StoreLimits::default()
+    };
+    let store = store(limits).await;
+    store
+        .create("keys", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    for i in 0..300 {
+        store
+            .update::<Counter, _, _>("keys", Some(&format!("p:{i}")), |c, _| {
+                c.count += 1;
+                Ok(Change::new(vec![NewEvent::public(vec![1])], None, ()))
+            })
+            .await
+            .unwrap();
+    }
+    let mut conn = store.redis();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("gh:{{{}:*:t:keys:rq", store.game()))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let held: u64 = redis::cmd("ZCARD")
+        .arg(&keys[0])
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(held <= 20 + 16, "request keys held: {held}");
+    // The newest request is still recognised; the table is unchanged by its retry.
+    let retried = store
+        .update::<Counter, (), _>("keys", Some("p:299"), |_, _| unreachable!())
+        .await
+        .unwrap();
+    assert!(matches!(retried, Updated::Duplicate { last_seq: 300 }));
+    assert_eq!(
+        store
+            .load::<Counter>("keys")
+            .await
+            .unwrap()
+            .unwrap()
+            .state
+            .count,
+        300
+    );
+}

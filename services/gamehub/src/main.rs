@@ -9,6 +9,11 @@ use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_platform::server::{Shutdown, termination_signal};
 
+/// mimalloc: the services allocate many small, short-lived buffers per call (protobuf,
+/// JSON state, HTTP/2 frames), where it is markedly cheaper than the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "gamehub",

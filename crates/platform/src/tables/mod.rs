@@ -18,7 +18,7 @@
 //! |---|---|---|
 //! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
 //! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound |
-//! | `gh:{G:SS}:t:ID:rq` / `:ro` | hash / list | recent request keys → their sequence (idempotency) |
+//! | `gh:{G:SS}:t:ID:rq` | sorted set | recent request keys, scored by the sequence they reached (idempotency) |
 //! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms) |
 //! | `gh:{G:SS}:outbox` | hash | game id → settlement not yet acknowledged |
 //! | `gh:{G:SS}:live` | set | open table ids |
@@ -261,14 +261,14 @@ impl Default for StoreLimits {
 }
 
 const COMMIT_SCRIPT: &str = r"
--- KEYS: 1 state, 2 events, 3 request keys, 4 request order, 5 deadlines, 6 outbox, 7 live
+-- KEYS: 1 state, 2 events, 3 request keys, 4 deadlines, 5 outbox, 6 live
 -- ARGV: 1 expected version, 2 state, 3 deadline ('' = none), 4 table id, 5 stream max length,
 --       6 request key ('' = none), 7 max request keys, 8 outbox field ('' = none),
 --       9 outbox value, 10 close ('1'), 11 ttl seconds, 12 notify channel, 13 event count,
 --       then an (audience, payload) pair per event
 local rk = ARGV[6]
 if rk ~= '' then
-  local prev = redis.call('HGET', KEYS[3], rk)
+  local prev = redis.call('ZSCORE', KEYS[3], rk)
   if prev then return {2, tonumber(prev)} end
 end
 local cur = redis.call('HMGET', KEYS[1], 'v', 'q')
@@ -283,28 +283,32 @@ end
 v = v + 1
 redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2], 'q', q)
 if ARGV[3] ~= '' then
-  redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[4])
 else
-  redis.call('ZREM', KEYS[5], ARGV[4])
+  redis.call('ZREM', KEYS[4], ARGV[4])
 end
 if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[6], ARGV[8], ARGV[9])
-end
-if ARGV[10] == '1' then
-  redis.call('SREM', KEYS[7], ARGV[4])
-else
-  redis.call('SADD', KEYS[7], ARGV[4])
+  redis.call('HSET', KEYS[5], ARGV[8], ARGV[9])
 end
 if rk ~= '' then
-  redis.call('HSET', KEYS[3], rk, q)
-  redis.call('RPUSH', KEYS[4], rk)
-  if redis.call('LLEN', KEYS[4]) > tonumber(ARGV[7]) then
-    local old = redis.call('LPOP', KEYS[4])
-    redis.call('HDEL', KEYS[3], old)
+  -- Scored by the sequence the request reached; the newest ones are kept.
+  redis.call('ZADD', KEYS[3], q, rk)
+  if v % 16 == 0 then
+    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[7]) - 1)
   end
 end
-for i = 1, 4 do
-  redis.call('EXPIRE', KEYS[i], ARGV[11])
+-- The live set and the keys' lifetime change when a table opens or closes; while it
+-- is open the lifetime is refreshed every 16 steps (it is a day, a safety net).
+local close = ARGV[10] == '1'
+if close then
+  redis.call('SREM', KEYS[6], ARGV[4])
+elseif v == 1 then
+  redis.call('SADD', KEYS[6], ARGV[4])
+end
+if close or v % 16 == 1 then
+  for i = 1, 3 do
+    redis.call('EXPIRE', KEYS[i], ARGV[11])
+  end
 end
 if n > 0 then
   redis.call('PUBLISH', ARGV[12], ARGV[4])
@@ -512,12 +516,13 @@ impl TableStore {
         request_key: &str,
     ) -> Result<Option<u64>, ApiError> {
         let mut conn = self.redis.clone();
-        let seq: Option<u64> = redis::cmd("HGET")
+        let seq: Option<f64> = redis::cmd("ZSCORE")
             .arg(format!("{}:rq", self.table_key(table_id)))
             .arg(request_key)
             .query_async(&mut conn)
             .await?;
-        Ok(seq)
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(seq.map(|s| s as u64))
     }
 
     /// Loads a table and, in the same round trip, whether `request_key` was applied.
@@ -529,15 +534,17 @@ impl TableStore {
         let table_key = self.table_key(table_id);
         let mut pipe = redis::pipe();
         pipe.cmd("HMGET").arg(&table_key).arg("v").arg("s").arg("q");
-        pipe.cmd("HGET")
+        pipe.cmd("ZSCORE")
             .arg(format!("{table_key}:rq"))
             .arg(request_key.unwrap_or(""));
         let mut conn = self.redis.clone();
         #[allow(clippy::type_complexity)]
         let ((version, state, last_seq), applied): (
             (Option<u64>, Option<Vec<u8>>, Option<u64>),
-            Option<u64>,
+            Option<f64>,
         ) = pipe.query_async(&mut conn).await?;
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let applied = applied.map(|s| s as u64);
         let loaded = match (version, state) {
             (Some(version), Some(state)) => Some(Loaded {
                 version,
@@ -584,7 +591,6 @@ impl TableStore {
             .key(&table_key)
             .key(self.events_key(table_id))
             .key(format!("{table_key}:rq"))
-            .key(format!("{table_key}:ro"))
             .key(self.deadlines_key(shard))
             .key(self.outbox_key(shard))
             .key(self.live_key(shard))
