@@ -53,6 +53,11 @@ pub struct LoadgenArgs {
     /// Skip the redis-benchmark baseline.
     #[arg(long)]
     pub no_baseline: bool,
+    /// Offered actions per second over all tables (open loop: each table acts every
+    /// `tables / rate` seconds, so latency is the service time at that load); 0 = as
+    /// fast as answered (closed loop).
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
 }
 
 /// What a run measured.
@@ -179,8 +184,10 @@ pub async fn run(args: &LoadgenArgs, config: &DealerConfig) -> anyhow::Result<Re
             client(&players[1], Role::Player)?,
             client(&players[2], Role::Player)?,
         ];
+        let pace =
+            (args.rate > 0.0).then(|| Duration::from_secs_f64(args.tables as f64 / args.rate));
         tasks.push(tokio::spawn(play_table(
-            service, players, seats, until, t as u64,
+            service, players, seats, until, t as u64, pace,
         )));
     }
     let mut total = Tally::default();
@@ -236,9 +243,17 @@ async fn play_table(
     mut seats: [Client; 3],
     until: Instant,
     seed: u64,
+    pace: Option<Duration>,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_d0d0);
+    // Open loop: tables start at random offsets so their calls spread evenly.
+    let mut ticker = pace.map(|pace| {
+        let offset = pace.mul_f64(rng.random_range(0.0..1.0));
+        let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, pace);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+        ticker
+    });
     let opened = service
         .open_table(pb::OpenTableRequest {
             request_id: format!("open-{}", players[0]),
@@ -294,6 +309,9 @@ async fn play_table(
             }
             hands_of_deal = view.deal_number;
             continue;
+        }
+        if let Some(ticker) = ticker.as_mut() {
+            ticker.tick().await;
         }
         let started = Instant::now();
         let (actor, reply) = match status {
