@@ -18,10 +18,20 @@ async fn a_short_load_plays_deals_without_refusals() {
         addr: None,
         connections: 2,
         no_baseline: true,
+        rate: 0.0,
     };
     let report = loadgen::run(&args, &config).await.unwrap();
     assert!(report.errors.is_empty(), "{report}");
     assert!(report.actions > 20, "{report}");
     assert!(report.p50_ms > 0.0 && report.p99_ms >= report.p50_ms);
+
+    // Paced (open loop): the tables together act at about the offered rate.
+    let paced = LoadgenArgs { rate: 40.0, ..args };
+    let report = loadgen::run(&paced, &config).await.unwrap();
+    assert!(report.errors.is_empty(), "{report}");
+    assert!(
+        report.actions_per_second < 60.0,
+        "an offered 40/s is not exceeded much: {report}"
+    );
     assert!(report.to_string().contains("actions"));
 }
