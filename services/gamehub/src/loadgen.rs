@@ -461,45 +461,15 @@ async fn http_get(url: &str) -> Option<String> {
     text.split_once("\r\n\r\n").map(|(_, body)| body.to_owned())
 }
 
-/// Enqueues and polls the ticket until seated.
+/// Enqueues and follows the ticket (server push, as a front-end does) until seated.
 async fn queue(clients: &Clients, room: &str) -> Result<mm::Seat, tonic::Status> {
     let mut matchmaking = clients.matchmaking.clone();
-    let request = mm::EnqueueRequest {
-        room_id: room.to_owned(),
-        request_id: request_id(),
-        player_id: String::new(),
-    };
-    let ticket = crate::drive::retry(|| {
-        let mut m = matchmaking.clone();
-        let request = request.clone();
-        async move { m.enqueue(request).await }
-    })
-    .await?
-    .into_inner()
-    .ticket
-    .unwrap_or_default();
-    loop {
-        let now = matchmaking
-            .get_ticket(mm::GetTicketRequest {
-                ticket_id: ticket.ticket_id.clone(),
-            })
-            .await?
-            .into_inner()
-            .ticket
-            .unwrap_or_default();
-        match now.state() {
-            mm::TicketState::Seated => return Ok(now.seat.unwrap_or_default()),
-            mm::TicketState::Waiting | mm::TicketState::Matching => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            other => {
-                return Err(tonic::Status::failed_precondition(format!(
-                    "ticket ended {other:?}: {}",
-                    now.message
-                )));
-            }
-        }
-    }
+    crate::drive::matchmaking::seat(&mut matchmaking, room, "", |_| {})
+        .await
+        .map_err(|e| match e.downcast::<tonic::Status>() {
+            Ok(status) => status,
+            Err(other) => tonic::Status::failed_precondition(other.to_string()),
+        })
 }
 
 async fn leave(clients: &Clients, game: GameType, table_id: &str) -> Result<(), tonic::Status> {

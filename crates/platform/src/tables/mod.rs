@@ -842,16 +842,19 @@ impl TableStore {
 
     /// Settlements not yet acknowledged, across shards (at most `limit` per shard).
     pub async fn pending_settlements(&self, limit: usize) -> Result<Vec<OutboxEntry>, ApiError> {
-        let mut entries = Vec::new();
-        let mut conn = self.redis.clone();
+        // One round trip for every shard's first page.
+        let mut pipe = redis::pipe();
         for shard in 0..SHARDS {
-            let (_cursor, pairs): (u64, Vec<(String, Vec<u8>)>) = redis::cmd("HSCAN")
+            pipe.cmd("HSCAN")
                 .arg(self.outbox_key(shard))
                 .arg(0)
                 .arg("COUNT")
-                .arg(limit)
-                .query_async(&mut conn)
-                .await?;
+                .arg(limit);
+        }
+        let mut conn = self.redis.clone();
+        let pages: Vec<(u64, Vec<(String, Vec<u8>)>)> = pipe.query_async(&mut conn).await?;
+        let mut entries = Vec::new();
+        for (shard, (_cursor, pairs)) in (0..SHARDS).zip(pages) {
             for (game_id, value) in pairs.into_iter().take(limit) {
                 match serde_json::from_slice::<OutboxEntry>(&value) {
                     Ok(entry) => entries.push(entry),

@@ -15,6 +15,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use gamehub_proto::ledger::SettleGameResponse;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use tracing::Instrument;
@@ -44,6 +45,8 @@ pub struct SettlerConfig {
     pub max_backoff: Duration,
     /// How long a replica holds an entry while delivering it.
     pub lease: Duration,
+    /// Deliveries in flight at once.
+    pub concurrency: usize,
 }
 
 impl Default for SettlerConfig {
@@ -54,6 +57,7 @@ impl Default for SettlerConfig {
             min_backoff: Duration::from_millis(250),
             max_backoff: Duration::from_secs(30),
             lease: Duration::from_secs(15),
+            concurrency: 32,
         }
     }
 }
@@ -99,82 +103,128 @@ pub async fn run_settler(
         let pending: std::collections::HashSet<&str> =
             entries.iter().map(|e| e.game_id.as_str()).collect();
         backoff.retain(|game_id, _| pending.contains(game_id.as_str()));
-        for entry in entries {
-            if shutdown.is_triggered() {
-                return;
-            }
-            if let Some((next, _)) = backoff.get(&entry.game_id)
-                && Instant::now() < *next
-            {
-                continue;
-            }
-            match take_lease(&store, &entry, &replica, config.lease).await {
-                Ok(true) => {}
-                Ok(false) => continue,
-                Err(e) => {
-                    tracing::warn!(error = %e, "settlement lease failed");
-                    continue;
+        let due: Vec<OutboxEntry> = entries
+            .into_iter()
+            .filter(|entry| {
+                backoff
+                    .get(&entry.game_id)
+                    .is_none_or(|(next, _)| Instant::now() >= *next)
+            })
+            .collect();
+        // Deliveries run concurrently (bounded): one at a time would cap settlement at
+        // one ledger round trip each, far below what the ledger takes.
+        let mut results = futures::stream::iter(due)
+            .map(|entry| {
+                let store = store.clone();
+                let ledger = ledger.clone();
+                let replica = replica.clone();
+                let on_settled = on_settled.clone();
+                let lease = config.lease;
+                async move {
+                    let game_id = entry.game_id.clone();
+                    let settled =
+                        settle_one(&store, ledger, entry, &replica, lease, on_settled).await;
+                    (game_id, settled)
                 }
-            }
-            // Another replica may have delivered it between our scan and our lease.
-            match still_pending(&store, &entry).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    release_lease(&store, &entry).await;
-                    continue;
+            })
+            .buffer_unordered(config.concurrency.max(1));
+        while let Some((game_id, settled)) = results.next().await {
+            match settled {
+                Settled::Skipped => {}
+                Settled::Done => {
+                    backoff.remove(&game_id);
                 }
-                Err(e) => {
-                    tracing::warn!(error = %e, "settlement outbox check failed");
-                    release_lease(&store, &entry).await;
-                    continue;
-                }
-            }
-            let outcome = deliver(&store, &mut ledger.clone(), &entry).await;
-            match outcome {
-                Delivery::Acknowledged(response) => {
-                    backoff.remove(&entry.game_id);
-                    if let Err(e) = acknowledge(&store, &entry).await {
-                        // The ledger has it; the next scan re-sends and gets a replay.
-                        tracing::warn!(game_id = %entry.game_id, error = %e, "could not clear a settled outbox entry");
-                    }
-                    metrics()
-                        .settlements
-                        .with_label_values(&[store.game(), "ok"])
-                        .inc();
-                    if let Some(callback) = &on_settled {
-                        callback(entry, *response).await;
-                    }
-                }
-                Delivery::Retry(why) => {
-                    let (_, previous) = backoff
-                        .get(&entry.game_id)
-                        .copied()
-                        .unwrap_or((Instant::now(), Duration::ZERO));
+                Settled::Retry(why) => {
+                    let previous = backoff.get(&game_id).map_or(Duration::ZERO, |(_, d)| *d);
                     let delay = if previous.is_zero() {
                         config.min_backoff
                     } else {
                         (previous * 2).min(config.max_backoff)
                     };
-                    backoff.insert(entry.game_id.clone(), (Instant::now() + delay, delay));
-                    release_lease(&store, &entry).await;
-                    metrics()
-                        .settlements
-                        .with_label_values(&[store.game(), "retry"])
-                        .inc();
-                    tracing::warn!(game_id = %entry.game_id, retry_in = ?delay, why, "settlement retry scheduled");
-                }
-                Delivery::Refused(why) => {
-                    backoff.remove(&entry.game_id);
-                    metrics()
-                        .settlements
-                        .with_label_values(&[store.game(), "dead"])
-                        .inc();
-                    tracing::error!(game_id = %entry.game_id, why, "the ledger refused a settlement; moved to dead letters");
-                    if let Err(e) = dead_letter(&store, &entry).await {
-                        tracing::error!(game_id = %entry.game_id, error = %e, "could not move a refused settlement");
-                    }
+                    backoff.insert(game_id.clone(), (Instant::now() + delay, delay));
+                    tracing::warn!(game_id, retry_in = ?delay, why, "settlement retry scheduled");
                 }
             }
+        }
+        if shutdown.is_triggered() {
+            return;
+        }
+    }
+}
+
+/// What became of one outbox entry.
+enum Settled {
+    /// Leased by another replica, or already delivered.
+    Skipped,
+    /// Acknowledged, or refused and moved to the dead letters.
+    Done,
+    /// Not delivered; retry after a backoff.
+    Retry(String),
+}
+
+/// Leases one entry, delivers it and records the result.
+async fn settle_one(
+    store: &TableStore,
+    mut ledger: LedgerServiceClient<ServiceChannel>,
+    entry: OutboxEntry,
+    replica: &str,
+    lease: Duration,
+    on_settled: Option<OnSettled>,
+) -> Settled {
+    match take_lease(store, &entry, replica, lease).await {
+        Ok(true) => {}
+        Ok(false) => return Settled::Skipped,
+        Err(e) => {
+            tracing::warn!(error = %e, "settlement lease failed");
+            return Settled::Skipped;
+        }
+    }
+    // Another replica may have delivered it between our scan and our lease.
+    match still_pending(store, &entry).await {
+        Ok(true) => {}
+        Ok(false) => {
+            release_lease(store, &entry).await;
+            return Settled::Skipped;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "settlement outbox check failed");
+            release_lease(store, &entry).await;
+            return Settled::Skipped;
+        }
+    }
+    match deliver(store, &mut ledger, &entry).await {
+        Delivery::Acknowledged(response) => {
+            if let Err(e) = acknowledge(store, &entry).await {
+                // The ledger has it; the next scan re-sends and gets a replay.
+                tracing::warn!(game_id = %entry.game_id, error = %e, "could not clear a settled outbox entry");
+            }
+            metrics()
+                .settlements
+                .with_label_values(&[store.game(), "ok"])
+                .inc();
+            if let Some(callback) = &on_settled {
+                callback(entry, *response).await;
+            }
+            Settled::Done
+        }
+        Delivery::Retry(why) => {
+            release_lease(store, &entry).await;
+            metrics()
+                .settlements
+                .with_label_values(&[store.game(), "retry"])
+                .inc();
+            Settled::Retry(why)
+        }
+        Delivery::Refused(why) => {
+            metrics()
+                .settlements
+                .with_label_values(&[store.game(), "dead"])
+                .inc();
+            tracing::error!(game_id = %entry.game_id, why, "the ledger refused a settlement; moved to dead letters");
+            if let Err(e) = dead_letter(store, &entry).await {
+                tracing::error!(game_id = %entry.game_id, error = %e, "could not move a refused settlement");
+            }
+            Settled::Done
         }
     }
 }
