@@ -852,7 +852,9 @@ impl TableStore {
                 .arg(limit);
         }
         let mut conn = self.redis.clone();
-        let pages: Vec<(u64, Vec<(String, Vec<u8>)>)> = pipe.query_async(&mut conn).await?;
+        /// A page of HSCAN: the next cursor and (field, value) pairs.
+        type Page = (u64, Vec<(String, Vec<u8>)>);
+        let pages: Vec<Page> = pipe.query_async(&mut conn).await?;
         let mut entries = Vec::new();
         for (shard, (_cursor, pairs)) in (0..SHARDS).zip(pages) {
             for (game_id, value) in pairs.into_iter().take(limit) {
