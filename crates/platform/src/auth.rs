@@ -89,8 +89,13 @@ impl Caller {
             Ok(())
         } else {
             let allowed: Vec<_> = roles.iter().map(|r| r.as_str()).collect();
+            let article = if allowed.first().is_some_and(|r| r.starts_with('o')) {
+                "an"
+            } else {
+                "a"
+            };
             Err(ApiError::PermissionDenied(format!(
-                "{action} needs a {} token; this token's role is {}",
+                "{action} needs {article} {} token; this token's role is {}",
                 allowed.join(" or "),
                 self.role.as_str()
             )))

@@ -128,14 +128,17 @@ impl GrpcServer {
     /// `shutdown` is the signal its streams and background work listen to.
     pub fn new(name: &str, config: &CommonConfig, shutdown: Shutdown) -> Self {
         let (health, health_service) = tonic_health::server::health_reporter();
-        let reflection = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(gamehub_proto::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .build_v1();
+        // Reflection in both protocol versions: v1, and v1alpha that many tools
+        // (grpcurl releases, grpcio-reflection) still speak.
+        let reflection = || {
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(gamehub_proto::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        };
         let mut routes = Routes::new(health_service);
-        match reflection {
-            Ok(reflection) => routes = routes.add_service(reflection),
-            Err(e) => tracing::warn!(error = %e, "reflection unavailable"),
+        match (reflection().build_v1(), reflection().build_v1alpha()) {
+            (Ok(v1), Ok(v1alpha)) => routes = routes.add_service(v1).add_service(v1alpha),
+            (Err(e), _) | (_, Err(e)) => tracing::warn!(error = %e, "reflection unavailable"),
         }
         Self {
             name: name.to_owned(),
