@@ -173,7 +173,7 @@ pub struct ServerLimits {
     pub request_timeout: Duration,
     /// Requests handled at once by one server; the rest wait (bounded by the timeout).
     pub concurrency_limit: usize,
-    /// The largest request message accepted (bytes); larger ones get `RESOURCE_EXHAUSTED`.
+    /// The largest request message accepted (bytes); larger ones get `OUT_OF_RANGE`.
     pub max_message_bytes: usize,
     /// After SIGTERM, how long in-flight calls and streams may take to finish.
     pub shutdown_grace: Duration,
