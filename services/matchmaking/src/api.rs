@@ -25,9 +25,34 @@ use crate::tickets::{Ticket, TicketId};
 /// The longest request id.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
 
-/// A reserved live slot whose ticket is missing is a crashed Enqueue after this long
-/// (a concurrent Enqueue still making it is younger).
-const STALE_RESERVATION: Duration = Duration::from_secs(10);
+/// How long a ticketless reservation is honoured. Enqueue reserves the player's live
+/// slot, then makes the ticket; one that stops in between (a crash, a dropped call)
+/// leaves the slot naming a ticket that does not exist.
+#[derive(Clone, Copy, Debug)]
+pub struct ReservationTimes {
+    /// A retry of that Enqueue finishes the ticket while the reservation is younger.
+    finish: Duration,
+    /// Another Enqueue frees the slot once the reservation is older.
+    stale: Duration,
+}
+
+impl ReservationTimes {
+    /// Making a ticket takes at most one peer call (the rated rooms' rating) and a Redis
+    /// call, so a reservation finished before `peer_timeout` is made before twice that;
+    /// freeing it only after twice that and a margin means a finishing Enqueue and one
+    /// freeing its slot never both make a live ticket.
+    pub fn for_peer_timeout(peer_timeout: Duration) -> Self {
+        Self {
+            finish: peer_timeout,
+            stale: peer_timeout.saturating_mul(2) + Duration::from_secs(5),
+        }
+    }
+}
+
+/// How long ago a ticket id was made (reserved).
+fn reservation_age(ticket: &TicketId) -> Duration {
+    Duration::from_millis(now_ms().saturating_sub(ticket.made_at_ms()))
+}
 
 /// The matchmaking API.
 #[derive(Clone)]
@@ -38,6 +63,7 @@ pub struct MatchmakingApi {
     eligibility: Arc<dyn Eligibility>,
     tables: Arc<dyn TableOpener>,
     hub: TicketHub,
+    reservations: ReservationTimes,
     shutdown: Shutdown,
 }
 
@@ -57,6 +83,7 @@ impl MatchmakingApi {
         eligibility: Arc<dyn Eligibility>,
         tables: Arc<dyn TableOpener>,
         hub: TicketHub,
+        reservations: ReservationTimes,
         shutdown: Shutdown,
     ) -> Self {
         Self {
@@ -66,6 +93,7 @@ impl MatchmakingApi {
             eligibility,
             tables,
             hub,
+            reservations,
             shutdown,
         }
     }
@@ -178,11 +206,19 @@ impl MatchmakingApi {
                 replayed: true,
             })),
             // Reserved, but the Enqueue that reserved it stopped before the ticket was
-            // made (or is making it right now): finish it; making a ticket is idempotent.
-            None => self
+            // made (or is making it right now): finish it while the reservation is
+            // young; making a ticket is idempotent.
+            None if reservation_age(&prior_id) < self.reservations.finish => self
                 .make_ticket(room, player, request_id, &prior_id, true)
                 .await
                 .map(Some),
+            // An abandoned reservation: another Enqueue may already have freed its live
+            // slot as stale and made a ticket of its own, so finishing it now could give
+            // the player two live tickets. Give it back and enqueue afresh.
+            None => {
+                self.store.unreserve(player, request_id, &prior_id).await?;
+                Ok(None)
+            }
         }
     }
 
@@ -253,14 +289,8 @@ impl MatchmakingApi {
                 Ok(self.store.clear_live(player, live).await?)
             }
             Some(_) => Ok(self.store.clear_live(player, live).await?),
-            None => {
-                let age = now_ms().saturating_sub(live_id.made_at_ms());
-                if u128::from(age) < STALE_RESERVATION.as_millis() {
-                    Err(refuse())
-                } else {
-                    Ok(self.store.clear_live(player, live).await?)
-                }
-            }
+            None if reservation_age(&live_id) < self.reservations.stale => Err(refuse()),
+            None => Ok(self.store.clear_live(player, live).await?),
         }
     }
 

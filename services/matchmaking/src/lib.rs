@@ -236,6 +236,7 @@ pub async fn start_with(
         eligibility,
         tables,
         hub,
+        api::ReservationTimes::for_peer_timeout(config.peer_timeout),
         shutdown.clone(),
     );
     let server = GrpcServer::new("matchmaking", &config.common, shutdown);

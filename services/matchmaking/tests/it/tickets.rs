@@ -130,6 +130,157 @@ async fn a_player_has_one_live_ticket_at_a_time() {
     assert_eq!(state(&second), TicketState::Waiting);
 }
 
+/// Leaves the Redis state of an Enqueue that crashed `age` ago, after reserving the
+/// player's live slot for a ticket and before making it; returns that ticket's id.
+async fn crash_an_enqueue(
+    config: &gamehub_matchmaking::MatchmakingConfig,
+    player: &str,
+    room: &str,
+    request_id: &str,
+    age: Duration,
+) -> String {
+    let made_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .saturating_sub(age);
+    // A UUIDv7, as TicketId::new makes: 48 bits of Unix ms, then version 7 and variant.
+    let ticket_id = format!("{room}.{:012x}7abc8def0123456789ab", made_at.as_millis());
+    let client = redis::Client::open(config.common.redis_url.expose()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let base = format!("{}:{{mmp:{player}}}", config.common.redis_prefix);
+    let _: () = redis::pipe()
+        .cmd("SET")
+        .arg(format!("{base}:rq:{request_id}"))
+        .arg(&ticket_id)
+        .arg("EX")
+        .arg(600)
+        .ignore()
+        .cmd("SET")
+        .arg(format!("{base}:live"))
+        .arg(&ticket_id)
+        .arg("EX")
+        .arg(600)
+        .ignore()
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    ticket_id
+}
+
+fn enqueue_request(room: &str, request_id: &str) -> EnqueueRequest {
+    EnqueueRequest {
+        room_id: room.into(),
+        request_id: request_id.into(),
+        player_id: String::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_retry_finishes_the_ticket_its_crashed_enqueue_reserved() {
+    let config = test_config();
+    let mm = spawn_with(
+        config.clone(),
+        Arc::new(FakeLedger::default()),
+        Arc::new(FakeTables::default()),
+    )
+    .await;
+    let mut hana = mm.player("hana");
+    let reserved = crash_an_enqueue(
+        &config,
+        "hana",
+        "doudizhu-free",
+        "first",
+        Duration::from_secs(1),
+    )
+    .await;
+
+    // A young reservation may still be in the making: another request waits for it.
+    let refused = hana
+        .enqueue(enqueue_request("doudizhu-free", "second"))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(
+        refused.message().contains(&reserved),
+        "{}",
+        refused.message()
+    );
+
+    let finished = hana
+        .enqueue(enqueue_request("doudizhu-free", "first"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(finished.replayed);
+    let ticket = finished.ticket.unwrap();
+    assert_eq!(ticket.ticket_id, reserved);
+    assert_eq!(state(&ticket), TicketState::Waiting);
+}
+
+#[tokio::test]
+async fn an_abandoned_reservation_never_becomes_a_second_live_ticket() {
+    let config = test_config();
+    let mm = spawn_with(
+        config.clone(),
+        Arc::new(FakeLedger::default()),
+        Arc::new(FakeTables::default()),
+    )
+    .await;
+    let mut ivan = mm.player("ivan");
+    let abandoned = crash_an_enqueue(
+        &config,
+        "ivan",
+        "doudizhu-free",
+        "first",
+        Duration::from_secs(60),
+    )
+    .await;
+
+    // An old reservation without a ticket is freed by the next request...
+    let newer = ivan
+        .enqueue(enqueue_request("doudizhu-free", "second"))
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_ne!(newer.ticket_id, abandoned);
+    // ...and a late retry of the crashed request does not make it a second live ticket.
+    let refused = ivan
+        .enqueue(enqueue_request("doudizhu-free", "first"))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(
+        refused.message().contains(&newer.ticket_id),
+        "{}",
+        refused.message()
+    );
+    let missing = ivan
+        .get_ticket(GetTicketRequest {
+            ticket_id: abandoned.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code(), Code::NotFound);
+
+    // Once the newer ticket ended, the retry enqueues afresh.
+    ivan.cancel_ticket(CancelTicketRequest {
+        ticket_id: newer.ticket_id,
+    })
+    .await
+    .unwrap();
+    let afresh = ivan
+        .enqueue(enqueue_request("doudizhu-free", "first"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!afresh.replayed);
+    let ticket = afresh.ticket.unwrap();
+    assert_ne!(ticket.ticket_id, abandoned);
+    assert_eq!(state(&ticket), TicketState::Waiting);
+}
+
 #[tokio::test]
 async fn a_player_still_at_a_table_cannot_enqueue_until_it_leaves() {
     let (mm, _, tables) = with_fakes().await;
