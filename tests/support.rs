@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use gamehub::api::{Clients, Endpoints};
 use gamehub::serve::{Platform, Ports, start_all};
+use gamehub_ledger::testing::ScratchDatabase;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::{CommonConfig, Env};
@@ -20,15 +21,12 @@ pub struct TestPlatform {
     pub pairs: Vec<(String, String)>,
     /// The shared configuration (signing key, …).
     pub config: CommonConfig,
-    /// The test's database name.
-    pub database: String,
+    /// The test's database.
+    pub database: ScratchDatabase,
 }
 
-/// The PostgreSQL server the tests use.
-pub fn postgres_server() -> String {
-    std::env::var("GAMEHUB_TEST_POSTGRES")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".into())
-}
+/// The prefix of these tests' databases.
+const TEST_DB_PREFIX: &str = "gamehub_e2e_";
 
 /// The Redis the tests use.
 pub fn redis_url() -> String {
@@ -40,12 +38,9 @@ impl TestPlatform {
     /// overrides configuration.
     pub async fn start(extra: &[(&str, &str)]) -> anyhow::Result<TestPlatform> {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let database = format!("e2e_{}", &id[..16]);
+        let database = ScratchDatabase::fresh(TEST_DB_PREFIX).await;
         let mut pairs: Vec<(String, String)> = vec![
-            (
-                "DATABASE_URL".into(),
-                format!("{}/{database}", postgres_server()),
-            ),
+            ("DATABASE_URL".into(), database.url.clone()),
             ("REDIS_URL".into(), redis_url()),
             ("GAMEHUB_REDIS_PREFIX".into(), format!("e2e{}", &id[..12])),
             ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
@@ -80,17 +75,7 @@ impl TestPlatform {
 
     /// Stops the services and drops the test's database.
     pub async fn stop(self) {
-        let database = self.database.clone();
         self.platform.stop().await;
-        if let Ok(mut conn) = <sqlx::PgConnection as sqlx::Connection>::connect(&format!(
-            "{}/postgres",
-            postgres_server()
-        ))
-        .await
-        {
-            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"))
-                .execute(&mut conn)
-                .await;
-        }
+        self.database.drop().await;
     }
 }

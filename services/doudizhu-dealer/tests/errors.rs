@@ -444,7 +444,7 @@ async fn test_seeds_are_refused_without_the_development_flag() {
     assert_eq!(error.name, "GAMEHUB_DEALER_TEST_SEEDS");
 
     // A development dealer without the flag refuses seeds.
-    let mut ledger = TestLedger::start().await;
+    let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
     let prefix = format!("ddzt{}", uuid::Uuid::new_v4().simple());
     let mut env = dealer_env(&prefix, &ledger.url, &Options::default(), "127.0.0.1:0");
     env.retain(|(k, _)| k != "GAMEHUB_DEALER_TEST_SEEDS");
@@ -477,7 +477,6 @@ async fn test_seeds_are_refused_without_the_development_flag() {
     );
     shutdown.trigger();
     let _ = started.task.await;
-    ledger.stop().await;
     ledger.finish().await;
     let _ = Seat::ALL;
 }

@@ -230,7 +230,7 @@ async fn a_deal_ending_while_the_ledger_is_down_is_settled_once_it_returns() {
         "not settled while the ledger is down"
     );
 
-    world.ledger.restart().await;
+    world.ledger.resume().await;
     world.settled(&format!("{}:1", driver.table_id)).await;
     world
         .check_ledger(

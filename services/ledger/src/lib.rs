@@ -20,6 +20,7 @@ pub mod domain;
 pub mod error;
 pub mod loadgen;
 pub mod repo;
+pub mod testing;
 
 use std::net::SocketAddr;
 use std::str::FromStr;

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use doudizhu_rules::{Card, CardSet, Dealt, Kind, RankCounts, Seat, Seed, deal, leads};
 use gamehub_doudizhu_dealer::DealerConfig;
-use gamehub_ledger::LedgerConfig;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::{Env, Secret};
@@ -30,82 +29,10 @@ pub fn redis_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
-fn postgres_url() -> String {
-    LedgerConfig::for_tests()
-        .common
-        .database_url
-        .expose()
-        .to_owned()
-}
+/// The database prefix of this suite's test ledgers.
+pub const LEDGER_DB_PREFIX: &str = "ddz_test_";
 
-/// A ledger on a fresh database of its own.
-pub struct TestLedger {
-    pub url: String,
-    pub addr: std::net::SocketAddr,
-    pub database_url: String,
-    shutdown: Shutdown,
-    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl TestLedger {
-    pub async fn start() -> TestLedger {
-        let name = format!("ddz_test_{}", uuid::Uuid::new_v4().simple());
-        let database_url =
-            gamehub_ledger::loadgen::scratch_database_url(&postgres_url(), &name).unwrap();
-        Self::start_on(database_url, "127.0.0.1:0".parse().unwrap()).await
-    }
-
-    async fn start_on(database_url: String, addr: std::net::SocketAddr) -> TestLedger {
-        let mut config = LedgerConfig::for_tests();
-        config.common.database_url = Secret::new(database_url.clone());
-        config.listen = addr;
-        config.db_pool_size = 4;
-        let shutdown = Shutdown::new();
-        let started = gamehub_ledger::start(config, shutdown.clone())
-            .await
-            .unwrap();
-        TestLedger {
-            url: format!("http://{}", started.addr),
-            addr: started.addr,
-            database_url,
-            shutdown,
-            task: Some(started.task),
-        }
-    }
-
-    /// Stops the ledger (its database stays).
-    pub async fn stop(&mut self) {
-        self.shutdown.trigger();
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
-        }
-    }
-
-    /// Starts it again on the same address and database.
-    pub async fn restart(&mut self) {
-        let again = Self::start_on(self.database_url.clone(), self.addr).await;
-        *self = again;
-    }
-
-    /// Stops the ledger and drops its database (best effort).
-    pub async fn finish(mut self) {
-        self.stop().await;
-        let name = self
-            .database_url
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .to_owned();
-        let _ = tokio::process::Command::new("psql")
-            .arg(
-                gamehub_ledger::loadgen::scratch_database_url(&postgres_url(), "postgres").unwrap(),
-            )
-            .arg("-qc")
-            .arg(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-            .output()
-            .await;
-    }
-}
+pub use gamehub_ledger::testing::TestLedger;
 
 /// Dealer settings a test may change.
 #[derive(Debug, Clone)]
@@ -207,7 +134,7 @@ impl World {
     }
 
     pub async fn start_with(options: Options) -> World {
-        let ledger = TestLedger::start().await;
+        let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
         let prefix = format!("ddzt{}", uuid::Uuid::new_v4().simple());
         let dealer = TestDealer::start(&prefix, &ledger.url, &options).await;
         World {

@@ -66,7 +66,7 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
     // A second replica as a real process.
     let addr = free_addr();
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gamehub-gomoku-referee"))
-        .envs(referee_env(&fx.prefix, &fx.ledger.url(), &addr.to_string()))
+        .envs(referee_env(&fx.prefix, &fx.ledger.url, &addr.to_string()))
         .env("RUST_LOG", "warn")
         .kill_on_drop(true)
         .spawn()

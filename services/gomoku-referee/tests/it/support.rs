@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use gamehub_gomoku_referee::RefereeConfig;
-use gamehub_ledger::LedgerConfig;
+pub use gamehub_ledger::testing::TestLedger;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::{Env, Secret};
@@ -15,14 +15,13 @@ use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::ledger::{Account, GetAccountRequest, GrantSilverRequest};
-use sqlx::migrate::MigrateDatabase;
-use tokio::sync::OnceCell;
 use tonic::Status;
 
 pub type Gomoku = GomokuServiceClient<ServiceChannel>;
 pub type Ledger = LedgerServiceClient<ServiceChannel>;
 
-const TEST_DB_PREFIX: &str = "gomoku_test_";
+/// The database prefix of this suite's test ledgers.
+const LEDGER_DB_PREFIX: &str = "gomoku_test_";
 /// Silver each test player is granted before playing.
 pub const GRANT: i64 = 10_000;
 /// Silver per point in the test rooms.
@@ -32,110 +31,10 @@ pub fn redis_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
-fn postgres_url() -> String {
-    std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
-fn database_url(name: &str) -> String {
-    gamehub_ledger::loadgen::scratch_database_url(&postgres_url(), name).unwrap()
-}
-
-/// Drops databases left by earlier runs (once per process, before any test makes one).
-async fn drop_leftovers() {
-    static ONCE: OnceCell<()> = OnceCell::const_new();
-    ONCE.get_or_init(|| async {
-        let Ok(pool) = sqlx::PgPool::connect(&database_url("postgres")).await else {
-            return;
-        };
-        let names: Vec<String> =
-            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE $1")
-                .bind(format!("{TEST_DB_PREFIX}%"))
-                .fetch_all(&pool)
-                .await
-                .unwrap_or_default();
-        for name in names {
-            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-                .execute(&pool)
-                .await;
-        }
-        pool.close().await;
-    })
-    .await;
-}
-
 /// A free local port (bound and released).
 pub fn free_addr() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap()
-}
-
-/// A ledger over a database of its own; can be stopped and started again on the same
-/// address and database.
-pub struct TestLedger {
-    pub addr: SocketAddr,
-    pub db_url: String,
-    running: Option<(Shutdown, tokio::task::JoinHandle<anyhow::Result<()>>)>,
-}
-
-impl TestLedger {
-    pub async fn start() -> Self {
-        drop_leftovers().await;
-        let db_url = database_url(&format!(
-            "{TEST_DB_PREFIX}{}",
-            uuid::Uuid::new_v4().simple()
-        ));
-        let mut ledger = TestLedger {
-            addr: free_addr(),
-            db_url,
-            running: None,
-        };
-        ledger.resume().await;
-        ledger
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// Starts it (again) on its address and database.
-    pub async fn resume(&mut self) {
-        let env = Env::from_pairs([
-            ("DATABASE_URL", self.db_url.clone()),
-            ("GAMEHUB_LEDGER_ADDR", self.addr.to_string()),
-            ("GAMEHUB_LEDGER_DB_POOL_SIZE", "4".to_owned()),
-        ]);
-        let config = LedgerConfig::from_env(&env).unwrap();
-        let shutdown = Shutdown::new();
-        let mut last = None;
-        // The address may take a moment to be free again after a stop.
-        for _ in 0..50 {
-            match gamehub_ledger::start(config.clone(), shutdown.clone()).await {
-                Ok(started) => {
-                    self.running = Some((shutdown, started.task));
-                    return;
-                }
-                Err(e) => {
-                    last = Some(e);
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
-        panic!("ledger does not start: {last:?}");
-    }
-
-    /// Stops it and waits until it no longer serves.
-    pub async fn stop(&mut self) {
-        if let Some((shutdown, task)) = self.running.take() {
-            shutdown.trigger();
-            let _ = tokio::time::timeout(Duration::from_secs(15), task).await;
-        }
-    }
-
-    pub async fn drop_database(mut self) {
-        self.stop().await;
-        let _ = sqlx::Postgres::force_drop_database(&self.db_url).await;
-    }
 }
 
 /// A referee replica in this process.
@@ -182,7 +81,7 @@ impl Fixture {
 
     /// A fixture whose first referee's environment is adjusted by `adjust`.
     pub async fn with(adjust: impl FnOnce(&mut Vec<(String, String)>)) -> Self {
-        let ledger = TestLedger::start().await;
+        let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
         let prefix = format!("gt{}", uuid::Uuid::new_v4().simple());
         let keys = Keys::new(&Secret::new(
             gamehub_platform::config::DEVELOPMENT_JWT_SECRET,
@@ -199,7 +98,7 @@ impl Fixture {
 
     /// Starts another referee replica on the same Redis prefix and ledger.
     pub async fn add_referee(&mut self, adjust: impl FnOnce(&mut Vec<(String, String)>)) {
-        let mut env = referee_env(&self.prefix, &self.ledger.url(), "127.0.0.1:0");
+        let mut env = referee_env(&self.prefix, &self.ledger.url, "127.0.0.1:0");
         adjust(&mut env);
         let config = RefereeConfig::from_env(&Env::from_pairs(env)).unwrap();
         let shutdown = Shutdown::new();
@@ -251,7 +150,7 @@ impl Fixture {
             .unwrap();
         LedgerServiceClient::new(
             service_channel(
-                &self.ledger.url(),
+                &self.ledger.url,
                 TokenSource::Static(token),
                 Duration::from_secs(10),
             )
@@ -380,7 +279,7 @@ impl Fixture {
         for referee in &self.referees {
             referee.stop();
         }
-        self.ledger.drop_database().await;
+        self.ledger.finish().await;
     }
 }
 

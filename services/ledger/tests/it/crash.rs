@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
 use gamehub_ledger::loadgen::random_game;
+use gamehub_ledger::testing::ScratchDatabase;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_proto::ledger::{GrantSilverRequest, SettleGameRequest, SettleGameResponse};
 use rand::SeedableRng;
@@ -130,7 +131,8 @@ async fn settle_until_acknowledged(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn settlements_survive_sigkill_and_restart() {
     // The database does not exist yet: the binary creates it and migrates it.
-    let database_url = TestDb::fresh_url().await;
+    let database = ScratchDatabase::fresh(TEST_DB_PREFIX).await;
+    let database_url = database.url.clone();
     let mut ledger = Ledger::spawn(&database_url, free_port());
     ledger.wait_serving().await;
     let url = ledger.url();
@@ -215,5 +217,5 @@ async fn settlements_survive_sigkill_and_restart() {
     check_invariants(&pool, &Caps::default()).await;
     pool.close().await;
     ledger.kill();
-    drop_database(&database_url).await;
+    database.drop().await;
 }

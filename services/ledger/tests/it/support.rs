@@ -6,11 +6,10 @@ use std::time::Duration;
 
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
-use gamehub_ledger::loadgen::scratch_database_url;
+use gamehub_ledger::testing::{ScratchDatabase, TestLedger};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::Secret;
-use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::ledger::{
@@ -19,96 +18,56 @@ use gamehub_proto::ledger::{
 };
 use prost::Message;
 use sqlx::PgPool;
-use sqlx::migrate::MigrateDatabase;
-use tokio::sync::OnceCell;
 
 pub type Client = LedgerServiceClient<ServiceChannel>;
 
-const TEST_DB_PREFIX: &str = "gamehub_ledger_test_";
-
-/// The PostgreSQL the tests use: `DATABASE_URL` when set, else the laptop default.
-pub fn server_url() -> String {
-    LedgerConfig::for_tests()
-        .common
-        .database_url
-        .expose()
-        .to_owned()
-}
-
-/// Drops databases left by earlier runs that died before cleaning up (once per process,
-/// before any test creates one; a database still in use is left alone).
-async fn drop_leftovers() {
-    static ONCE: OnceCell<()> = OnceCell::const_new();
-    ONCE.get_or_init(|| async {
-        let Ok(url) = scratch_database_url(&server_url(), "postgres") else {
-            return;
-        };
-        let Ok(pool) = PgPool::connect(&url).await else {
-            return;
-        };
-        let names: Vec<String> =
-            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE $1")
-                .bind(format!("{TEST_DB_PREFIX}%"))
-                .fetch_all(&pool)
-                .await
-                .unwrap_or_default();
-        for name in names {
-            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\""))
-                .execute(&pool)
-                .await;
-        }
-        pool.close().await;
-    })
-    .await;
-}
+/// The prefix of this suite's databases.
+pub const TEST_DB_PREFIX: &str = "gamehub_ledger_test_";
 
 /// A fresh database of this test's own, migrated.
 pub struct TestDb {
-    pub url: String,
     pub pool: PgPool,
+    database: ScratchDatabase,
 }
 
 impl TestDb {
-    /// A database name no other test uses (not yet created).
-    pub async fn fresh_url() -> String {
-        drop_leftovers().await;
-        let name = format!("{TEST_DB_PREFIX}{}", uuid::Uuid::new_v4().simple());
-        scratch_database_url(&server_url(), &name).expect("test database URL")
-    }
-
     /// Creates and migrates a fresh database.
     pub async fn new() -> Self {
-        let url = Self::fresh_url().await;
-        let mut config = LedgerConfig::for_tests();
-        config.common.database_url = Secret::new(url.clone());
-        config.db_pool_size = 4;
-        let pool = gamehub_ledger::connect_database(&config)
-            .await
-            .expect("test database");
-        Self { url, pool }
+        let database = ScratchDatabase::fresh(TEST_DB_PREFIX).await;
+        let pool = migrated_pool(&database.url).await;
+        Self { pool, database }
     }
 
     /// Drops the database.
     pub async fn drop(self) {
         self.pool.close().await;
-        drop_database(&self.url).await;
+        self.database.drop().await;
     }
 }
 
-pub async fn drop_database(url: &str) {
-    if let Err(e) = sqlx::Postgres::force_drop_database(url).await {
-        eprintln!("could not drop test database {url}: {e}");
-    }
+/// A pool of 4 on `url`, the database created and migrated if it was not.
+async fn migrated_pool(url: &str) -> PgPool {
+    let mut config = LedgerConfig::for_tests();
+    config.common.database_url = Secret::new(url.to_owned());
+    config.db_pool_size = 4;
+    gamehub_ledger::connect_database(&config)
+        .await
+        .expect("test database")
 }
 
-/// A ledger serving on a free local port over a fresh database.
+/// A ledger serving on a free local port over a fresh database, with a pool of its
+/// own on that database for checking what the ledger wrote.
 pub struct TestApp {
     pub url: String,
-    pub db: TestDb,
     pub keys: Keys,
     pub caps: Caps,
-    shutdown: Shutdown,
-    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+    pub db: AppDb,
+    ledger: TestLedger,
+}
+
+/// The database a [`TestApp`]'s ledger writes.
+pub struct AppDb {
+    pub pool: PgPool,
 }
 
 /// Starts a ledger on `127.0.0.1:0` over a fresh, migrated database.
@@ -118,24 +77,20 @@ pub async fn spawn_app() -> TestApp {
 
 /// Like [`spawn_app`], with the configuration adjusted by `adjust`.
 pub async fn spawn_app_with(adjust: impl FnOnce(&mut LedgerConfig)) -> TestApp {
-    let db = TestDb::new().await;
-    let mut config = LedgerConfig::for_tests();
-    config.common.database_url = Secret::new(db.url.clone());
-    config.db_pool_size = 8;
-    adjust(&mut config);
-    let keys = Keys::new(&config.common.jwt_secret);
-    let caps = config.caps;
-    let shutdown = Shutdown::new();
-    let started = gamehub_ledger::start(config, shutdown.clone())
-        .await
-        .expect("ledger starts");
+    let mut caps = None;
+    let ledger = TestLedger::start_with(TEST_DB_PREFIX, |config| {
+        config.db_pool_size = 8;
+        adjust(config);
+        caps = Some(config.caps);
+    })
+    .await;
+    let pool = migrated_pool(&ledger.database.url).await;
     TestApp {
-        url: format!("http://{}", started.addr),
-        db,
-        keys,
-        caps,
-        shutdown,
-        task: started.task,
+        url: ledger.url.clone(),
+        keys: ledger.keys.clone(),
+        caps: caps.expect("the configuration was adjusted"),
+        db: AppDb { pool },
+        ledger,
     }
 }
 
@@ -202,9 +157,8 @@ impl TestApp {
 
     /// Stops the server and drops its database.
     pub async fn finish(self) {
-        self.shutdown.trigger();
-        let _ = tokio::time::timeout(Duration::from_secs(15), self.task).await;
-        self.db.drop().await;
+        self.db.pool.close().await;
+        self.ledger.finish().await;
     }
 }
 

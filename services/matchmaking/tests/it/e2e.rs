@@ -25,7 +25,7 @@ struct Platform {
 }
 
 async fn platform() -> Platform {
-    let ledger = TestLedger::start(|_| {}).await;
+    let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
     let prefix = format!("test-e2e-{}", uuid::Uuid::new_v4().simple());
     let games = Shutdown::new();
     let referee = gamehub_gomoku_referee::RefereeConfig::from_env(&Env::from_pairs([
@@ -66,7 +66,7 @@ impl Platform {
     async fn stop(self) {
         drop(self.mm);
         self.games.trigger();
-        self.ledger.stop().await;
+        self.ledger.finish().await;
     }
 
     fn gomoku(

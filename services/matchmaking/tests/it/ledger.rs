@@ -26,7 +26,7 @@ async fn matchmaking_on(ledger: &TestLedger) -> (Mm, Arc<FakeTables>) {
 
 #[tokio::test]
 async fn a_balance_below_the_minimum_is_refused_and_the_partner_keeps_its_place() {
-    let ledger = TestLedger::start(|_| {}).await;
+    let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
     let (mm, _) = matchmaking_on(&ledger).await;
     ledger.grant("rich", 5_000).await;
     ledger.grant("poor", 200).await;
@@ -78,12 +78,15 @@ async fn a_balance_below_the_minimum_is_refused_and_the_partner_keeps_its_place(
     )
     .await;
     drop(mm);
-    ledger.stop().await;
+    ledger.finish().await;
 }
 
 #[tokio::test]
 async fn a_player_at_the_daily_loss_cap_is_refused_a_seat() {
-    let ledger = TestLedger::start(|config| config.caps.daily_loss_silver = 500).await;
+    let ledger = TestLedger::start_with(LEDGER_DB_PREFIX, |config| {
+        config.caps.daily_loss_silver = 500
+    })
+    .await;
     let (mm, _) = matchmaking_on(&ledger).await;
     ledger.grant("loser", 10_000).await;
     ledger.grant("winner", 10_000).await;
@@ -160,5 +163,5 @@ async fn a_player_at_the_daily_loss_cap_is_refused_a_seat() {
         .unwrap();
     assert_eq!((state(&back), back.position), (TicketState::Waiting, 1));
     drop(mm);
-    ledger.stop().await;
+    ledger.finish().await;
 }

@@ -14,7 +14,6 @@ use gamehub_matchmaking::peers::{
 use gamehub_matchmaking::rooms::{Game, Room};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
-use gamehub_platform::config::Secret;
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
 use gamehub_proto::matchmaking::{EnqueueRequest, GetTicketRequest, Ticket, TicketState};
@@ -273,104 +272,7 @@ pub fn state(ticket: &Ticket) -> TicketState {
     TicketState::try_from(ticket.state).unwrap()
 }
 
-/// A real ledger on a free port over a fresh database of its own.
-pub struct TestLedger {
-    pub url: String,
-    database_url: String,
-    pub keys: Keys,
-    shutdown: Shutdown,
-}
+/// The database prefix of this suite's test ledgers.
+pub const LEDGER_DB_PREFIX: &str = "gamehub_mm_test_";
 
-const TEST_DB_PREFIX: &str = "gamehub_mm_test_";
-
-/// Drops databases left by earlier runs that died before cleaning up (once per process,
-/// before this process creates any).
-async fn drop_leftovers(server_url: &str) {
-    static ONCE: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
-    ONCE.get_or_init(|| async {
-        let Ok(url) = gamehub_ledger::loadgen::scratch_database_url(server_url, "postgres") else {
-            return;
-        };
-        let Ok(pool) = sqlx::PgPool::connect(&url).await else {
-            return;
-        };
-        let names: Vec<String> =
-            sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE $1")
-                .bind(format!("{TEST_DB_PREFIX}%"))
-                .fetch_all(&pool)
-                .await
-                .unwrap_or_default();
-        for name in names {
-            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\""))
-                .execute(&pool)
-                .await;
-        }
-        pool.close().await;
-    })
-    .await;
-}
-
-impl TestLedger {
-    pub async fn start(adjust: impl FnOnce(&mut gamehub_ledger::LedgerConfig)) -> Self {
-        let mut config = gamehub_ledger::LedgerConfig::for_tests();
-        drop_leftovers(config.common.database_url.expose()).await;
-        let name = format!("{TEST_DB_PREFIX}{}", uuid::Uuid::new_v4().simple());
-        let database_url = gamehub_ledger::loadgen::scratch_database_url(
-            config.common.database_url.expose(),
-            &name,
-        )
-        .unwrap();
-        config.common.database_url = Secret::new(database_url.clone());
-        config.db_pool_size = 4;
-        adjust(&mut config);
-        let keys = Keys::new(&config.common.jwt_secret);
-        let shutdown = Shutdown::new();
-        let started = gamehub_ledger::start(config, shutdown.clone())
-            .await
-            .unwrap();
-        Self {
-            url: format!("http://{}", started.addr),
-            database_url,
-            keys,
-            shutdown,
-        }
-    }
-
-    pub fn client(
-        &self,
-        role: Role,
-    ) -> gamehub_proto::ledger::ledger_service_client::LedgerServiceClient<ServiceChannel> {
-        let token = self
-            .keys
-            .mint("tester", role, Duration::from_secs(3600))
-            .unwrap();
-        gamehub_proto::ledger::ledger_service_client::LedgerServiceClient::new(
-            service_channel(
-                &self.url,
-                TokenSource::Static(token),
-                Duration::from_secs(10),
-            )
-            .unwrap(),
-        )
-    }
-
-    pub async fn grant(&self, player: &str, amount: i64) {
-        self.client(Role::Operator)
-            .grant_silver(gamehub_proto::ledger::GrantSilverRequest {
-                request_id: uuid::Uuid::new_v4().to_string(),
-                player_id: player.into(),
-                amount_silver: amount,
-                reason: "test".into(),
-            })
-            .await
-            .unwrap();
-    }
-
-    /// Stops the ledger and drops its database.
-    pub async fn stop(self) {
-        self.shutdown.trigger();
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        use sqlx::migrate::MigrateDatabase;
-        let _ = sqlx::Postgres::force_drop_database(&self.database_url).await;
-    }
-}
+pub use gamehub_ledger::testing::TestLedger;
