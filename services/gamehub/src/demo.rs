@@ -426,12 +426,7 @@ fn print_doudizhu(
             if !print_table {
                 return;
             }
-            let name = |seat: i32| {
-                names
-                    .get(usize::try_from(seat).unwrap_or(usize::MAX))
-                    .cloned()
-                    .unwrap_or_else(|| format!("seat {seat}"))
-            };
+            let name = |seat: i32| render::seat_name(names, seat);
             match &event.kind {
                 Some(Kind::DealStarted(d)) => println!(
                     "deal {} dealt; commitment {}; {} bids first",

@@ -99,17 +99,30 @@ pub fn combination(c: Option<&ddz::Combination>) -> &'static str {
     }
 }
 
-/// One play or pass, e.g. `seat 1 plays 3 3 4 4 5 5 (pair straight)`.
-pub fn turn(turn: &ddz::Turn, names: &[String]) -> String {
-    let who = names
-        .get(usize::try_from(turn.seat).unwrap_or(usize::MAX))
+/// The name of Dou Dizhu seat `seat` in `names` (indexed by seat number), or `seat N`
+/// for a seat without one.
+pub fn seat_name(names: &[String], seat: i32) -> String {
+    usize::try_from(seat)
+        .ok()
+        .and_then(|i| names.get(i))
         .cloned()
-        .unwrap_or_else(|| format!("seat {}", turn.seat));
-    let by = match turn.by() {
+        .unwrap_or_else(|| format!("seat {seat}"))
+}
+
+/// Who made a play or bid when not the seat itself, as a mark to put after it:
+/// ` [timeout]`, ` [auto-play]`, else nothing.
+pub fn actor_mark(actor: ddz::Actor) -> &'static str {
+    match actor {
         ddz::Actor::Timeout => " [timeout]",
         ddz::Actor::AutoPlay => " [auto-play]",
         _ => "",
-    };
+    }
+}
+
+/// One play or pass, e.g. `seat 1 plays 3 3 4 4 5 5 (pair straight)`.
+pub fn turn(turn: &ddz::Turn, names: &[String]) -> String {
+    let who = seat_name(names, turn.seat);
+    let by = actor_mark(turn.by());
     if turn.ranks.is_empty() {
         format!("{who} passes{by}")
     } else {

@@ -2,6 +2,7 @@
 //! talks to a server or the terminal is here; what is shown is decided by the pure
 //! modules beside it.
 
+use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -15,15 +16,15 @@ use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
-use gomoku_rules::Point;
 use tokio::sync::mpsc;
 
-use super::app::{self, now_ms};
+use super::app::{self, App, now_ms};
 use super::doudizhu::{self, DoudizhuApp};
 use super::follow::{self, describe};
 use super::gomoku::{self, GomokuApp};
 use super::queue::{self, QueueApp, QueueFeed};
 use super::record::{ReplayApp, deal_record_lines};
+use super::table::Acted;
 use super::term::Terminal;
 use super::wallet;
 use super::{
@@ -31,7 +32,8 @@ use super::{
     RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
 };
 use crate::api::{Clients, Endpoints, request_id};
-use crate::drive::retry;
+use crate::drive::gomoku::api_point;
+use crate::drive::retry_call;
 
 /// Runs a client subcommand.
 pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Result<ExitCode> {
@@ -256,18 +258,8 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
             }
             (None, None) => anyhow::bail!("give --room or --table"),
         };
-        let (farewell, again) = match game {
-            GameArg::Gomoku => {
-                let app =
-                    gomoku_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
-                (app.farewell(), app.requeue())
-            }
-            GameArg::Doudizhu => {
-                let app =
-                    doudizhu_table(&mut terminal, &mut keys, &clients, &table_id, false).await?;
-                (app.farewell(), app.requeue())
-            }
-        };
+        let (farewell, again) =
+            table_screen(game, &mut terminal, &mut keys, &clients, &table_id, false).await?;
         // `next` at a closed table: queue again in the same room.
         match again {
             Some(room_id) => {
@@ -293,16 +285,15 @@ async fn watch(args: WatchArgs, config: &CommonConfig) -> anyhow::Result<ExitCod
     let clients = args.connect.clients(config)?;
     let mut terminal = Terminal::start()?;
     let mut keys = EventStream::new();
-    let farewell = match args.game {
-        GameArg::Gomoku => {
-            let app = gomoku_table(&mut terminal, &mut keys, &clients, &args.table, true).await?;
-            app.farewell()
-        }
-        GameArg::Doudizhu => {
-            let app = doudizhu_table(&mut terminal, &mut keys, &clients, &args.table, true).await?;
-            app.farewell()
-        }
-    };
+    let (farewell, _) = table_screen(
+        args.game,
+        &mut terminal,
+        &mut keys,
+        &clients,
+        &args.table,
+        true,
+    )
+    .await?;
     drop(terminal);
     for line in farewell {
         println!("{line}");
@@ -317,7 +308,7 @@ async fn wait_for_seat(
     clients: &Clients,
     room: mm::Room,
 ) -> anyhow::Result<Result<mm::Seat, String>> {
-    let (tx, rx) = mpsc::channel(256);
+    let (tx, rx) = mpsc::channel(FEED_BACKLOG);
     let mut matchmaking = clients.matchmaking.clone();
     let room_id = room.room_id.clone();
     let follower = tokio::spawn(async move {
@@ -351,6 +342,55 @@ async fn wait_for_seat(
         .unwrap_or_else(|| Err("cancelled".into())))
 }
 
+/// Items a screen's feed holds before the screen takes them.
+const FEED_BACKLOG: usize = 256;
+
+/// Runs the table screen of `game` for `table_id` until the player quits or leaves;
+/// what to print afterwards, and the room to queue in again if the player asked.
+async fn table_screen(
+    game: GameArg,
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    clients: &Clients,
+    table_id: &str,
+    spectator: bool,
+) -> anyhow::Result<(Vec<String>, Option<String>)> {
+    Ok(match game {
+        GameArg::Gomoku => {
+            let app = gomoku_table(terminal, keys, clients, table_id, spectator).await?;
+            (app.farewell(), app.requeue())
+        }
+        GameArg::Doudizhu => {
+            let app = doudizhu_table(terminal, keys, clients, table_id, spectator).await?;
+            (app.farewell(), app.requeue())
+        }
+    })
+}
+
+/// Runs `app` until it is finished, its feed being the table stream that
+/// `watch(after_event_id)` opens, followed across drops; `perform` answers its requests.
+async fn run_table<A, M, W, Fut, P>(
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    mut app: A,
+    watch: W,
+    perform: P,
+) -> anyhow::Result<A>
+where
+    A: App<Feed = follow::FeedOf<M>>,
+    M: follow::WatchMessage,
+    W: FnMut(u64) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<tonic::Streaming<M>, tonic::Status>> + Send,
+    P: Fn(A::Request) -> BoxFuture<'static, A::Reply>,
+{
+    let (tx, rx) = mpsc::channel(FEED_BACKLOG);
+    let follower = follow::spawn(watch, tx);
+    let result = app::run(terminal, keys, &mut app, rx, perform).await;
+    follower.abort();
+    result?;
+    Ok(app)
+}
+
 /// Runs the Gomoku screen for `table_id` until the player quits or leaves.
 pub async fn gomoku_table(
     terminal: &mut Terminal,
@@ -359,199 +399,166 @@ pub async fn gomoku_table(
     table_id: &str,
     spectator: bool,
 ) -> anyhow::Result<GomokuApp> {
-    let (tx, rx) = mpsc::channel(256);
     let client = clients.gomoku.clone();
     let watched = table_id.to_owned();
-    let follower = follow::spawn(
-        move |after_event_id| {
-            let mut client = client.clone();
-            let request = gm::WatchRequest {
-                table_id: watched.clone(),
-                after_event_id,
-            };
-            async move { client.watch(request).await.map(|r| r.into_inner()) }
-        },
-        tx,
-    );
-    let mut app = GomokuApp::new(table_id, spectator);
+    let watch = move |after_event_id| {
+        let mut client = client.clone();
+        let request = gm::WatchRequest {
+            table_id: watched.clone(),
+            after_event_id,
+        };
+        async move { client.watch(request).await.map(|r| r.into_inner()) }
+    };
     let client = clients.gomoku.clone();
-    let table_id = table_id.to_owned();
+    let performed = table_id.to_owned();
     let perform = move |request: gomoku::Request| -> BoxFuture<'static, gomoku::Reply> {
-        let client = client.clone();
-        let table_id = table_id.clone();
-        Box::pin(async move {
-            match request {
-                gomoku::Request::Refresh => {
-                    let get = gm::GetTableRequest { table_id };
-                    let table = retry(|| {
-                        let mut client = client.clone();
-                        let get = get.clone();
-                        async move { client.get_table(get).await }
-                    })
-                    .await
-                    .map_err(|s| describe(&s))
-                    .and_then(|r| {
-                        r.into_inner()
-                            .table
-                            .ok_or_else(|| "the referee returned no table".to_owned())
-                    });
-                    gomoku::Reply::Table(table)
-                }
-                gomoku::Request::Act(action) => {
-                    let result = gomoku_act(&client, &table_id, &action).await;
-                    gomoku::Reply::Acted(action, result)
-                }
-            }
-        })
+        Box::pin(gomoku_perform(client.clone(), performed.clone(), request))
     };
-    let result = app::run(terminal, keys, &mut app, rx, perform).await;
-    follower.abort();
-    result?;
-    Ok(app)
+    let app = GomokuApp::new(table_id, spectator);
+    run_table(terminal, keys, app, watch, perform).await
 }
 
-fn api_point(p: Point) -> gm::Point {
-    gm::Point {
-        text: p.to_string(),
-        x: i32::from(p.x()),
-        y: i32::from(p.y()),
-    }
-}
+type GomokuClient = gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient<
+    gamehub_platform::client::ServiceChannel,
+>;
 
-/// Sends one Gomoku action, retrying transient failures with the same request id.
-async fn gomoku_act(
-    client: &gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient<
-        gamehub_platform::client::ServiceChannel,
-    >,
-    table_id: &str,
-    action: &gomoku::Action,
-) -> Result<gomoku::Acted, String> {
-    use gomoku::{Acted, Action};
-    let table_id = table_id.to_owned();
+/// Does what the Gomoku screen asks, retrying transient failures (an action with the
+/// same request id).
+async fn gomoku_perform(
+    client: GomokuClient,
+    table_id: String,
+    request: gomoku::Request,
+) -> gomoku::Reply {
+    use gomoku::{Action, Reply, Request};
+    let action = match request {
+        Request::Refresh => {
+            let table = retry_call!(client, get_table, gm::GetTableRequest { table_id })
+                .await
+                .map_err(|s| describe(&s))
+                .and_then(|r| {
+                    r.table
+                        .ok_or_else(|| "the referee returned no table".to_owned())
+                });
+            return Reply::Table(table);
+        }
+        Request::Act(action) => action,
+    };
     let request_id = request_id();
-    macro_rules! call {
-        ($method:ident, $request:expr) => {{
-            let request = $request;
-            retry(|| {
-                let mut client = client.clone();
-                let request = request.clone();
-                async move { client.$method(request).await }
-            })
-            .await
-            .map(|r| r.into_inner())
-            .map_err(|s| describe(&s))
-        }};
-    }
-    let plain = |table: Option<gm::Table>| Acted {
-        table,
-        remark: None,
-    };
-    match *action {
-        Action::Place(p) => call!(
-            place_stone,
-            gm::PlaceStoneRequest {
+    let acted = match action {
+        Action::Place(p) => {
+            let request = gm::PlaceStoneRequest {
                 table_id,
                 request_id,
                 point: Some(api_point(p)),
-            }
-        )
-        .map(|r| plain(r.table)),
-        Action::Propose(a, b) => call!(
-            propose_fifth_moves,
-            gm::ProposeFifthMovesRequest {
+            };
+            retry_call!(client, place_stone, request)
+                .await
+                .map(|r| Acted::plain(r.table))
+        }
+        Action::Propose(a, b) => {
+            let request = gm::ProposeFifthMovesRequest {
                 table_id,
                 request_id,
                 points: vec![api_point(a), api_point(b)],
-            }
-        )
-        .map(|r| plain(r.table)),
-        Action::Choose(p) => call!(
-            choose_fifth_move,
-            gm::ChooseFifthMoveRequest {
+            };
+            retry_call!(client, propose_fifth_moves, request)
+                .await
+                .map(|r| Acted::plain(r.table))
+        }
+        Action::Choose(p) => {
+            let request = gm::ChooseFifthMoveRequest {
                 table_id,
                 request_id,
                 point: Some(api_point(p)),
-            }
-        )
-        .map(|r| plain(r.table)),
-        Action::Swap => call!(
-            swap,
-            gm::SwapRequest {
+            };
+            retry_call!(client, choose_fifth_move, request)
+                .await
+                .map(|r| Acted::plain(r.table))
+        }
+        Action::Swap => {
+            let request = gm::SwapRequest {
                 table_id,
                 request_id,
-            }
-        )
-        .map(|r| Acted {
-            table: r.table,
-            remark: Some("you swapped: you play black now".into()),
-        }),
-        Action::Claim => call!(
-            claim_forbidden,
-            gm::ClaimForbiddenRequest {
+            };
+            retry_call!(client, swap, request).await.map(|r| Acted {
+                table: r.table,
+                remark: Some("you swapped: you play black now".into()),
+            })
+        }
+        Action::Claim => {
+            let request = gm::ClaimForbiddenRequest {
                 table_id,
                 request_id,
-            }
-        )
-        .map(|r| Acted {
-            remark: Some(if r.upheld {
-                "claim upheld: black's move was forbidden, white wins".into()
-            } else {
-                "claim rejected: black's move was not forbidden; black moves again".into()
-            }),
-            table: r.table,
-        }),
-        Action::Resign => call!(
-            resign,
-            gm::ResignRequest {
+            };
+            retry_call!(client, claim_forbidden, request)
+                .await
+                .map(|r| Acted {
+                    remark: Some(if r.upheld {
+                        "claim upheld: black's move was forbidden, white wins".into()
+                    } else {
+                        "claim rejected: black's move was not forbidden; black moves again".into()
+                    }),
+                    table: r.table,
+                })
+        }
+        Action::Resign => {
+            let request = gm::ResignRequest {
                 table_id,
                 request_id,
-            }
-        )
-        .map(|r| plain(r.table)),
-        Action::OfferDraw => call!(
-            offer_draw,
-            gm::OfferDrawRequest {
+            };
+            retry_call!(client, resign, request)
+                .await
+                .map(|r| Acted::plain(r.table))
+        }
+        Action::OfferDraw => {
+            let request = gm::OfferDrawRequest {
                 table_id,
                 request_id,
-            }
-        )
-        .map(|r| Acted {
-            table: r.table,
-            remark: Some("draw offered; it lapses if your opponent plays instead".into()),
-        }),
-        Action::AnswerDraw(accept) => call!(
-            answer_draw,
-            gm::AnswerDrawRequest {
+            };
+            retry_call!(client, offer_draw, request)
+                .await
+                .map(|r| Acted {
+                    table: r.table,
+                    remark: Some("draw offered; it lapses if your opponent plays instead".into()),
+                })
+        }
+        Action::AnswerDraw(accept) => {
+            let request = gm::AnswerDrawRequest {
                 table_id,
                 request_id,
                 accept,
-            }
-        )
-        .map(|r| plain(r.table)),
-        Action::NextGame => call!(
-            next_game,
-            gm::NextGameRequest {
+            };
+            retry_call!(client, answer_draw, request)
+                .await
+                .map(|r| Acted::plain(r.table))
+        }
+        Action::NextGame => {
+            let request = gm::NextGameRequest {
                 table_id,
                 request_id,
-            }
-        )
-        .map(|r| Acted {
-            remark: Some(if r.started {
-                "the next game starts".into()
-            } else {
-                "waiting for your opponent to ask for the next game".into()
-            }),
-            table: r.table,
-        }),
-        Action::Leave => call!(
-            leave,
-            gm::LeaveRequest {
+            };
+            retry_call!(client, next_game, request)
+                .await
+                .map(|r| Acted {
+                    remark: Some(if r.started {
+                        "the next game starts".into()
+                    } else {
+                        "waiting for your opponent to ask for the next game".into()
+                    }),
+                    table: r.table,
+                })
+        }
+        Action::Leave => {
+            let request = gm::LeaveRequest {
                 table_id,
                 request_id,
-            }
-        )
-        .map(|r| plain(r.table)),
-    }
+            };
+            retry_call!(client, leave, request)
+                .await
+                .map(|r| Acted::plain(r.table))
+        }
+    };
+    Reply::Acted(action, acted.map_err(|s| describe(&s)))
 }
 
 /// Runs the Dou Dizhu screen for `table_id` until the player quits or leaves.
@@ -562,39 +569,37 @@ pub async fn doudizhu_table(
     table_id: &str,
     spectator: bool,
 ) -> anyhow::Result<DoudizhuApp> {
-    let (tx, rx) = mpsc::channel(256);
     let client = clients.doudizhu.clone();
     let watched = table_id.to_owned();
-    let follower = follow::spawn(
-        move |after_event_id| {
-            let mut client = client.clone();
-            let request = ddz::WatchRequest {
-                table_id: watched.clone(),
-                after_event_id: i64::try_from(after_event_id).unwrap_or(i64::MAX),
-                as_spectator: spectator,
-            };
-            async move { client.watch(request).await.map(|r| r.into_inner()) }
-        },
-        tx,
-    );
-    let mut app = DoudizhuApp::new(table_id, spectator);
-    let client = clients.doudizhu.clone();
-    let table_id = table_id.to_owned();
-    let perform = move |request: doudizhu::Request| -> BoxFuture<'static, doudizhu::Reply> {
-        let client = client.clone();
-        let table_id = table_id.clone();
-        Box::pin(doudizhu_perform(client, table_id, spectator, request))
+    let watch = move |after_event_id| {
+        let mut client = client.clone();
+        let request = ddz::WatchRequest {
+            table_id: watched.clone(),
+            after_event_id: i64::try_from(after_event_id).unwrap_or(i64::MAX),
+            as_spectator: spectator,
+        };
+        async move { client.watch(request).await.map(|r| r.into_inner()) }
     };
-    let result = app::run(terminal, keys, &mut app, rx, perform).await;
-    follower.abort();
-    result?;
-    Ok(app)
+    let client = clients.doudizhu.clone();
+    let performed = table_id.to_owned();
+    let perform = move |request: doudizhu::Request| -> BoxFuture<'static, doudizhu::Reply> {
+        Box::pin(doudizhu_perform(
+            client.clone(),
+            performed.clone(),
+            spectator,
+            request,
+        ))
+    };
+    let app = DoudizhuApp::new(table_id, spectator);
+    run_table(terminal, keys, app, watch, perform).await
 }
 
 type DoudizhuClient = gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient<
     gamehub_platform::client::ServiceChannel,
 >;
 
+/// Does what the Dou Dizhu screen asks, retrying transient failures (an action with
+/// the same request id).
 async fn doudizhu_perform(
     client: DoudizhuClient,
     table_id: String,
@@ -602,129 +607,121 @@ async fn doudizhu_perform(
     request: doudizhu::Request,
 ) -> doudizhu::Reply {
     use doudizhu::{Action, Reply, Request};
-    macro_rules! call {
-        ($method:ident, $request:expr) => {{
-            let request = $request;
-            retry(|| {
-                let mut client = client.clone();
-                let request = request.clone();
-                async move { client.$method(request).await }
-            })
-            .await
-            .map(|r| r.into_inner())
-            .map_err(|s| describe(&s))
-        }};
-    }
-    match request {
-        Request::Refresh => Reply::Table(
-            call!(
-                get_table,
-                ddz::GetTableRequest {
-                    table_id,
-                    as_spectator: spectator,
-                }
-            )
-            .and_then(|r| {
-                r.table
-                    .ok_or_else(|| "the dealer returned no table".to_owned())
-            }),
-        ),
+    let action = match request {
+        Request::Refresh => {
+            let get = ddz::GetTableRequest {
+                table_id,
+                as_spectator: spectator,
+            };
+            let table = retry_call!(client, get_table, get)
+                .await
+                .map_err(|s| describe(&s))
+                .and_then(|r| {
+                    r.table
+                        .ok_or_else(|| "the dealer returned no table".to_owned())
+                });
+            return Reply::Table(table);
+        }
         Request::Hints {
             turn_event_id,
             fill,
-        } => Reply::Hints {
-            turn_event_id,
-            fill,
-            plays: call!(hint, ddz::HintRequest { table_id }).map(|r| {
-                r.plays
-                    .into_iter()
-                    .map(|h| {
-                        let kind = crate::render::combination(h.combination.as_ref()).to_owned();
-                        (h.ranks, kind)
-                    })
-                    .collect()
-            }),
-        },
+        } => {
+            let plays = retry_call!(client, hint, ddz::HintRequest { table_id })
+                .await
+                .map_err(|s| describe(&s))
+                .map(|r| {
+                    r.plays
+                        .into_iter()
+                        .map(|h| {
+                            let kind =
+                                crate::render::combination(h.combination.as_ref()).to_owned();
+                            (h.ranks, kind)
+                        })
+                        .collect()
+                });
+            return Reply::Hints {
+                turn_event_id,
+                fill,
+                plays,
+            };
+        }
         Request::Verify(deal_number) => {
-            let record = call!(
-                get_deal_record,
-                ddz::GetDealRecordRequest {
-                    table_id,
-                    deal_number,
-                }
-            )
-            .and_then(|r| {
-                r.record
-                    .ok_or_else(|| "the dealer returned no record".to_owned())
-            });
-            Reply::Verified(
+            let get = ddz::GetDealRecordRequest {
+                table_id,
+                deal_number,
+            };
+            let record = retry_call!(client, get_deal_record, get)
+                .await
+                .map_err(|s| describe(&s))
+                .and_then(|r| {
+                    r.record
+                        .ok_or_else(|| "the dealer returned no record".to_owned())
+                });
+            return Reply::Verified(
                 deal_number,
                 record.and_then(|record| {
                     crate::demo::verify_shuffle(&record)
                         .map(|()| record.seed.clone())
                         .map_err(|e| format!("{e:#}"))
                 }),
-            )
+            );
         }
-        Request::Act(action) => {
-            let request_id = request_id();
-            let result = match &action {
-                Action::Bid(points) => call!(
-                    bid,
-                    ddz::BidRequest {
-                        table_id,
-                        request_id,
-                        points: i32::from(*points),
-                    }
-                )
-                .map(|r| r.table),
-                Action::Play(ranks) => call!(
-                    play,
-                    ddz::PlayRequest {
-                        table_id,
-                        request_id,
-                        ranks: ranks.clone(),
-                        cards: Vec::new(),
-                    }
-                )
-                .map(|r| r.table),
-                Action::Pass => call!(
-                    pass,
-                    ddz::PassRequest {
-                        table_id,
-                        request_id,
-                    }
-                )
-                .map(|r| r.table),
-                Action::Auto(on) => call!(
-                    set_auto_play,
-                    ddz::SetAutoPlayRequest {
-                        table_id,
-                        request_id,
-                        on: *on,
-                    }
-                )
-                .map(|r| r.table),
-                Action::NextDeal => call!(
-                    next_deal,
-                    ddz::NextDealRequest {
-                        table_id,
-                        request_id,
-                    }
-                )
-                .map(|r| r.table),
-                Action::Leave => call!(
-                    leave,
-                    ddz::LeaveRequest {
-                        table_id,
-                        request_id,
-                    }
-                )
-                .map(|r| r.table),
+        Request::Act(action) => action,
+    };
+    let request_id = request_id();
+    let table = match &action {
+        Action::Bid(points) => {
+            let request = ddz::BidRequest {
+                table_id,
+                request_id,
+                points: i32::from(*points),
             };
-            Reply::Acted(action, result)
+            retry_call!(client, bid, request).await.map(|r| r.table)
         }
-    }
+        Action::Play(ranks) => {
+            let request = ddz::PlayRequest {
+                table_id,
+                request_id,
+                ranks: ranks.clone(),
+                cards: Vec::new(),
+            };
+            retry_call!(client, play, request).await.map(|r| r.table)
+        }
+        Action::Pass => {
+            let request = ddz::PassRequest {
+                table_id,
+                request_id,
+            };
+            retry_call!(client, pass, request).await.map(|r| r.table)
+        }
+        Action::Auto(on) => {
+            let request = ddz::SetAutoPlayRequest {
+                table_id,
+                request_id,
+                on: *on,
+            };
+            retry_call!(client, set_auto_play, request)
+                .await
+                .map(|r| r.table)
+        }
+        Action::NextDeal => {
+            let request = ddz::NextDealRequest {
+                table_id,
+                request_id,
+            };
+            retry_call!(client, next_deal, request)
+                .await
+                .map(|r| r.table)
+        }
+        Action::Leave => {
+            let request = ddz::LeaveRequest {
+                table_id,
+                request_id,
+            };
+            retry_call!(client, leave, request).await.map(|r| r.table)
+        }
+    };
+    Reply::Acted(action, table.map(Acted::plain).map_err(|s| describe(&s)))
 }
 
 fn record_format(format: FormatArg) -> gm::RecordFormat {

@@ -6,15 +6,14 @@
 //! event): the client never judges a play. A play is typed as ranks and sent as they
 //! are; the dealer picks the suits and refuses what the rules refuse, in its words.
 
-use std::collections::VecDeque;
-
 use crossterm::event::KeyEvent;
 use doudizhu_rules::RankCounts;
 use gamehub_proto::doudizhu as ddz;
 
 use super::app::App;
 use super::follow::Feed;
-use super::screen::{Footer, clock, compose, signed};
+use super::screen::{clock, compose, signed};
+use super::table::{Acted, TableScreen};
 use super::term::{Edit, Frame};
 use crate::render;
 
@@ -139,7 +138,7 @@ pub enum Reply {
     /// GetTable's view, or the error's message.
     Table(Result<ddz::Table, String>),
     /// An action's result: the view after it, or the server's message.
-    Acted(Action, Result<Option<ddz::Table>, String>),
+    Acted(Action, Result<Acted<ddz::Table>, String>),
     /// Hint's answer for the turn of `turn_event_id`.
     Hints {
         /// As asked.
@@ -170,61 +169,44 @@ const LOG_LINES: usize = 5;
 /// Plays of the deal kept on screen.
 const TURN_LINES: usize = 5;
 
+/// What the first `leave` during a deal says.
+const ESCAPE_WARNING: &str = "leaving during a deal is an escape (逃跑): you lose 3 × bid × base × \
+                              multiplier; type leave again to confirm";
+
 /// The Dou Dizhu screen's state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DoudizhuApp {
-    /// The table's id, for the title before the first view arrives.
-    table_id: String,
-    /// Watching: no hand, no actions.
-    spectator: bool,
-    /// The view as the dealer last described it.
-    table: Option<ddz::Table>,
-    /// The highest event id the stream delivered.
-    latest_event_id: i64,
-    /// A GetTable is in flight.
-    refreshing: bool,
+    /// The view, the log, the footer and the seat's choices.
+    screen: TableScreen<ddz::Table>,
     /// Hints of the current turn.
     hints: Option<Hints>,
     /// Show the hint list in the panel.
     show_hints: bool,
     /// Shuffle checks of finished deals: deal number → seed, or what failed.
     verified: Vec<(i32, Result<String, String>)>,
-    /// What happened besides plays, newest last.
-    log: VecDeque<String>,
-    /// Status, messages, command line.
-    footer: Footer,
-    /// `leave` was typed once during a deal; the next `leave` escapes.
-    confirm_leave: bool,
-    /// Show the command list.
-    show_help: bool,
-    /// The player left the table.
-    left: bool,
-    /// The player asked for another table (`next` at a closed table).
-    requeue: bool,
-    /// The player left the table or quit.
-    done: bool,
 }
 
 impl DoudizhuApp {
     /// A screen for `table_id`, as its player or as a spectator.
     pub fn new(table_id: &str, spectator: bool) -> Self {
         Self {
-            table_id: table_id.to_owned(),
-            spectator,
-            ..Self::default()
+            screen: TableScreen::new(table_id, spectator, LOG_LINES),
+            hints: None,
+            show_hints: false,
+            verified: Vec::new(),
         }
     }
 
     /// The view as last seen.
     pub fn table(&self) -> Option<&ddz::Table> {
-        self.table.as_ref()
+        self.screen.table()
     }
 
     /// What to print on the normal screen when the client closes: the last result
     /// and, when the player is still seated, how to come back.
     pub fn farewell(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let Some(table) = &self.table else {
+        let Some(table) = self.screen.table() else {
             return out;
         };
         if table.result.is_some() {
@@ -234,70 +216,24 @@ impl DoudizhuApp {
                     .filter(|l| !l.starts_with('`') && !l.starts_with("the table")),
             );
         }
-        if self.my_seat().is_some() && table.status() != ddz::TableStatus::Closed && !self.left {
-            out.push(format!(
-                "you are still seated at table {0}; come back with: gamehub play doudizhu --table {0}",
-                table.table_id
-            ));
-        }
+        out.extend(self.screen.come_back());
         out
     }
 
     /// The room to queue in again when the player asked for another table.
     pub fn requeue(&self) -> Option<String> {
-        self.requeue
-            .then(|| {
-                self.table
-                    .as_ref()
-                    .and_then(|t| t.stakes.as_ref().map(|s| s.room_id.clone()))
-            })
-            .flatten()
-    }
-
-    fn closed(&self) -> bool {
-        self.table
-            .as_ref()
-            .is_some_and(|t| t.status() == ddz::TableStatus::Closed)
+        self.screen.requeue()
     }
 
     fn my_seat(&self) -> Option<i32> {
-        self.table
-            .as_ref()
-            .map(|t| t.viewer_seat)
-            .filter(|s| *s >= 0 && !self.spectator)
-    }
-
-    fn set_table(&mut self, table: ddz::Table) {
-        if let Some(current) = &self.table
-            && current.last_event_id > table.last_event_id
-        {
-            return;
-        }
-        self.latest_event_id = self.latest_event_id.max(table.last_event_id);
-        self.table = Some(table);
-    }
-
-    fn refresh_if_behind(&mut self) -> Vec<Request> {
-        let shown = self.table.as_ref().map_or(0, |t| t.last_event_id);
-        if self.refreshing || self.latest_event_id <= shown {
-            return Vec::new();
-        }
-        self.refreshing = true;
-        vec![Request::Refresh]
-    }
-
-    fn note(&mut self, line: String) {
-        self.log.push_back(line);
-        while self.log.len() > LOG_LINES {
-            self.log.pop_front();
-        }
+        self.screen.my_seat()
     }
 
     /// Player names by seat, the viewer's marked.
     fn names(&self) -> Vec<String> {
         let me = self.my_seat();
-        self.table
-            .as_ref()
+        self.screen
+            .table()
             .map(|t| {
                 t.seats
                     .iter()
@@ -314,40 +250,39 @@ impl DoudizhuApp {
     }
 
     fn name(&self, seat: i32) -> String {
-        self.names()
-            .get(usize::try_from(seat).unwrap_or(usize::MAX))
-            .cloned()
-            .unwrap_or_else(|| format!("seat {seat}"))
+        render::seat_name(&self.names(), seat)
     }
 
     fn my_turn(&self) -> bool {
         let me = self.my_seat();
         me.is_some()
             && self
-                .table
-                .as_ref()
+                .screen
+                .table()
                 .is_some_and(|t| t.to_act == me.unwrap_or(-1))
     }
 
     fn deal_running(&self) -> bool {
-        self.table.as_ref().is_some_and(|t| {
+        self.screen.table().is_some_and(|t| {
             t.status() == ddz::TableStatus::Dealing && t.phase() != ddz::Phase::Finished
         })
     }
 
     fn hints_current(&self) -> bool {
-        let key = self.table.as_ref().map_or(-1, |t| t.last_event_id);
+        let key = self.screen.table().map_or(-1, |t| t.last_event_id);
         self.hints.as_ref().is_some_and(|h| h.turn_event_id == key)
     }
 
     /// Tab: the next legal play on the command line (asking the dealer first).
     fn tab(&mut self) -> Vec<Request> {
         let playing = self
-            .table
-            .as_ref()
+            .screen
+            .table()
             .is_some_and(|t| t.phase() == ddz::Phase::Playing);
         if !self.my_turn() || !playing {
-            self.footer.error("hints are for your own turn in play");
+            self.screen
+                .footer
+                .error("hints are for your own turn in play");
             return Vec::new();
         }
         if self.hints_current() {
@@ -358,7 +293,7 @@ impl DoudizhuApp {
     }
 
     fn hint_request(&mut self, fill: bool) -> Vec<Request> {
-        let turn_event_id = self.table.as_ref().map_or(0, |t| t.last_event_id);
+        let turn_event_id = self.screen.table().map_or(0, |t| t.last_event_id);
         vec![Request::Hints {
             turn_event_id,
             fill,
@@ -370,7 +305,8 @@ impl DoudizhuApp {
             return;
         };
         if hints.plays.is_empty() {
-            self.footer
+            self.screen
+                .footer
                 .info("nothing beats the play on the table: `pass`");
             return;
         }
@@ -378,47 +314,46 @@ impl DoudizhuApp {
         hints.next = i + 1;
         let (ranks, kind) = hints.plays[i].clone();
         let count = hints.plays.len();
-        self.footer.editor.set(&ranks);
-        self.footer.info(format!(
+        self.screen.footer.editor.set(&ranks);
+        self.screen.footer.info(format!(
             "hint {}/{count}: {kind}; Enter plays it, Tab shows the next",
             i + 1
         ));
     }
 
     fn command(&mut self, text: &str, now_ms: i64) -> Vec<Request> {
-        let bidding = self.table.as_ref().is_some_and(|t| {
+        let bidding = self.screen.table().is_some_and(|t| {
             t.phase() == ddz::Phase::Bidding && t.status() == ddz::TableStatus::Dealing
         });
         let command = match parse_command(text, bidding) {
             Ok(command) => command,
             Err(e) => {
-                self.footer.error(e);
+                self.screen.footer.error(e);
                 return Vec::new();
             }
         };
-        if command != Command::Leave {
-            self.confirm_leave = false;
-        }
+        self.screen.typed(command == Command::Leave);
         let action = match command {
             Command::Help => {
-                self.show_help = !self.show_help;
+                self.screen.show_help = !self.screen.show_help;
                 return Vec::new();
             }
             Command::Quit => {
-                self.done = true;
+                self.screen.quit();
                 return Vec::new();
             }
             Command::Verify => {
                 let Some(deal) = self.last_finished_deal() else {
-                    self.footer.error("no finished deal to verify yet");
+                    self.screen.footer.error("no finished deal to verify yet");
                     return Vec::new();
                 };
-                self.footer.start(format!("verifying deal {deal}"), now_ms);
+                self.screen
+                    .footer
+                    .start(format!("verifying deal {deal}"), now_ms);
                 return vec![Request::Verify(deal)];
             }
-            _ if self.spectator => {
-                self.footer
-                    .error("you are watching this table; spectators cannot act (quit to stop)");
+            _ if self.screen.spectator => {
+                self.screen.refuse_spectator();
                 return Vec::new();
             }
             Command::Hint => {
@@ -433,34 +368,29 @@ impl DoudizhuApp {
             Command::Pass => Action::Pass,
             Command::Bid(n) => Action::Bid(n),
             Command::Auto(on) => Action::Auto(on),
-            Command::NextDeal if self.closed() => {
+            Command::NextDeal if self.screen.closed() => {
                 // This table is over: find another one in the same room.
-                self.requeue = true;
-                self.done = true;
+                self.screen.queue_elsewhere();
                 return Vec::new();
             }
             Command::NextDeal => Action::NextDeal,
             Command::Leave => {
-                if self.deal_running() && !self.confirm_leave {
-                    self.confirm_leave = true;
-                    self.footer.info(
-                        "leaving during a deal is an escape (逃跑): you lose 3 × bid × base × \
-                         multiplier; type leave again to confirm",
-                    );
+                if !self
+                    .screen
+                    .leave_confirmed(self.deal_running(), ESCAPE_WARNING)
+                {
                     return Vec::new();
                 }
                 Action::Leave
             }
         };
-        self.confirm_leave = false;
         self.show_hints = false;
-        self.footer.notice = None;
-        self.footer.start(action.label(), now_ms);
+        self.screen.send(action.label(), now_ms);
         vec![Request::Act(action)]
     }
 
     fn last_finished_deal(&self) -> Option<i32> {
-        let table = self.table.as_ref()?;
+        let table = self.screen.table()?;
         if table.result.is_some() {
             Some(table.deal_number)
         } else if table.deal_number > 1 {
@@ -477,60 +407,36 @@ impl App for DoudizhuApp {
     type Reply = Reply;
 
     fn on_feed(&mut self, feed: Self::Feed, now_ms: i64) -> Vec<Request> {
-        self.footer.link_feed(&feed, now_ms);
         let mut requests = Vec::new();
-        match feed {
-            Feed::Snapshot(table) => {
-                // A deal that had already ended when the screen opened is checked too.
-                if table.result.as_ref().is_some_and(|r| !r.seed.is_empty())
-                    && !self.verified.iter().any(|(d, _)| *d == table.deal_number)
-                {
-                    requests.push(Request::Verify(table.deal_number));
-                }
-                self.set_table(table);
-            }
-            Feed::Event(event) => {
-                self.latest_event_id = self.latest_event_id.max(event.event_id);
-                if let Some(ddz::table_event::Kind::DealEnded(_)) = &event.kind {
-                    // Anyone can check the shuffle once the deal is over: do it at once.
-                    requests.push(Request::Verify(event.deal_number));
-                }
-                let names = self.names();
-                if let Some(line) = describe_event(&event, &names) {
-                    self.note(line);
-                }
-            }
-            Feed::Reconnecting { .. } | Feed::Live | Feed::Ended(_) => {}
+        // A deal that had already ended when the screen opened is checked too.
+        if let Feed::Snapshot(table) = &feed
+            && table.result.as_ref().is_some_and(|r| !r.seed.is_empty())
+            && !self.verified.iter().any(|(d, _)| *d == table.deal_number)
+        {
+            requests.push(Request::Verify(table.deal_number));
         }
-        requests.extend(self.refresh_if_behind());
+        if let Some(event) = self.screen.feed(feed, now_ms) {
+            if let Some(ddz::table_event::Kind::DealEnded(_)) = &event.kind {
+                // Anyone can check the shuffle once the deal is over: do it at once.
+                requests.push(Request::Verify(event.deal_number));
+            }
+            let names = self.names();
+            if let Some(line) = describe_event(&event, &names) {
+                self.screen.note(line);
+            }
+        }
+        requests.extend(self.screen.refresh_if_behind(Request::Refresh));
         requests
     }
 
-    fn on_reply(&mut self, reply: Reply, _now_ms: i64) -> Vec<Request> {
+    fn on_reply(&mut self, reply: Reply, now_ms: i64) -> Vec<Request> {
         match reply {
-            Reply::Table(Ok(table)) => {
-                self.refreshing = false;
-                self.set_table(table);
-            }
-            Reply::Table(Err(e)) => {
-                self.refreshing = false;
-                self.footer.error(e);
-                return Vec::new();
+            Reply::Table(table) => {
+                return self.screen.refreshed(table, Request::Refresh, now_ms);
             }
             Reply::Acted(action, result) => {
-                self.footer.finish(&action.label());
-                match result {
-                    Ok(table) => {
-                        if let Some(table) = table {
-                            self.set_table(table);
-                        }
-                        if action == Action::Leave {
-                            self.left = true;
-                            self.done = true;
-                        }
-                    }
-                    Err(message) => self.footer.error(message),
-                }
+                let leaving = action == Action::Leave;
+                self.screen.acted(&action.label(), leaving, result, now_ms);
             }
             Reply::Hints {
                 turn_event_id,
@@ -547,10 +453,10 @@ impl App for DoudizhuApp {
                         self.fill_next_hint();
                     }
                 }
-                Err(e) => self.footer.error(e),
+                Err(e) => self.screen.footer.error(e),
             },
             Reply::Verified(deal, result) => {
-                self.footer.finish(&format!("verifying deal {deal}"));
+                self.screen.footer.finish(&format!("verifying deal {deal}"));
                 self.verified.retain(|(d, _)| *d != deal);
                 self.verified.push((deal, result));
                 if self.verified.len() > 4 {
@@ -558,30 +464,26 @@ impl App for DoudizhuApp {
                 }
             }
         }
-        self.refresh_if_behind()
+        self.screen.refresh_if_behind(Request::Refresh)
     }
 
     fn on_key(&mut self, key: KeyEvent, now_ms: i64) -> Vec<Request> {
-        match self.footer.editor.key(key) {
+        match self.screen.key(key) {
             Edit::Submit(text) if !text.is_empty() => self.command(&text, now_ms),
             Edit::Tab => self.tab(),
-            Edit::Quit => {
-                self.done = true;
-                Vec::new()
-            }
             _ => Vec::new(),
         }
     }
 
     fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame {
-        let help = if self.spectator {
+        let help = if self.screen.spectator {
             "watching (no hands shown) · verify · quit or Ctrl-C to stop"
         } else {
             "334455 · pass · Tab hint · bid 1-3 · auto · next · verify · leave · quit · help"
         };
         compose(
             self.body(now_ms),
-            &self.footer,
+            &self.screen.footer,
             help,
             now_ms,
             (width, height),
@@ -589,21 +491,14 @@ impl App for DoudizhuApp {
     }
 
     fn finished(&self) -> bool {
-        self.done
+        self.screen.finished()
     }
 }
 
 /// A bid as text: `bob 2`, `carol pass`.
 fn bid_text(bid: &ddz::SeatBid, names: &[String]) -> String {
-    let who = names
-        .get(usize::try_from(bid.seat).unwrap_or(usize::MAX))
-        .cloned()
-        .unwrap_or_else(|| format!("seat {}", bid.seat));
-    let by = match bid.by() {
-        ddz::Actor::Timeout => " [timeout]",
-        ddz::Actor::AutoPlay => " [auto-play]",
-        _ => "",
-    };
+    let who = render::seat_name(names, bid.seat);
+    let by = render::actor_mark(bid.by());
     if bid.points == 0 {
         format!("{who} pass{by}")
     } else {
@@ -614,12 +509,7 @@ fn bid_text(bid: &ddz::SeatBid, names: &[String]) -> String {
 /// Events that the view does not show by itself, as log lines.
 pub fn describe_event(event: &ddz::TableEvent, names: &[String]) -> Option<String> {
     use ddz::table_event::Kind;
-    let name = |seat: i32| {
-        names
-            .get(usize::try_from(seat).unwrap_or(usize::MAX))
-            .cloned()
-            .unwrap_or_else(|| format!("seat {seat}"))
-    };
+    let name = |seat: i32| render::seat_name(names, seat);
     Some(match event.kind.as_ref()? {
         Kind::DealStarted(d) => format!(
             "deal {} dealt; seed commitment {}…",
@@ -670,12 +560,8 @@ fn close_reason(reason: ddz::CloseReason) -> &'static str {
 
 impl DoudizhuApp {
     fn body(&self, now_ms: i64) -> Vec<String> {
-        let Some(table) = &self.table else {
-            return vec![
-                format!("Dou Dizhu · table {}", self.table_id),
-                String::new(),
-                "loading the table…".into(),
-            ];
+        let Some(table) = self.screen.table() else {
+            return self.screen.loading();
         };
         let names = self.names();
         let stakes = table.stakes.clone().unwrap_or_default();
@@ -687,7 +573,11 @@ impl DoudizhuApp {
             stakes.points_base,
             table.multiplier.max(1),
             clock(table.turn_time_ms),
-            if self.spectator { " · watching" } else { "" }
+            if self.screen.spectator {
+                " · watching"
+            } else {
+                ""
+            }
         )];
         out.push(String::new());
         let finished = table.phase() == ddz::Phase::Finished;
@@ -775,7 +665,7 @@ impl DoudizhuApp {
         } else if table.status() == ddz::TableStatus::Closed {
             out.push(self.closed_line(table));
         }
-        if self.show_help {
+        if self.screen.show_help {
             out.push(String::new());
             out.extend(HELP.iter().map(|l| (*l).to_owned()));
         } else if self.show_hints && self.hints_current() {
@@ -794,9 +684,9 @@ impl DoudizhuApp {
                 ));
             }
         }
-        if !self.log.is_empty() {
+        if !self.screen.log().is_empty() {
             out.push(String::new());
-            out.extend(self.log.iter().cloned());
+            out.extend(self.screen.log().iter().cloned());
         }
         out
     }
@@ -1173,12 +1063,12 @@ mod tests {
             },
             0,
         );
-        assert_eq!(app.footer.editor.text(), "55");
+        assert_eq!(app.screen.footer.editor.text(), "55");
         assert!(app.on_key(tab, 0).is_empty());
-        assert_eq!(app.footer.editor.text(), "XD");
+        assert_eq!(app.screen.footer.editor.text(), "XD");
         assert!(screen(&app, 0).contains("hint 2/2: rocket"));
         assert!(app.on_key(tab, 0).is_empty());
-        assert_eq!(app.footer.editor.text(), "55");
+        assert_eq!(app.screen.footer.editor.text(), "55");
     }
 
     #[test]

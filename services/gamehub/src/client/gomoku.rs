@@ -7,15 +7,14 @@
 //! for the table again, so phases, clocks and forbidden points are always the
 //! server's, never worked out here.
 
-use std::collections::VecDeque;
-
 use crossterm::event::KeyEvent;
 use gamehub_proto::gomoku as gm;
 use gomoku_rules::Point;
 
 use super::app::App;
 use super::follow::Feed;
-use super::screen::{Footer, clock, compose, signed, thousands};
+use super::screen::{clock, compose, signed, thousands};
+use super::table::{Acted, TableScreen};
 use super::term::{Edit, Frame, pad, text_width, wrap};
 use crate::render;
 
@@ -148,72 +147,41 @@ pub enum Reply {
     /// GetTable's table, or the error's message.
     Table(Result<gm::Table, String>),
     /// An action's result: the table after it and a remark, or the server's message.
-    Acted(Action, Result<Acted, String>),
-}
-
-/// A successful action.
-#[derive(Debug, Clone, Default)]
-pub struct Acted {
-    /// The table after the action.
-    pub table: Option<gm::Table>,
-    /// Something to tell the player (e.g. a claim's verdict).
-    pub remark: Option<String>,
+    Acted(Action, Result<Acted<gm::Table>, String>),
 }
 
 /// Lines of the event log kept on screen.
 const LOG_LINES: usize = 6;
 
+/// What the first `leave` during a game says.
+const ESCAPE_WARNING: &str = "leaving during a game is an escape (逃跑): you lose it with the \
+                              escape penalty; type leave again to confirm";
+
 /// The Gomoku screen's state.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GomokuApp {
-    /// The table's id.
-    table_id: String,
-    /// Watching, not playing: no actions.
-    spectator: bool,
-    /// The table as the referee last described it.
-    table: Option<gm::Table>,
-    /// The referee's clock minus ours when that table arrived, to run the clocks.
-    skew_ms: i64,
-    /// The highest event id the stream delivered.
-    latest_event_id: u64,
-    /// A GetTable is in flight.
-    refreshing: bool,
-    /// What happened, newest last.
-    log: VecDeque<String>,
-    /// Status, messages, command line.
-    footer: Footer,
-    /// `leave` was typed once during a game; the next `leave` escapes.
-    confirm_leave: bool,
-    /// Show the command list instead of the log.
-    show_help: bool,
-    /// The player left the table.
-    left: bool,
-    /// The player asked for another table (`next` at a closed table).
-    requeue: bool,
-    /// The player left the table or quit.
-    done: bool,
+    /// The table, the log, the footer and the seat's choices.
+    screen: TableScreen<gm::Table>,
 }
 
 impl GomokuApp {
     /// A screen for `table_id`, as its player or as a spectator.
     pub fn new(table_id: &str, spectator: bool) -> Self {
         Self {
-            table_id: table_id.to_owned(),
-            spectator,
-            ..Self::default()
+            screen: TableScreen::new(table_id, spectator, LOG_LINES),
         }
     }
 
     /// The table as last seen.
     pub fn table(&self) -> Option<&gm::Table> {
-        self.table.as_ref()
+        self.screen.table()
     }
 
     /// What to print on the normal screen when the client closes: the last result
     /// and, when the player is still seated, how to come back.
     pub fn farewell(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let Some(table) = &self.table else {
+        let Some(table) = self.screen.table() else {
             return out;
         };
         if let Some(game) = &table.game
@@ -223,71 +191,24 @@ impl GomokuApp {
                 !l.starts_with('`') && !l.starts_with("ready:") && !l.starts_with("the table")
             }));
         }
-        if self.my_seat().is_some() && table.status() != gm::TableStatus::Closed && !self.left {
-            out.push(format!(
-                "you are still seated at table {0}; come back with: gamehub play gomoku --table {0}",
-                table.table_id
-            ));
-        }
+        out.extend(self.screen.come_back());
         out
     }
 
     /// The room to queue in again when the player asked for another table.
     pub fn requeue(&self) -> Option<String> {
-        self.requeue
-            .then(|| self.table.as_ref().map(|t| t.room_id.clone()))
-            .flatten()
-    }
-
-    fn closed(&self) -> bool {
-        self.table
-            .as_ref()
-            .is_some_and(|t| t.status() == gm::TableStatus::Closed)
+        self.screen.requeue()
     }
 
     /// Whether the player's own seat is at the table.
     fn my_seat(&self) -> Option<i32> {
-        if self.spectator {
-            return None;
-        }
-        self.table.as_ref().and_then(|t| t.your_seat)
-    }
-
-    /// Takes `table` unless a newer one is already shown.
-    fn set_table(&mut self, table: gm::Table, now_ms: i64) {
-        if let Some(current) = &self.table
-            && current.last_event_id > table.last_event_id
-        {
-            return;
-        }
-        if table.server_time_unix_ms > 0 {
-            self.skew_ms = table.server_time_unix_ms - now_ms;
-        }
-        self.latest_event_id = self.latest_event_id.max(table.last_event_id);
-        self.table = Some(table);
-    }
-
-    /// A GetTable when the stream is ahead of the table shown (one at a time).
-    fn refresh_if_behind(&mut self) -> Vec<Request> {
-        let shown = self.table.as_ref().map_or(0, |t| t.last_event_id);
-        if self.refreshing || self.latest_event_id <= shown {
-            return Vec::new();
-        }
-        self.refreshing = true;
-        vec![Request::Refresh]
-    }
-
-    fn note(&mut self, line: String) {
-        self.log.push_back(line);
-        while self.log.len() > LOG_LINES {
-            self.log.pop_front();
-        }
+        self.screen.my_seat()
     }
 
     fn name(&self, seat: i32) -> String {
         let name = self
-            .table
-            .as_ref()
+            .screen
+            .table()
             .and_then(|t| t.players.iter().find(|p| p.seat == seat))
             .map(|p| p.player_id.clone())
             .unwrap_or_else(|| format!("seat {seat}"));
@@ -299,7 +220,7 @@ impl GomokuApp {
     }
 
     fn game_running(&self) -> bool {
-        self.table.as_ref().is_some_and(|t| {
+        self.screen.table().is_some_and(|t| {
             t.status() == gm::TableStatus::Playing
                 && t.game
                     .as_ref()
@@ -311,30 +232,27 @@ impl GomokuApp {
         let command = match parse_command(text) {
             Ok(command) => command,
             Err(e) => {
-                self.footer.error(e);
+                self.screen.footer.error(e);
                 return Vec::new();
             }
         };
-        if command != Command::Leave {
-            self.confirm_leave = false;
-        }
+        self.screen.typed(command == Command::Leave);
         let phase = self
-            .table
-            .as_ref()
+            .screen
+            .table()
             .and_then(|t| t.game.as_ref())
             .map(|g| g.phase());
         let action = match command {
             Command::Help => {
-                self.show_help = !self.show_help;
+                self.screen.show_help = !self.screen.show_help;
                 return Vec::new();
             }
             Command::Quit => {
-                self.done = true;
+                self.screen.quit();
                 return Vec::new();
             }
-            _ if self.spectator => {
-                self.footer
-                    .error("you are watching this table; spectators cannot act (quit to stop)");
+            _ if self.screen.spectator => {
+                self.screen.refuse_spectator();
                 return Vec::new();
             }
             Command::Place(p) if phase == Some(gm::Phase::ChooseFifth) => Action::Choose(p),
@@ -347,28 +265,23 @@ impl GomokuApp {
             Command::OfferDraw => Action::OfferDraw,
             Command::AcceptDraw => Action::AnswerDraw(true),
             Command::DeclineDraw => Action::AnswerDraw(false),
-            Command::NextGame if self.closed() => {
+            Command::NextGame if self.screen.closed() => {
                 // This table is over: find another one in the same room.
-                self.requeue = true;
-                self.done = true;
+                self.screen.queue_elsewhere();
                 return Vec::new();
             }
             Command::NextGame => Action::NextGame,
             Command::Leave => {
-                if self.game_running() && !self.confirm_leave {
-                    self.confirm_leave = true;
-                    self.footer.info(
-                        "leaving during a game is an escape (逃跑): you lose it with the escape \
-                         penalty; type leave again to confirm",
-                    );
+                if !self
+                    .screen
+                    .leave_confirmed(self.game_running(), ESCAPE_WARNING)
+                {
                     return Vec::new();
                 }
                 Action::Leave
             }
         };
-        self.confirm_leave = false;
-        self.footer.notice = None;
-        self.footer.start(action.label(), now_ms);
+        self.screen.send(action.label(), now_ms);
         vec![Request::Act(action)]
     }
 }
@@ -379,76 +292,44 @@ impl App for GomokuApp {
     type Reply = Reply;
 
     fn on_feed(&mut self, feed: Self::Feed, now_ms: i64) -> Vec<Request> {
-        self.footer.link_feed(&feed, now_ms);
-        match feed {
-            Feed::Snapshot(table) => self.set_table(table, now_ms),
-            Feed::Event(event) => {
-                self.latest_event_id = self.latest_event_id.max(event.event_id);
-                if let Some(line) = describe_event(&event, |seat| self.name(seat)) {
-                    self.note(line);
-                }
-            }
-            Feed::Reconnecting { .. } | Feed::Live | Feed::Ended(_) => {}
+        if let Some(event) = self.screen.feed(feed, now_ms)
+            && let Some(line) = describe_event(&event, |seat| self.name(seat))
+        {
+            self.screen.note(line);
         }
-        self.refresh_if_behind()
+        self.screen.refresh_if_behind(Request::Refresh)
     }
 
     fn on_reply(&mut self, reply: Reply, now_ms: i64) -> Vec<Request> {
         match reply {
-            Reply::Table(Ok(table)) => {
-                self.refreshing = false;
-                self.set_table(table, now_ms);
-            }
-            Reply::Table(Err(e)) => {
-                self.refreshing = false;
-                self.footer.error(e);
-                return Vec::new();
-            }
+            Reply::Table(table) => self.screen.refreshed(table, Request::Refresh, now_ms),
             Reply::Acted(action, result) => {
-                self.footer.finish(&action.label());
-                match result {
-                    Ok(acted) => {
-                        if let Some(table) = acted.table {
-                            self.set_table(table, now_ms);
-                        }
-                        if let Some(remark) = acted.remark {
-                            self.footer.info(remark);
-                        }
-                        if action == Action::Leave {
-                            self.left = true;
-                            self.done = true;
-                        }
-                    }
-                    Err(message) => self.footer.error(message),
-                }
+                let leaving = action == Action::Leave;
+                self.screen.acted(&action.label(), leaving, result, now_ms);
+                self.screen.refresh_if_behind(Request::Refresh)
             }
         }
-        self.refresh_if_behind()
     }
 
     fn on_key(&mut self, key: KeyEvent, now_ms: i64) -> Vec<Request> {
-        match self.footer.editor.key(key) {
+        match self.screen.key(key) {
             Edit::Submit(text) if !text.is_empty() => self.command(&text, now_ms),
-            Edit::Quit => {
-                self.done = true;
-                Vec::new()
-            }
             _ => Vec::new(),
         }
     }
 
     fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame {
-        let body = self.body(now_ms + self.skew_ms, usize::from(width));
-        let help = if self.spectator {
+        let body = self.body(now_ms + self.screen.skew_ms(), usize::from(width));
+        let help = if self.screen.spectator {
             "watching · quit or Ctrl-C to stop"
         } else {
             "h8 to move · resign draw accept decline claim swap next leave quit · help"
         };
-        compose(body, &self.footer, help, now_ms, (width, height))
+        compose(body, &self.screen.footer, help, now_ms, (width, height))
     }
 
     fn finished(&self) -> bool {
-        self.done
+        self.screen.finished()
     }
 }
 
@@ -577,12 +458,8 @@ pub fn move_left_ms(table: &gm::Table, now_ms: i64) -> Option<i64> {
 impl GomokuApp {
     /// Everything above the footer, at `now_ms` on the referee's clock.
     fn body(&self, now_ms: i64, width: usize) -> Vec<String> {
-        let Some(table) = &self.table else {
-            return vec![
-                format!("Gomoku · table {}", self.table_id),
-                String::new(),
-                "loading the table…".into(),
-            ];
+        let Some(table) = self.screen.table() else {
+            return self.screen.loading();
         };
         let game = table.game.clone().unwrap_or_default();
         let mut lines = vec![format!(
@@ -590,7 +467,11 @@ impl GomokuApp {
             table.room_id,
             table.table_id,
             game.number,
-            if self.spectator { " · watching" } else { "" }
+            if self.screen.spectator {
+                " · watching"
+            } else {
+                ""
+            }
         )];
         lines.push(String::new());
         let board: Vec<String> = render::gomoku_board(&game)
@@ -669,10 +550,10 @@ impl GomokuApp {
             out.extend(self.turn_lines(table, game));
         }
         out.push(String::new());
-        if self.show_help {
+        if self.screen.show_help {
             out.extend(HELP.iter().map(|l| (*l).to_owned()));
         } else {
-            out.extend(self.log.iter().cloned());
+            out.extend(self.screen.log().iter().cloned());
         }
         out
     }

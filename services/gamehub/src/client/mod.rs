@@ -8,6 +8,8 @@
 //!   the last event id, a fresh snapshot when told);
 //! - [`screen`]: what every table screen shows at the bottom (connection, requests in
 //!   flight, the server's messages, the prompt);
+//! - [`table`]: what the Gomoku and Dou Dizhu screens keep and do alike (the table
+//!   as last described, catching up with the stream, the log, leave / next / quit);
 //! - [`queue`], [`gomoku`], [`doudizhu`], [`record`]: the screens, pure state, input
 //!   parsing and rendering;
 //! - [`wallet`]: the ledger as text;
@@ -25,6 +27,7 @@ pub mod gomoku;
 pub mod queue;
 pub mod record;
 pub mod screen;
+pub mod table;
 pub mod term;
 pub mod wallet;
 

@@ -273,12 +273,7 @@ impl App for ReplayApp {
 /// A Dou Dizhu deal record as text, ending with the shuffle check's verdict.
 pub fn deal_record_lines(record: &ddz::DealRecord, verified: &Result<(), String>) -> Vec<String> {
     let names: Vec<String> = record.player_ids.clone();
-    let name = |seat: i32| {
-        names
-            .get(usize::try_from(seat).unwrap_or(usize::MAX))
-            .cloned()
-            .unwrap_or_else(|| format!("seat {seat}"))
-    };
+    let name = |seat: i32| render::seat_name(&names, seat);
     let mut out = vec![format!(
         "Dou Dizhu deal {} at table {} (deal id {})",
         record.deal_number, record.table_id, record.deal_id

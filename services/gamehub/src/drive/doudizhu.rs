@@ -13,7 +13,7 @@ use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::doudizhu::{self as ddz, table_event, watch_response};
 
-use super::retry;
+use super::retry_call;
 use crate::api::request_id;
 
 /// What a driver shows its observer.
@@ -166,19 +166,14 @@ pub async fn play(
                                     table_id: table_id.to_owned(),
                                     request_id: request_id(),
                                 };
-                                retry(|| {
-                                    let mut client = client.clone();
-                                    let next = next.clone();
-                                    async move { client.next_deal(next).await }
-                                })
-                                .await?;
+                                retry_call!(client, next_deal, next).await?;
                             }
                         }
                     }
                     Some(Kind::DealSettled(settled)) => {
                         outcome.settlements.push(settled.clone());
                         if leaving_after.as_deref() == Some(settled.game_id.as_str()) {
-                            leave(&mut client, table_id).await?;
+                            leave(&client, table_id).await?;
                             return Ok(outcome);
                         }
                     }
@@ -196,15 +191,10 @@ pub async fn play(
             table_id: table_id.to_owned(),
             as_spectator: false,
         };
-        let view = retry(|| {
-            let mut client = client.clone();
-            let get = get.clone();
-            async move { client.get_table(get).await }
-        })
-        .await?
-        .into_inner()
-        .table
-        .ok_or_else(|| anyhow::anyhow!("the dealer returned no table"))?;
+        let view = retry_call!(client, get_table, get)
+            .await?
+            .table
+            .ok_or_else(|| anyhow::anyhow!("the dealer returned no table"))?;
         if view.to_act != i32::from(me.number()) || view.last_event_id == acted_at_event {
             continue;
         }
@@ -215,46 +205,7 @@ pub async fn play(
         if !options.think.is_zero() {
             tokio::time::sleep(options.think).await;
         }
-        let table_id = table_id.to_owned();
-        macro_rules! call {
-            ($method:ident, $request:expr) => {{
-                let request = $request;
-                retry(|| {
-                    let mut client = client.clone();
-                    let request = request.clone();
-                    async move { client.$method(request).await }
-                })
-                .await
-                .map(|_| ())
-            }};
-        }
-        let result = match choice {
-            Choice::Bid(bid) => call!(
-                bid,
-                ddz::BidRequest {
-                    table_id,
-                    request_id: request_id(),
-                    points: i32::from(bid.points()),
-                }
-            ),
-            Choice::Play(ranks) => call!(
-                play,
-                ddz::PlayRequest {
-                    table_id,
-                    request_id: request_id(),
-                    ranks: ranks.to_string().replace(' ', ""),
-                    cards: Vec::new(),
-                }
-            ),
-            Choice::Pass => call!(
-                pass,
-                ddz::PassRequest {
-                    table_id,
-                    request_id: request_id(),
-                }
-            ),
-        };
-        if let Err(status) = result {
+        if let Err(status) = send(&client, table_id, choice).await {
             if status.code() != tonic::Code::FailedPrecondition {
                 return Err(status.into());
             }
@@ -264,31 +215,51 @@ pub async fn play(
     Ok(outcome)
 }
 
+/// Sends the strategy's choice, retrying transient failures with the same request id.
+async fn send(
+    client: &DoudizhuServiceClient<ServiceChannel>,
+    table_id: &str,
+    choice: Choice,
+) -> Result<(), tonic::Status> {
+    let table_id = table_id.to_owned();
+    let request_id = request_id();
+    match choice {
+        Choice::Bid(bid) => {
+            let request = ddz::BidRequest {
+                table_id,
+                request_id,
+                points: i32::from(bid.points()),
+            };
+            retry_call!(client, bid, request).await?;
+        }
+        Choice::Play(ranks) => {
+            let request = ddz::PlayRequest {
+                table_id,
+                request_id,
+                ranks: ranks.to_string().replace(' ', ""),
+                cards: Vec::new(),
+            };
+            retry_call!(client, play, request).await?;
+        }
+        Choice::Pass => {
+            let request = ddz::PassRequest {
+                table_id,
+                request_id,
+            };
+            retry_call!(client, pass, request).await?;
+        }
+    }
+    Ok(())
+}
+
 /// Leaves the table; a table another seat already closed is fine.
 async fn leave(
-    client: &mut DoudizhuServiceClient<ServiceChannel>,
+    client: &DoudizhuServiceClient<ServiceChannel>,
     table_id: &str,
 ) -> Result<(), tonic::Status> {
     let request = ddz::LeaveRequest {
         table_id: table_id.to_owned(),
         request_id: request_id(),
     };
-    match retry(|| {
-        let mut client = client.clone();
-        let request = request.clone();
-        async move { client.leave(request).await }
-    })
-    .await
-    {
-        Ok(_) => Ok(()),
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::FailedPrecondition | tonic::Code::NotFound
-            ) =>
-        {
-            Ok(())
-        }
-        Err(status) => Err(status),
-    }
+    super::left(retry_call!(client, leave, request).await)
 }

@@ -17,7 +17,7 @@ use gomoku_rules::{Action, ForbiddenPolicy, Game, GameConfig, Point, RuleSet, Se
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use super::retry;
+use super::retry_call;
 use crate::api::request_id;
 
 /// What a driver shows its observer.
@@ -74,7 +74,8 @@ fn seat(number: i32) -> Option<Seat> {
     u8::try_from(number).ok().and_then(Seat::new)
 }
 
-fn api_point(p: Point) -> gm::Point {
+/// A point as the API takes it.
+pub fn api_point(p: Point) -> gm::Point {
     gm::Point {
         text: p.to_string(),
         x: i32::from(p.x()),
@@ -169,15 +170,10 @@ pub async fn play(
     let get = gm::GetTableRequest {
         table_id: table_id.to_owned(),
     };
-    let table = retry(|| {
-        let mut client = client.clone();
-        let get = get.clone();
-        async move { client.get_table(get).await }
-    })
-    .await?
-    .into_inner()
-    .table
-    .ok_or_else(|| anyhow::anyhow!("the referee returned no table"))?;
+    let table = retry_call!(client, get_table, get)
+        .await?
+        .table
+        .ok_or_else(|| anyhow::anyhow!("the referee returned no table"))?;
     let me = table
         .your_seat
         .and_then(seat)
@@ -238,18 +234,13 @@ pub async fn play(
                                 table_id: table_id.to_owned(),
                                 request_id: request_id(),
                             };
-                            retry(|| {
-                                let mut client = client.clone();
-                                let next = next.clone();
-                                async move { client.next_game(next).await }
-                            })
-                            .await?;
+                            retry_call!(client, next_game, next).await?;
                         }
                     }
                     Some(table_event::Kind::GameSettled(settled)) => {
                         outcome.settlements.push(settled.clone());
                         if leaving_after == Some(settled.number) {
-                            leave(&mut client, table_id).await?;
+                            leave(&client, table_id).await?;
                             return Ok(outcome);
                         }
                     }
@@ -284,6 +275,7 @@ pub async fn play(
     Ok(outcome)
 }
 
+/// Sends the strategy's action, retrying transient failures with the same request id.
 async fn send(
     client: &GomokuServiceClient<ServiceChannel>,
     table_id: &str,
@@ -291,109 +283,80 @@ async fn send(
 ) -> Result<(), tonic::Status> {
     let table_id = table_id.to_owned();
     let request_id = request_id();
-    // Each arm builds its request once; `retry` resends that same request.
-    macro_rules! call {
-        ($method:ident, $request:expr) => {{
-            let request = $request;
-            retry(|| {
-                let mut client = client.clone();
-                let request = request.clone();
-                async move { client.$method(request).await }
-            })
-            .await
-            .map(|_| ())
-        }};
-    }
     match action {
-        Action::Place(p) => call!(
-            place_stone,
-            gm::PlaceStoneRequest {
+        Action::Place(p) => {
+            let request = gm::PlaceStoneRequest {
                 table_id,
                 request_id,
                 point: Some(api_point(p)),
-            }
-        ),
-        Action::ClaimForbidden => call!(
-            claim_forbidden,
-            gm::ClaimForbiddenRequest {
+            };
+            retry_call!(client, place_stone, request).await?;
+        }
+        Action::ClaimForbidden => {
+            let request = gm::ClaimForbiddenRequest {
                 table_id,
                 request_id,
-            }
-        ),
-        Action::Swap => call!(
-            swap,
-            gm::SwapRequest {
+            };
+            retry_call!(client, claim_forbidden, request).await?;
+        }
+        Action::Swap => {
+            let request = gm::SwapRequest {
                 table_id,
                 request_id,
-            }
-        ),
-        Action::ProposeFifth(a, b) => call!(
-            propose_fifth_moves,
-            gm::ProposeFifthMovesRequest {
+            };
+            retry_call!(client, swap, request).await?;
+        }
+        Action::ProposeFifth(a, b) => {
+            let request = gm::ProposeFifthMovesRequest {
                 table_id,
                 request_id,
                 points: vec![api_point(a), api_point(b)],
-            }
-        ),
-        Action::ChooseFifth(p) => call!(
-            choose_fifth_move,
-            gm::ChooseFifthMoveRequest {
+            };
+            retry_call!(client, propose_fifth_moves, request).await?;
+        }
+        Action::ChooseFifth(p) => {
+            let request = gm::ChooseFifthMoveRequest {
                 table_id,
                 request_id,
                 point: Some(api_point(p)),
-            }
-        ),
-        Action::AcceptDraw | Action::DeclineDraw => call!(
-            answer_draw,
-            gm::AnswerDrawRequest {
+            };
+            retry_call!(client, choose_fifth_move, request).await?;
+        }
+        Action::AcceptDraw | Action::DeclineDraw => {
+            let request = gm::AnswerDrawRequest {
                 table_id,
                 request_id,
                 accept: action == Action::AcceptDraw,
-            }
-        ),
-        Action::OfferDraw => call!(
-            offer_draw,
-            gm::OfferDrawRequest {
+            };
+            retry_call!(client, answer_draw, request).await?;
+        }
+        Action::OfferDraw => {
+            let request = gm::OfferDrawRequest {
                 table_id,
                 request_id,
-            }
-        ),
-        Action::Resign => call!(
-            resign,
-            gm::ResignRequest {
+            };
+            retry_call!(client, offer_draw, request).await?;
+        }
+        Action::Resign => {
+            let request = gm::ResignRequest {
                 table_id,
                 request_id,
-            }
-        ),
-        Action::Escape | Action::Timeout => Ok(()),
+            };
+            retry_call!(client, resign, request).await?;
+        }
+        Action::Escape | Action::Timeout => {}
     }
+    Ok(())
 }
 
 /// Leaves the table; a table another seat already closed is fine.
 async fn leave(
-    client: &mut GomokuServiceClient<ServiceChannel>,
+    client: &GomokuServiceClient<ServiceChannel>,
     table_id: &str,
 ) -> Result<(), tonic::Status> {
     let request = gm::LeaveRequest {
         table_id: table_id.to_owned(),
         request_id: request_id(),
     };
-    match retry(|| {
-        let mut client = client.clone();
-        let request = request.clone();
-        async move { client.leave(request).await }
-    })
-    .await
-    {
-        Ok(_) => Ok(()),
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::FailedPrecondition | tonic::Code::NotFound
-            ) =>
-        {
-            Ok(())
-        }
-        Err(status) => Err(status),
-    }
+    super::left(retry_call!(client, leave, request).await)
 }

@@ -45,6 +45,43 @@ where
     }
 }
 
+/// `retry_call!(client, method, request)`: a future that sends `request` with
+/// `client.method` through [`retry`], resending the very same request (so the same
+/// request id), and resolves to the response's message.
+macro_rules! retry_call {
+    ($client:expr, $method:ident, $request:expr) => {{
+        let client = $client.clone();
+        let request = $request;
+        async move {
+            $crate::drive::retry(|| {
+                let mut client = client.clone();
+                let request = request.clone();
+                async move { client.$method(request).await }
+            })
+            .await
+            .map(::tonic::Response::into_inner)
+        }
+    }};
+}
+pub(crate) use retry_call;
+
+/// A bot's Leave: a table that another seat already closed, or that is gone, is left
+/// as well.
+fn left<T>(leave: Result<T, tonic::Status>) -> Result<(), tonic::Status> {
+    match leave {
+        Ok(_) => Ok(()),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::NotFound
+            ) =>
+        {
+            Ok(())
+        }
+        Err(status) => Err(status),
+    }
+}
+
 pub mod matchmaking {
     //! From "I want to play in this room" to a seat, as a front-end does it.
 
