@@ -13,10 +13,13 @@
 //! - [`metrics`]: Prometheus metrics and their scrape endpoint;
 //! - [`notify`]: waking watchers in every replica through Redis pub/sub;
 //! - [`tables`]: live tables in Redis: the atomic step, event streams, watchers,
-//!   clock deadlines and the settlement outbox.
+//!   clock deadlines and the settlement outbox;
+//! - [`baseline`]: what the load generators measure beside their own figures:
+//!   `redis-benchmark` EVAL/s, `pgbench` TPC-B tps, latency quantiles.
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod baseline;
 pub mod client;
 pub mod config;
 pub mod error;

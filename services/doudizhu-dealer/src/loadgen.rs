@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use doudizhu_rules::{Card, CardSet, classify, legal_plays};
 use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::baseline::{self, quantile_ms};
 use gamehub_platform::client::{OutgoingInterceptor, ServiceChannel, TokenSource};
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::RoomStakes;
@@ -142,7 +143,11 @@ pub async fn run(args: &LoadgenArgs, config: &DealerConfig) -> anyhow::Result<Re
     let redis_eval_per_second = if args.no_baseline {
         None
     } else {
-        redis_baseline(&redis_url).await
+        baseline::redis_eval(&redis_url, baseline::REDIS_EVAL_REQUESTS)
+            .await
+            .inspect_err(|e| tracing::warn!(error = %e, "redis-benchmark did not run"))
+            .ok()
+            .map(|eval| eval.per_second)
     };
 
     let shutdown = Shutdown::new();
@@ -207,21 +212,14 @@ pub async fn run(args: &LoadgenArgs, config: &DealerConfig) -> anyhow::Result<Re
         remove_keys(&redis_url, &prefix).await;
     }
     total.latencies_us.sort_unstable();
-    let percentile = |p: f64| -> f64 {
-        if total.latencies_us.is_empty() {
-            return 0.0;
-        }
-        let index = ((total.latencies_us.len() as f64 - 1.0) * p).round() as usize;
-        f64::from(total.latencies_us[index]) / 1000.0
-    };
     Ok(Report {
         tables: args.tables,
         seconds,
         actions: total.actions,
         actions_per_second: total.actions as f64 / seconds,
-        p50_ms: percentile(0.50),
-        p99_ms: percentile(0.99),
-        max_ms: percentile(1.0),
+        p50_ms: quantile_ms(&total.latencies_us, 0.50),
+        p99_ms: quantile_ms(&total.latencies_us, 0.99),
+        max_ms: quantile_ms(&total.latencies_us, 1.0),
         reads: total.reads,
         deals: total.deals,
         errors: total.errors,
@@ -546,42 +544,6 @@ async fn stub_ledger(shutdown: Shutdown) -> anyhow::Result<String> {
     Ok(format!("http://{addr}"))
 }
 
-/// Host and port of a `redis://` URL.
-fn host_port(redis_url: &str) -> (String, String) {
-    let rest = redis_url.trim_start_matches("redis://");
-    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
-    let hostport = rest.split('/').next().unwrap_or("127.0.0.1:6379");
-    match hostport.rsplit_once(':') {
-        Some((host, port)) => (host.to_owned(), port.to_owned()),
-        None => (hostport.to_owned(), "6379".to_owned()),
-    }
-}
-
-/// `redis-benchmark`'s EVAL requests per second on the same Redis (50 clients, a
-/// one-command script), or None when the tool is missing.
-async fn redis_baseline(redis_url: &str) -> Option<f64> {
-    let (host, port) = host_port(redis_url);
-    let key = format!("ghbench:{}", uuid::Uuid::new_v4().simple());
-    let output = tokio::process::Command::new("redis-benchmark")
-        .args(["-h", &host, "-p", &port, "-c", "50", "-n", "200000", "-q"])
-        .args(["EVAL", "return redis.call('INCR', KEYS[1])", "1", &key])
-        .output()
-        .await
-        .ok()?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    let value = text
-        .rsplit("requests per second")
-        .nth(1)
-        .and_then(|before| before.rsplit(':').next())
-        .and_then(|n| n.trim().parse::<f64>().ok());
-    if let Ok(client) = redis::Client::open(redis_url)
-        && let Ok(mut conn) = client.get_multiplexed_async_connection().await
-    {
-        let _: Result<(), _> = redis::cmd("DEL").arg(&key).query_async(&mut conn).await;
-    }
-    value
-}
-
 /// Deletes every key under `prefix` (a local run's tables, events, outbox).
 async fn remove_keys(redis_url: &str, prefix: &str) {
     let Ok(client) = redis::Client::open(redis_url) else {
@@ -610,26 +572,5 @@ async fn remove_keys(redis_url: &str, prefix: &str) {
             return;
         }
         cursor = next;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn redis_urls_split_into_host_and_port() {
-        assert_eq!(
-            host_port("redis://127.0.0.1:6379"),
-            ("127.0.0.1".into(), "6379".into())
-        );
-        assert_eq!(
-            host_port("redis://:pw@redis:6380/0"),
-            ("redis".into(), "6380".into())
-        );
-        assert_eq!(
-            host_port("redis://localhost"),
-            ("localhost".into(), "6379".into())
-        );
     }
 }

@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gamehub_platform::auth::Role;
+use gamehub_platform::baseline::{self, Pgbench, quantile_ms};
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::CommonConfig;
 use gamehub_proto::common::GameType;
@@ -107,16 +108,6 @@ fn push(samples: &Mutex<Vec<u32>>, took: Duration) {
     if samples.len() < MAX_SAMPLES {
         samples.push(u32::try_from(took.as_micros()).unwrap_or(u32::MAX));
     }
-}
-
-/// The p-th percentile (0–100) of microsecond samples, in milliseconds.
-fn percentile_ms(samples: &mut [u32], p: f64) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    samples.sort_unstable();
-    let rank = ((p / 100.0) * (samples.len() - 1) as f64).round() as usize;
-    f64::from(samples[rank.min(samples.len() - 1)]) / 1000.0
 }
 
 /// What one service process cost during the measurement.
@@ -393,10 +384,12 @@ pub async fn run(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
-    report.move_p50_ms = percentile_ms(&mut moves, 50.0);
-    report.move_p99_ms = percentile_ms(&mut moves, 99.0);
-    report.seat_p50_ms = percentile_ms(&mut seats, 50.0);
-    report.seat_p99_ms = percentile_ms(&mut seats, 99.0);
+    moves.sort_unstable();
+    seats.sort_unstable();
+    report.move_p50_ms = quantile_ms(&moves, 0.50);
+    report.move_p99_ms = quantile_ms(&moves, 0.99);
+    report.seat_p50_ms = quantile_ms(&seats, 0.50);
+    report.seat_p99_ms = quantile_ms(&seats, 0.99);
     report.errors = stats
         .errors
         .lock()
@@ -915,8 +908,23 @@ pub async fn run_spawned(
     stop_all(&mut spawned);
     report.processes = processes;
     // The baselines, on the same Redis and PostgreSQL, right after the load.
-    report.redis_eval_per_second = redis_baseline(config.redis_url.expose());
-    report.pgbench_tps = pgbench_baseline(postgres_server, id);
+    report.redis_eval_per_second =
+        baseline::redis_eval(config.redis_url.expose(), baseline::REDIS_EVAL_REQUESTS)
+            .await
+            .inspect_err(|e| tracing::warn!(error = %e, "redis-benchmark did not run"))
+            .ok()
+            .map(|eval| eval.per_second);
+    let pgbench = Pgbench {
+        scale: 10,
+        clients: 32,
+        seconds: 20,
+    };
+    report.pgbench_tps = pgbench
+        .run(postgres_server)
+        .await
+        .inspect_err(|e| tracing::warn!(error = %e, "pgbench did not run"))
+        .ok()
+        .map(|measured| measured.tps);
     let _ = Command::new("psql")
         .args([
             &format!("{postgres_server}/postgres"),
@@ -936,73 +944,4 @@ fn stop_all(spawned: &mut [Spawned]) {
     for s in spawned.iter_mut() {
         let _ = s.child.wait();
     }
-}
-
-/// `redis-benchmark` EVAL of a one-key script, 50 clients: requests per second.
-fn redis_baseline(redis_url: &str) -> Option<f64> {
-    let hostport = redis_url
-        .trim_start_matches("redis://")
-        .trim_end_matches('/');
-    let (host, port) = hostport.rsplit_once(':').unwrap_or((hostport, "6379"));
-    let output = Command::new("redis-benchmark")
-        .args([
-            "-h",
-            host,
-            "-p",
-            port,
-            "-n",
-            "200000",
-            "-c",
-            "50",
-            "-q",
-            "eval",
-            "return redis.call('incr', KEYS[1])",
-            "1",
-            "loadgen:baseline",
-        ])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    // e.g. "eval return ...: 61349.69 requests per second, p50=0.415 msec"
-    text.split("requests per second")
-        .next()?
-        .rsplit([' ', '\r', ':'])
-        .find(|s| !s.is_empty())?
-        .parse()
-        .ok()
-}
-
-/// `pgbench` TPC-B, 32 clients, 20 s, on a scratch database: transactions per second.
-fn pgbench_baseline(postgres_server: &str, id: &str) -> Option<f64> {
-    let database = format!("pgbench_{id}");
-    let admin = format!("{postgres_server}/postgres");
-    Command::new("psql")
-        .args([&admin, "-qc", &format!("CREATE DATABASE {database}")])
-        .output()
-        .ok()?;
-    let target = format!("{postgres_server}/{database}");
-    Command::new("pgbench")
-        .args(["-i", "-q", "-s", "10", &target])
-        .output()
-        .ok()?;
-    let output = Command::new("pgbench")
-        .args(["-c", "32", "-j", "2", "-T", "20", &target])
-        .output()
-        .ok()?;
-    Command::new("psql")
-        .args([
-            &admin,
-            "-qc",
-            &format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
-        ])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    text.lines()
-        .find(|l| l.starts_with("tps = "))?
-        .trim_start_matches("tps = ")
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }

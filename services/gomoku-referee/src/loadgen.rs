@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::baseline::{self, quantile_ms};
 use gamehub_platform::client::{OutgoingInterceptor, TokenSource};
 use gamehub_platform::config::Secret;
 use gamehub_proto::common::RoomStakes;
@@ -63,7 +64,7 @@ impl Default for LoadgenConfig {
             connections: 4,
             rate: 0.0,
             redis_url: Some("redis://127.0.0.1:6379".into()),
-            redis_benchmark_requests: 200_000,
+            redis_benchmark_requests: baseline::REDIS_EVAL_REQUESTS,
         }
     }
 }
@@ -240,83 +241,19 @@ pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
     }
     report.elapsed = started.elapsed();
     latencies.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if latencies.is_empty() {
-            return 0.0;
-        }
-        let index = ((latencies.len() as f64 - 1.0) * p).round() as usize;
-        f64::from(latencies[index.min(latencies.len() - 1)]) / 1000.0
-    };
-    report.p50_ms = pct(0.50);
-    report.p99_ms = pct(0.99);
-    report.max_ms = pct(1.0);
+    report.p50_ms = quantile_ms(&latencies, 0.50);
+    report.p99_ms = quantile_ms(&latencies, 0.99);
+    report.max_ms = quantile_ms(&latencies, 1.0);
     if let Some(url) = &config.redis_url {
-        match redis_benchmark(url, config.redis_benchmark_requests).await {
-            Ok((eval, command)) => {
-                report.redis_eval_per_second = Some(eval);
-                report.redis_benchmark_command = Some(command);
+        match baseline::redis_eval(url, config.redis_benchmark_requests).await {
+            Ok(eval) => {
+                report.redis_eval_per_second = Some(eval.per_second);
+                report.redis_benchmark_command = Some(eval.command);
             }
             Err(e) => tracing::warn!(error = %e, "redis-benchmark did not run"),
         }
     }
     Ok(report)
-}
-
-/// Runs `redis-benchmark` against the Redis at `url`: 50 clients, no pipelining, a
-/// one-key EVAL (`INCR` in a script), and returns requests per second and the command.
-pub async fn redis_benchmark(url: &str, requests: u64) -> anyhow::Result<(f64, String)> {
-    let rest = url
-        .strip_prefix("redis://")
-        .ok_or_else(|| anyhow::anyhow!("only redis:// URLs can be benchmarked"))?;
-    let host_port = rest.rsplit('@').next().unwrap_or(rest);
-    let host_port = host_port.split('/').next().unwrap_or(host_port);
-    let (host, port) = host_port.rsplit_once(':').unwrap_or((host_port, "6379"));
-    let args = vec![
-        "-h".to_owned(),
-        host.to_owned(),
-        "-p".to_owned(),
-        port.to_owned(),
-        "-n".to_owned(),
-        requests.to_string(),
-        "-c".to_owned(),
-        "50".to_owned(),
-        "-P".to_owned(),
-        "1".to_owned(),
-        "-q".to_owned(),
-        "eval".to_owned(),
-        "return redis.call('incr',KEYS[1])".to_owned(),
-        "1".to_owned(),
-        "loadgen:redis-benchmark".to_owned(),
-    ];
-    let command = format!(
-        "redis-benchmark {}",
-        args.iter()
-            .map(|a| if a.contains(' ') {
-                format!("\"{a}\"")
-            } else {
-                a.clone()
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    let output = tokio::process::Command::new("redis-benchmark")
-        .args(&args)
-        .output()
-        .await?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    // "-q" prints e.g. `eval ...: 98039.22 requests per second, p50=0.255 msec`, after
-    // carriage-return progress lines.
-    let line = text
-        .split(['\r', '\n'])
-        .rfind(|l| l.contains("requests per second"))
-        .ok_or_else(|| anyhow::anyhow!("unexpected redis-benchmark output: {text}"))?;
-    let number = line
-        .split(": ")
-        .last()
-        .and_then(|s| s.split_whitespace().next())
-        .and_then(|s| s.parse::<f64>().ok())
-        .ok_or_else(|| anyhow::anyhow!("unexpected redis-benchmark line: {line}"))?;
-    Ok((number, command))
 }
 
 /// Plays one table until the deadline.

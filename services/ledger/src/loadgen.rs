@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::baseline::{Pgbench, quantile};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::{GameType, RoomStakes};
@@ -25,9 +26,11 @@ use gamehub_proto::ledger::{
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sqlx::migrate::MigrateDatabase;
-use sqlx::postgres::PgConnectOptions;
 
 use crate::LedgerConfig;
+
+/// The scratch databases of the load run and the tests, on the server of DATABASE_URL.
+pub use gamehub_platform::baseline::scratch_database_url;
 
 /// `gamehub-ledger loadgen` options.
 #[derive(Debug, Clone, clap::Args)]
@@ -314,14 +317,6 @@ pub fn client(
     Ok(LedgerServiceClient::new(channel))
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((sorted.len() as f64) * p).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
 /// Runs the load: grants every player some silver, settles `args.games` random games
 /// with `args.clients` clients, then measures pgbench on the same PostgreSQL.
 pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<LoadReport> {
@@ -360,11 +355,17 @@ pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<Lo
     }
     let mut report = result?;
     if !args.no_pgbench {
-        let (tps, latency) = pgbench(config.common.database_url.expose(), run_id, args)
+        let pgbench = Pgbench {
+            scale: 1,
+            clients: args.pgbench_clients,
+            seconds: args.pgbench_seconds,
+        };
+        let measured = pgbench
+            .run(config.common.database_url.expose())
             .await
             .context("pgbench")?;
-        report.pgbench_tps = Some(tps);
-        report.pgbench_latency = latency;
+        report.pgbench_tps = Some(measured.tps);
+        report.pgbench_latency = measured.latency_average;
     }
     Ok(report)
 }
@@ -469,143 +470,17 @@ async fn load(
         errors,
         first_error,
         elapsed,
-        p50: percentile(&latencies, 0.50),
-        p99: percentile(&latencies, 0.99),
+        p50: quantile(&latencies, 0.50).unwrap_or_default(),
+        p99: quantile(&latencies, 0.99).unwrap_or_default(),
         max: latencies.last().copied().unwrap_or_default(),
         pgbench_tps: None,
         pgbench_latency: None,
     })
 }
 
-/// `url` (a `postgres://` URL) with its database name replaced by `database`.
-pub fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String> {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (url, None),
-    };
-    let rest = base
-        .strip_prefix("postgres://")
-        .or_else(|| base.strip_prefix("postgresql://"))
-        .context("DATABASE_URL must start with postgres://")?;
-    let authority = rest.split('/').next().unwrap_or(rest);
-    let mut scratch = format!("postgres://{authority}/{database}");
-    if let Some(query) = query {
-        scratch.push('?');
-        scratch.push_str(query);
-    }
-    Ok(scratch)
-}
-
-/// pgbench TPC-B on a scratch database of the same server: `pgbench -i`, then
-/// `pgbench -c N -j 2 -T S`; returns its tps (without initial connection time) and its
-/// average latency.
-async fn pgbench(
-    database_url: &str,
-    run_id: &str,
-    args: &LoadgenArgs,
-) -> anyhow::Result<(f64, Option<Duration>)> {
-    let db_url = scratch_database_url(database_url, &format!("gamehub_pgbench_{run_id}"))?;
-    let options: PgConnectOptions = db_url.parse()?;
-    sqlx::Postgres::create_database(&db_url).await?;
-    let connection = [
-        "-h".to_owned(),
-        options.get_host().to_owned(),
-        "-p".to_owned(),
-        options.get_port().to_string(),
-        "-U".to_owned(),
-        options.get_username().to_owned(),
-    ];
-    let database = options
-        .get_database()
-        .context("scratch database name")?
-        .to_owned();
-    let result = async {
-        let init = tokio::process::Command::new("pgbench")
-            .args(["-i", "-q"])
-            .args(&connection)
-            .arg(&database)
-            .output()
-            .await
-            .context("cannot run pgbench (is it installed?)")?;
-        anyhow::ensure!(
-            init.status.success(),
-            "pgbench -i failed: {}",
-            String::from_utf8_lossy(&init.stderr)
-        );
-        let bench = tokio::process::Command::new("pgbench")
-            .arg("-c")
-            .arg(args.pgbench_clients.to_string())
-            .args(["-j", "2", "-T"])
-            .arg(args.pgbench_seconds.to_string())
-            .args(&connection)
-            .arg(&database)
-            .output()
-            .await?;
-        let stdout = String::from_utf8_lossy(&bench.stdout);
-        anyhow::ensure!(
-            bench.status.success(),
-            "pgbench failed: {}",
-            String::from_utf8_lossy(&bench.stderr)
-        );
-        let tps = parse_pgbench_tps(&stdout)
-            .with_context(|| format!("no tps in pgbench output:\n{stdout}"))?;
-        Ok((tps, parse_pgbench_latency(&stdout)))
-    }
-    .await;
-    if let Err(e) = sqlx::Postgres::force_drop_database(&db_url).await {
-        tracing::warn!(error = %e, "could not drop the pgbench database");
-    }
-    result
-}
-
-/// The tps pgbench printed (the figure without initial connection time).
-pub fn parse_pgbench_tps(output: &str) -> Option<f64> {
-    output
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("tps = "))
-        .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
-        .next_back()
-}
-
-/// The average latency pgbench printed.
-pub fn parse_pgbench_latency(output: &str) -> Option<Duration> {
-    output
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("latency average = "))
-        .filter_map(|rest| rest.strip_suffix(" ms")?.trim().parse::<f64>().ok())
-        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-        .next_back()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pgbench_tps_is_read_from_its_report() {
-        let out = "number of transactions actually processed: 100\n\
-                   latency average = 12.3 ms\n\
-                   initial connection time = 20.1 ms\n\
-                   tps = 2591.765617 (without initial connection time)\n";
-        assert_eq!(parse_pgbench_tps(out), Some(2591.765617));
-        assert_eq!(parse_pgbench_tps("nothing"), None);
-        assert_eq!(
-            parse_pgbench_latency(out),
-            Some(Duration::from_secs_f64(0.0123))
-        );
-    }
-
-    #[test]
-    fn scratch_urls_keep_the_server_and_options() {
-        assert_eq!(
-            scratch_database_url("postgres://postgres@127.0.0.1:5432/gamehub", "x").unwrap(),
-            "postgres://postgres@127.0.0.1:5432/x"
-        );
-        assert_eq!(
-            scratch_database_url("postgresql://u:p@h/db?sslmode=disable", "x").unwrap(),
-            "postgres://u:p@h/x?sslmode=disable"
-        );
-    }
 
     #[test]
     fn random_games_pass_the_ledger_checks() {

@@ -1,0 +1,387 @@
+//! What the load generators measure beside their own figures, so those can be read
+//! against what the machine itself does: `redis-benchmark`'s EVAL throughput on the same
+//! Redis ([`redis_eval`]), `pgbench`'s TPC-B on the same PostgreSQL ([`Pgbench`]), and the
+//! latency quantiles every report prints ([`quantile`]).
+//!
+//! The tools are run as they are installed (`redis-benchmark`, `pgbench`, `psql` on
+//! `PATH`). A tool that is missing or fails is an error here; whether the baseline is then
+//! just absent or the run fails is the caller's choice.
+
+use std::time::Duration;
+
+use anyhow::Context;
+
+/// `redis-benchmark` requests when a load generator is not told otherwise: enough for a
+/// steady figure (a few seconds at the usual 50,000–90,000/s).
+pub const REDIS_EVAL_REQUESTS: u64 = 200_000;
+
+/// The key the benchmark's script increments; deleted afterwards.
+const REDIS_BENCHMARK_KEY: &str = "loadgen:redis-benchmark";
+
+/// pgbench worker threads (`-j`).
+const PGBENCH_THREADS: u32 = 2;
+
+/// The sample at quantile `q` (0.5 is the median, 0.99 the p99, 1.0 the slowest) of
+/// samples sorted in ascending order: the nearest rank, index `round((n − 1) · q)`.
+/// None when there are no samples.
+pub fn quantile<T: Copy + PartialOrd>(sorted: &[T], q: f64) -> Option<T> {
+    debug_assert!((0.0..=1.0).contains(&q), "quantile {q} is not in 0..=1");
+    debug_assert!(sorted.is_sorted(), "quantile of unsorted samples");
+    let last = sorted.len().checked_sub(1)?;
+    let index = (last as f64 * q).round() as usize;
+    Some(sorted[index.min(last)])
+}
+
+/// [`quantile`] of sorted microsecond samples, in milliseconds; 0 when there are none.
+pub fn quantile_ms(sorted_us: &[u32], q: f64) -> f64 {
+    quantile(sorted_us, q).map_or(0.0, |us| f64::from(us) / 1000.0)
+}
+
+/// What `redis-benchmark` measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RedisEval {
+    /// EVAL requests answered per second.
+    pub per_second: f64,
+    /// The command as it ran, printed beside the figure so anyone can repeat it.
+    pub command: String,
+}
+
+/// Runs `redis-benchmark` against the Redis at `redis_url` (`redis://[user:pw@]host[:port][/db]`):
+/// `requests` EVALs of a one-key script (`INCR`) from 50 clients without pipelining,
+/// i.e. one script and one round trip per call, as a table step is.
+pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisEval> {
+    let (host, port) = redis_host_port(redis_url)?;
+    let requests = requests.to_string();
+    let args = [
+        "-h",
+        host,
+        "-p",
+        port,
+        "-n",
+        &requests,
+        "-c",
+        "50",
+        "-P",
+        "1",
+        "-q",
+        "eval",
+        "return redis.call('incr',KEYS[1])",
+        "1",
+        REDIS_BENCHMARK_KEY,
+    ];
+    let output = run_tool("redis-benchmark", &args).await;
+    delete_benchmark_key(redis_url).await;
+    let output = output?;
+    let per_second = parse_redis_benchmark(&output)
+        .with_context(|| format!("unexpected redis-benchmark output: {output}"))?;
+    Ok(RedisEval {
+        per_second,
+        command: command_line("redis-benchmark", &args),
+    })
+}
+
+/// Host and port of a `redis://` URL (port 6379 when it has none).
+fn redis_host_port(redis_url: &str) -> anyhow::Result<(&str, &str)> {
+    let rest = redis_url
+        .strip_prefix("redis://")
+        .context("only redis:// URLs can be benchmarked")?;
+    let host_port = rest.rsplit('@').next().unwrap_or(rest);
+    let host_port = host_port.split('/').next().unwrap_or(host_port);
+    Ok(host_port.rsplit_once(':').unwrap_or((host_port, "6379")))
+}
+
+/// The requests per second of `redis-benchmark -q`'s report. Its last line reads
+/// `eval …: 86956.52 requests per second, p50=0.487 msec`, after progress lines that
+/// end in carriage returns.
+fn parse_redis_benchmark(output: &str) -> Option<f64> {
+    let line = output
+        .split(['\r', '\n'])
+        .rfind(|line| line.contains("requests per second"))?;
+    line.split("requests per second")
+        .next()?
+        .split_whitespace()
+        .next_back()?
+        .parse()
+        .ok()
+}
+
+/// Removes the counter the benchmark left behind; a failure only leaves one key.
+async fn delete_benchmark_key(redis_url: &str) {
+    if let Ok(client) = redis::Client::open(redis_url)
+        && let Ok(mut conn) = client.get_multiplexed_async_connection().await
+    {
+        let _: Result<(), _> = redis::cmd("DEL")
+            .arg(REDIS_BENCHMARK_KEY)
+            .query_async(&mut conn)
+            .await;
+    }
+}
+
+/// A pgbench TPC-B run (`pgbench -i -s SCALE`, then `pgbench -c CLIENTS -j 2 -T SECONDS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pgbench {
+    /// The scale factor: branches, each with 100,000 accounts. Every transaction updates
+    /// one branch row, so with fewer branches than clients the clients queue on them.
+    pub scale: u32,
+    /// Client connections.
+    pub clients: u32,
+    /// How long the measured run lasts, in seconds.
+    pub seconds: u32,
+}
+
+/// What pgbench measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PgbenchReport {
+    /// Transactions per second, without the initial connection time.
+    pub tps: f64,
+    /// The average transaction latency, when pgbench printed it.
+    pub latency_average: Option<Duration>,
+}
+
+impl Pgbench {
+    /// Runs on a scratch database created on the server of `database_url` (a
+    /// `postgres://` URL of any database there, or of the server alone) and dropped
+    /// afterwards, whatever happened.
+    pub async fn run(&self, database_url: &str) -> anyhow::Result<PgbenchReport> {
+        let name = format!(
+            "gamehub_pgbench_{}",
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        );
+        let maintenance = scratch_database_url(database_url, "postgres")?;
+        let scratch = scratch_database_url(database_url, &name)?;
+        run_tool(
+            "psql",
+            &[&maintenance, "-qc", &format!("CREATE DATABASE {name}")],
+        )
+        .await?;
+        let result = self.bench(&scratch).await;
+        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        if let Err(e) = run_tool("psql", &[&maintenance, "-qc", &drop]).await {
+            tracing::warn!(error = %e, database = %name, "could not drop the pgbench database");
+        }
+        result
+    }
+
+    async fn bench(&self, url: &str) -> anyhow::Result<PgbenchReport> {
+        run_tool("pgbench", &["-i", "-q", "-s", &self.scale.to_string(), url])
+            .await
+            .context("pgbench -i")?;
+        let output = run_tool(
+            "pgbench",
+            &[
+                "-c",
+                &self.clients.to_string(),
+                "-j",
+                &PGBENCH_THREADS.to_string(),
+                "-T",
+                &self.seconds.to_string(),
+                url,
+            ],
+        )
+        .await?;
+        parse_pgbench(&output).with_context(|| format!("no tps in pgbench output:\n{output}"))
+    }
+}
+
+/// The tps and average latency of pgbench's report; None without a tps. Before
+/// PostgreSQL 14 it printed two tps lines, including then excluding connection time: the
+/// last one is taken, as newer versions print only that one.
+fn parse_pgbench(output: &str) -> Option<PgbenchReport> {
+    let tps = output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("tps = "))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
+        .next_back()?;
+    let latency_average = output
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("latency average = "))
+        .filter_map(|rest| rest.strip_suffix(" ms")?.trim().parse::<f64>().ok())
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        .next_back();
+    Some(PgbenchReport {
+        tps,
+        latency_average,
+    })
+}
+
+/// `url` (a `postgres://` URL) with its database name replaced by `database`, its query
+/// options kept: a scratch database on the same server.
+pub fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String> {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let rest = base
+        .strip_prefix("postgres://")
+        .or_else(|| base.strip_prefix("postgresql://"))
+        .context("DATABASE_URL must start with postgres://")?;
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let mut scratch = format!("postgres://{authority}/{database}");
+    if let Some(query) = query {
+        scratch.push('?');
+        scratch.push_str(query);
+    }
+    Ok(scratch)
+}
+
+/// Runs `program` with `args` to its end and returns what it printed; an error when it
+/// cannot start (not installed) or exits with a failure. The error does not repeat the
+/// arguments: a database URL among them may hold a password.
+async fn run_tool(program: &str, args: &[&str]) -> anyhow::Result<String> {
+    let output = tokio::process::Command::new(program)
+        .args(args)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .with_context(|| format!("cannot run {program} (is it installed?)"))?;
+    anyhow::ensure!(
+        output.status.success(),
+        "{program} failed: {}",
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// `program args…` as one would type it, arguments with spaces in double quotes.
+fn command_line(program: &str, args: &[&str]) -> String {
+    let mut line = program.to_owned();
+    for arg in args {
+        line.push(' ');
+        if arg.contains(' ') {
+            line.push_str(&format!("\"{arg}\""));
+        } else {
+            line.push_str(arg);
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `redis-benchmark -h 127.0.0.1 -p 6379 -n 2000 -c 50 -P 1 -q eval
+    /// "return redis.call('incr',KEYS[1])" 1 loadgen:redis-benchmark` (redis-benchmark
+    /// 7.0.15), byte for byte: a progress line, its blanking, then the result.
+    const REDIS_BENCHMARK_QUIET: &str = " \reval return redis.call('incr',KEYS[1]) 1 loadgen:redis-benchmark: rps=0.0 (overall: -nan) avg_msec=-nan (overall: -nan)\r                                                                                                                        \reval return redis.call('incr',KEYS[1]) 1 loadgen:redis-benchmark: 86956.52 requests per second, p50=0.487 msec\n\n";
+
+    /// `pgbench -c 4 -j 2 -T 1` (pgbench 15.20), its standard output.
+    const PGBENCH_15: &str = "pgbench (15.20 (Debian 15.20-0+deb12u1))
+transaction type: <builtin: TPC-B (sort of)>
+scaling factor: 1
+query mode: simple
+number of clients: 4
+number of threads: 2
+maximum number of tries: 1
+duration: 1 s
+number of transactions actually processed: 359
+number of failed transactions: 0 (0.000%)
+latency average = 11.167 ms
+initial connection time = 14.212 ms
+tps = 358.199424 (without initial connection time)
+";
+
+    /// The end of a report of pgbench 13 and older: tps with, then without, connecting.
+    const PGBENCH_13_TAIL: &str = "latency average = 7.490 ms
+tps = 4264.321503 (including connections establishing)
+tps = 4270.194820 (excluding connections establishing)
+";
+
+    #[test]
+    fn redis_benchmark_rate_is_read_from_the_last_quiet_line() {
+        assert_eq!(parse_redis_benchmark(REDIS_BENCHMARK_QUIET), Some(86956.52));
+    }
+
+    #[test]
+    fn redis_benchmark_progress_alone_has_no_rate() {
+        let progress = REDIS_BENCHMARK_QUIET
+            .split_once("86956")
+            .map_or("", |(before, _)| before);
+        assert_eq!(parse_redis_benchmark(progress), None);
+        assert_eq!(parse_redis_benchmark(""), None);
+    }
+
+    #[test]
+    fn redis_urls_split_into_host_and_port() {
+        assert_eq!(
+            redis_host_port("redis://127.0.0.1:6379").unwrap(),
+            ("127.0.0.1", "6379")
+        );
+        assert_eq!(
+            redis_host_port("redis://:pw@redis:6380/0").unwrap(),
+            ("redis", "6380")
+        );
+        assert_eq!(
+            redis_host_port("redis://localhost").unwrap(),
+            ("localhost", "6379")
+        );
+        assert!(redis_host_port("rediss://redis:6380").is_err());
+    }
+
+    #[test]
+    fn the_printed_redis_command_can_be_pasted_into_a_shell() {
+        assert_eq!(
+            command_line(
+                "redis-benchmark",
+                &["-q", "eval", "return redis.call('incr',KEYS[1])", "1", "k"]
+            ),
+            "redis-benchmark -q eval \"return redis.call('incr',KEYS[1])\" 1 k"
+        );
+    }
+
+    #[test]
+    fn pgbench_tps_is_read_from_its_report() {
+        assert_eq!(
+            parse_pgbench(PGBENCH_15),
+            Some(PgbenchReport {
+                tps: 358.199424,
+                latency_average: Some(Duration::from_secs_f64(0.011167)),
+            })
+        );
+        assert_eq!(parse_pgbench("starting vacuum...end.\n"), None);
+    }
+
+    #[test]
+    fn older_pgbench_tps_is_the_one_without_connecting() {
+        assert_eq!(
+            parse_pgbench(PGBENCH_13_TAIL).map(|r| r.tps),
+            Some(4270.194820)
+        );
+    }
+
+    #[test]
+    fn quantiles_are_the_nearest_rank() {
+        let sorted: Vec<u32> = (1..=100).collect();
+        assert_eq!(quantile(&sorted, 0.0), Some(1));
+        assert_eq!(quantile(&sorted, 0.5), Some(51));
+        assert_eq!(quantile(&sorted, 0.99), Some(99));
+        assert_eq!(quantile(&sorted, 1.0), Some(100));
+        assert_eq!(quantile::<u32>(&[], 0.5), None);
+        assert_eq!(
+            quantile(&[Duration::from_millis(3)], 0.99),
+            Some(Duration::from_millis(3))
+        );
+    }
+
+    #[test]
+    fn quantiles_of_microseconds_are_in_milliseconds() {
+        assert_eq!(quantile_ms(&[250, 1_500, 40_000], 0.5), 1.5);
+        assert_eq!(quantile_ms(&[], 0.99), 0.0);
+    }
+
+    #[test]
+    fn scratch_urls_keep_the_server_and_options() {
+        assert_eq!(
+            scratch_database_url("postgres://postgres@127.0.0.1:5432/gamehub", "x").unwrap(),
+            "postgres://postgres@127.0.0.1:5432/x"
+        );
+        assert_eq!(
+            scratch_database_url("postgresql://u:p@h/db?sslmode=disable", "x").unwrap(),
+            "postgres://u:p@h/x?sslmode=disable"
+        );
+        assert_eq!(
+            scratch_database_url("postgres://postgres@127.0.0.1:5432", "x").unwrap(),
+            "postgres://postgres@127.0.0.1:5432/x"
+        );
+    }
+}
