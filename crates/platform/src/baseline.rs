@@ -51,6 +51,7 @@ pub struct RedisEval {
 /// i.e. one script and one round trip per call, as a table step is.
 pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisEval> {
     let (host, port) = redis_host_port(redis_url)?;
+    let requests_count = requests;
     let requests = requests.to_string();
     let args = [
         "-h",
@@ -69,7 +70,10 @@ pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisE
         "1",
         REDIS_BENCHMARK_KEY,
     ];
-    let output = run_tool("redis-benchmark", &args).await;
+    // An unreachable Redis makes redis-benchmark wait for ever; 200,000 requests take
+    // seconds on a working one.
+    let limit = Duration::from_secs(60) + Duration::from_millis(requests_count / 100);
+    let output = run_tool("redis-benchmark", &args, limit).await;
     delete_benchmark_key(redis_url).await;
     let output = output?;
     let per_second = parse_redis_benchmark(&output)
@@ -152,19 +156,25 @@ impl Pgbench {
         run_tool(
             "psql",
             &[&maintenance, "-qc", &format!("CREATE DATABASE {name}")],
+            PSQL_LIMIT,
         )
         .await?;
         let result = self.bench(&scratch).await;
         let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        if let Err(e) = run_tool("psql", &[&maintenance, "-qc", &drop]).await {
+        if let Err(e) = run_tool("psql", &[&maintenance, "-qc", &drop], PSQL_LIMIT).await {
             tracing::warn!(error = %e, database = %name, "could not drop the pgbench database");
         }
         result
     }
 
     async fn bench(&self, url: &str) -> anyhow::Result<PgbenchReport> {
-        run_tool("pgbench", &["-i", "-q", "-s", &self.scale.to_string(), url])
-            .await
+        let init_limit = Duration::from_secs(120 + 30 * u64::from(self.scale));
+        run_tool(
+            "pgbench",
+            &["-i", "-q", "-s", &self.scale.to_string(), url],
+            init_limit,
+        )
+        .await
             .context("pgbench -i")?;
         let output = run_tool(
             "pgbench",
@@ -177,6 +187,7 @@ impl Pgbench {
                 &self.seconds.to_string(),
                 url,
             ],
+            Duration::from_secs(u64::from(self.seconds) + 120),
         )
         .await?;
         parse_pgbench(&output).with_context(|| format!("no tps in pgbench output:\n{output}"))
@@ -224,15 +235,21 @@ pub fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String>
     Ok(scratch)
 }
 
+/// How long a psql statement of the pgbench baseline may take.
+const PSQL_LIMIT: Duration = Duration::from_secs(60);
+
 /// Runs `program` with `args` to its end and returns what it printed; an error when it
-/// cannot start (not installed) or exits with a failure. The error does not repeat the
-/// arguments: a database URL among them may hold a password.
-async fn run_tool(program: &str, args: &[&str]) -> anyhow::Result<String> {
-    let output = tokio::process::Command::new(program)
+/// cannot start (not installed), runs longer than `limit` (it is then killed) or exits
+/// with a failure. The error does not repeat the arguments: a database URL among them
+/// may hold a password.
+async fn run_tool(program: &str, args: &[&str], limit: Duration) -> anyhow::Result<String> {
+    let run = tokio::process::Command::new(program)
         .args(args)
         .kill_on_drop(true)
-        .output()
+        .output();
+    let output = tokio::time::timeout(limit, run)
         .await
+        .map_err(|_| anyhow::anyhow!("{program} did not finish within {} s", limit.as_secs()))?
         .with_context(|| format!("cannot run {program} (is it installed?)"))?;
     anyhow::ensure!(
         output.status.success(),
@@ -383,5 +400,21 @@ tps = 4270.194820 (excluding connections establishing)
             scratch_database_url("postgres://postgres@127.0.0.1:5432", "x").unwrap(),
             "postgres://postgres@127.0.0.1:5432/x"
         );
+    }
+
+    #[tokio::test]
+    async fn a_tool_that_hangs_is_killed_at_its_limit() {
+        let error = run_tool("sleep", &["30"], Duration::from_millis(200))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("did not finish within"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_missing_tool_says_so() {
+        let error = run_tool("gamehub-no-such-tool", &[], Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains("is it installed"), "{error}");
     }
 }
