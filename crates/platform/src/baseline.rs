@@ -175,7 +175,7 @@ impl Pgbench {
             init_limit,
         )
         .await
-            .context("pgbench -i")?;
+        .context("pgbench -i")?;
         let output = run_tool(
             "pgbench",
             &[
@@ -407,7 +407,10 @@ tps = 4270.194820 (excluding connections establishing)
         let error = run_tool("sleep", &["30"], Duration::from_millis(200))
             .await
             .unwrap_err();
-        assert!(error.to_string().contains("did not finish within"), "{error}");
+        assert!(
+            error.to_string().contains("did not finish within"),
+            "{error}"
+        );
     }
 
     #[tokio::test]
