@@ -1,20 +1,23 @@
-//! `gamehub-gomoku-referee`: serve (default), check health, or generate load.
+//! `gamehub-gomoku-referee`: the Gomoku referee (`serve`, the default), its container
+//! healthcheck (`health`) and the load generator (`loadgen`).
 #![forbid(unsafe_code)]
 
+use std::process::ExitCode;
 use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use gamehub_gomoku_referee::{RefereeConfig, convert, loadgen};
+use gamehub_platform::config::Env;
+use gamehub_platform::server::{health_exit_code, serve_until_terminated};
 
 /// mimalloc: the services allocate many small, short-lived buffers per call (protobuf,
 /// JSON state, HTTP/2 frames), where it is markedly cheaper than the system allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::{Parser, Subcommand};
-use gamehub_gomoku_referee::{RefereeConfig, loadgen};
-use gamehub_platform::config::Env;
-use gamehub_platform::server::{health_exit_code, serve_until_terminated};
-
-#[derive(Parser)]
+#[derive(Debug, Parser)]
 #[command(
+    name = "gamehub-gomoku-referee",
     version,
     about = "The Gomoku referee: authoritative Gomoku/Renju tables"
 )]
@@ -23,11 +26,12 @@ struct Cli {
     command: Option<Command>,
 }
 
-#[derive(Subcommand)]
+#[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the gRPC API (the default).
+    /// Serve the gRPC API (the default), and /metrics when GAMEHUB_METRICS_ADDR is set.
+    /// Configured by environment variables.
     Serve,
-    /// Exit 0 if the referee at --addr reports SERVING (container healthchecks).
+    /// Exit 0 if the referee answers SERVING on its health service, else 1.
     Health {
         /// The referee's URL; defaults to this configuration's port on 127.0.0.1.
         #[arg(long)]
@@ -45,7 +49,7 @@ enum Command {
         /// The referee's URL.
         #[arg(long, default_value = "http://127.0.0.1:50052")]
         addr: String,
-        /// Rule set: freestyle, renju-lose, renju-refuse, renju-claim, renju-swap.
+        /// Rule set: freestyle, renju-lose (or renju), renju-refuse, renju-claim, renju-swap.
         #[arg(long, default_value = "freestyle")]
         rules: String,
         /// HTTP/2 connections shared by the clients.
@@ -61,25 +65,28 @@ enum Command {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
-    let env = Env::process();
+async fn main() -> ExitCode {
+    match run(Cli::parse()).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gamehub-gomoku-referee: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = RefereeConfig::from_env(&Env::process())?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let config = RefereeConfig::from_env(&env)?;
             let common = config.common.clone();
-            serve_until_terminated("gomoku-referee", &common, |shutdown| {
+            serve_until_terminated("gamehub-gomoku-referee", &common, |shutdown| {
                 gamehub_gomoku_referee::start(config, shutdown)
             })
-            .await
+            .await?;
+            Ok(ExitCode::SUCCESS)
         }
-        Command::Health { addr } => {
-            let config = RefereeConfig::from_env(&env)?;
-            std::process::exit(match health_exit_code(addr, config.listen).await {
-                code if code == std::process::ExitCode::SUCCESS => 0,
-                _ => 1,
-            });
-        }
+        Command::Health { addr } => Ok(health_exit_code(addr, config.listen).await),
         Command::Loadgen {
             tables,
             duration,
@@ -89,21 +96,15 @@ async fn main() -> anyhow::Result<()> {
             rate,
             redis_benchmark_requests,
         } => {
-            let common = gamehub_platform::config::CommonConfig::from_env(&env)?;
-            let rule_set = match rules.as_str() {
-                "freestyle" => gamehub_proto::gomoku::RuleSet::Freestyle,
-                "renju" | "renju-lose" => gamehub_proto::gomoku::RuleSet::RenjuLose,
-                "renju-refuse" => gamehub_proto::gomoku::RuleSet::RenjuRefuse,
-                "renju-claim" => gamehub_proto::gomoku::RuleSet::RenjuClaim,
-                "renju-swap" => gamehub_proto::gomoku::RuleSet::RenjuSwap,
-                other => anyhow::bail!("unknown rule set {other:?}"),
-            };
+            let rule_set = gomoku_rules::RuleSet::parse(&rules)
+                .ok_or_else(|| anyhow::anyhow!("unknown rule set {rules:?}"))?;
+            let common = config.common;
             let report = loadgen::run(loadgen::LoadgenConfig {
                 url: addr,
                 jwt_secret: common.jwt_secret.clone(),
                 tables,
                 duration: Duration::from_secs(duration),
-                rule_set,
+                rule_set: convert::rule_set(rule_set),
                 connections,
                 rate,
                 redis_url: (redis_benchmark_requests > 0)
@@ -112,7 +113,7 @@ async fn main() -> anyhow::Result<()> {
             })
             .await?;
             print!("{report}");
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
