@@ -7,8 +7,9 @@
 //!   only its opening play);
 //! - landlord wins: landlord +2 × base × multiplier, each farmer −base × multiplier;
 //!   landlord loses: the reverse. Always zero-sum.
-//! - escape (逃跑): the escaper loses base × multiplier × 3, or 3 × points base if nobody
-//!   had bid yet; the others get 0 (the deal is void for them).
+//! - escape (逃跑): the escaper loses base × multiplier × 3, or 3 points if nobody had bid
+//!   yet (SPEC section 4 says "3", not a multiple of the points base: with no bid there is
+//!   no base); the others get 0 (the deal is void for them).
 
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +109,9 @@ pub fn settle(deal: &PlayedOut) -> Settlement {
     }
 }
 
+/// Points an escape before any bid costs, whatever the room's points base.
+pub const ESCAPE_BEFORE_ANY_BID_POINTS: i64 = 3;
+
 /// Scores an escape: `highest_bid` is the winning bid, or the highest so far while
 /// bidding (`None` if nobody had bid).
 pub fn settle_escape(
@@ -124,7 +128,7 @@ pub fn settle_escape(
         Some(bid) if bid != Bid::Pass => {
             i64::from(bid.points()) * points_base * multiplier as i64 * 3
         }
-        _ => 3 * points_base,
+        _ => ESCAPE_BEFORE_ANY_BID_POINTS,
     };
     let mut points = [0; 3];
     points[escaper.index()] = -penalty;

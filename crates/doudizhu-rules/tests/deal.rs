@@ -394,13 +394,14 @@ fn a_refused_action_keeps_auto_play() {
 }
 
 #[test]
-fn escape_before_any_bid_costs_three_points_base() {
+fn escape_before_any_bid_costs_three_points_whatever_the_points_base() {
     let mut deal = new_deal(1, seat(0));
     deal.bid(seat(0), Bid::Pass, 0).expect("pass");
     deal.escape(seat(2), 0).expect("escape");
     let s = deal.settlement().expect("settled");
     assert_eq!(s.outcome, Outcome::Escaped { seat: seat(2) });
-    assert_eq!(s.points, [0, 0, -30]);
+    // SPEC section 4: "or 3 if no bid has been made yet" (the points base here is 10).
+    assert_eq!(s.points, [0, 0, -3]);
     assert_eq!(deal.escape(seat(1), 0), Err(ActionError::GameOver));
 }
 

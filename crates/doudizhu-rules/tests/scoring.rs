@@ -107,8 +107,9 @@ fn escape_before_any_bid_costs_three() {
         settle_escape(1, seat(2), None, None, 0, 0).points,
         [0, 0, -3]
     );
+    // Three points, not three times the points base: with no bid there is no base.
     assert_eq!(
-        settle_escape(1, seat(2), None, Some(Bid::Pass), 0, 0).points,
+        settle_escape(20, seat(2), None, Some(Bid::Pass), 0, 0).points,
         [0, 0, -3]
     );
     assert_eq!(

@@ -546,7 +546,7 @@ async fn the_seat_that_leads_may_not_pass_and_a_play_must_beat_the_trick() {
 }
 
 #[tokio::test]
-async fn an_escape_before_any_bid_costs_three_times_the_points_base() {
+async fn an_escape_before_any_bid_costs_three_points() {
     let world = World::start().await;
     let driver = world.open(&[find_seed(60, |_| true)], 0).await;
     let escaper = (seat(driver.view(0).await.first_bidder) + 1) % 3;
