@@ -73,3 +73,25 @@ pub fn first_bidder_of_first_deal<R: Rng + ?Sized>(rng: &mut R) -> Seat {
 pub fn next_first_bidder(previous_first_bidder: Seat) -> Seat {
     previous_first_bidder.next()
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    use super::*;
+
+    #[test]
+    fn the_first_bidder_of_a_first_deal_is_any_seat_at_random() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let mut drawn = [0u32; 3];
+        for _ in 0..3_000 {
+            drawn[first_bidder_of_first_deal(&mut rng).index()] += 1;
+        }
+        // Uniform: about 1,000 each (the bounds are far beyond chance).
+        assert!(
+            drawn.iter().all(|&n| (850..1_150).contains(&n)),
+            "{drawn:?}"
+        );
+    }
+}
