@@ -78,6 +78,15 @@ impl MatchmakingConfig {
             DEFAULT_GAME_LOSS_CAP_SILVER,
             "a whole number of silver",
         )?;
+        if cap < 0 {
+            // The ledger refuses to start with it; here it would make every default
+            // minimum balance negative, which the ledger then refuses on every seat.
+            return Err(ConfigError {
+                name: "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER".into(),
+                value: cap.to_string(),
+                reason: "a cap cannot be negative".into(),
+            });
+        }
         let rooms = match env.raw("GAMEHUB_ROOMS_FILE") {
             None => Rooms::parse(DEFAULT_ROOMS, cap),
             Some(path) => {
@@ -252,4 +261,47 @@ pub async fn start_with(
         addr,
         task,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rooms::Game;
+
+    fn from_pairs(pairs: &[(&str, &str)]) -> Result<MatchmakingConfig, ConfigError> {
+        MatchmakingConfig::from_env(&Env::from_pairs(pairs.iter().copied()))
+    }
+
+    fn min_balance(config: &MatchmakingConfig, room: &str) -> i64 {
+        config.rooms.get(room).unwrap().min_balance_silver
+    }
+
+    #[test]
+    fn the_configured_per_game_loss_cap_bounds_default_minimum_balances() {
+        let config = from_pairs(&[("GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER", "20000")]).unwrap();
+        // Dou Dizhu's worst loss has no bound but the cap; Gomoku's escape (10 x 100) is
+        // under it.
+        assert_eq!(min_balance(&config, "doudizhu-classic"), 20_000);
+        assert_eq!(min_balance(&config, "gomoku-renju"), 1_000);
+
+        let config = from_pairs(&[("GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER", "500")]).unwrap();
+        assert_eq!(min_balance(&config, "gomoku-renju"), 500);
+        assert_eq!(
+            min_balance(&config, "gomoku-free"),
+            0,
+            "free rooms need nothing"
+        );
+        for room in config.rooms.iter() {
+            assert!(room.min_balance_silver <= 500, "{}", room.id);
+            if room.game == Game::Doudizhu && room.silver_per_point > 0 {
+                assert_eq!(room.min_balance_silver, 500, "{}", room.id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_negative_loss_cap_is_refused_by_name() {
+        let e = from_pairs(&[("GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER", "-1")]).unwrap_err();
+        assert_eq!(e.name, "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER");
+    }
 }
