@@ -178,3 +178,56 @@ pub async fn start(config: LedgerConfig, shutdown: Shutdown) -> anyhow::Result<S
         task,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps_of(pairs: &[(&str, &str)]) -> Result<Caps, ConfigError> {
+        LedgerConfig::from_env(&Env::from_pairs(pairs.iter().copied())).map(|c| c.caps)
+    }
+
+    #[test]
+    fn caps_default_to_the_seeds_and_each_is_configurable() {
+        assert_eq!(
+            caps_of(&[]).unwrap(),
+            Caps {
+                game_win_silver: 50_000,
+                game_loss_silver: 50_000,
+                daily_win_silver: 150_000,
+                daily_loss_silver: 150_000,
+            }
+        );
+        let caps = caps_of(&[
+            ("GAMEHUB_LEDGER_GAME_WIN_CAP_SILVER", "1"),
+            ("GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER", "2"),
+            ("GAMEHUB_LEDGER_DAILY_WIN_CAP_SILVER", "3"),
+            ("GAMEHUB_LEDGER_DAILY_LOSS_CAP_SILVER", "4"),
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                caps.game_win_silver,
+                caps.game_loss_silver,
+                caps.daily_win_silver,
+                caps.daily_loss_silver
+            ),
+            (1, 2, 3, 4)
+        );
+    }
+
+    #[test]
+    fn a_negative_or_malformed_cap_is_refused_by_name() {
+        for name in [
+            "GAMEHUB_LEDGER_GAME_WIN_CAP_SILVER",
+            "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER",
+            "GAMEHUB_LEDGER_DAILY_WIN_CAP_SILVER",
+            "GAMEHUB_LEDGER_DAILY_LOSS_CAP_SILVER",
+        ] {
+            for value in ["-1", "lots"] {
+                let e = caps_of(&[(name, value)]).unwrap_err();
+                assert_eq!(e.name, name, "{value}");
+            }
+        }
+    }
+}

@@ -80,6 +80,61 @@ mod tests {
         assert_eq!(day.resets_at, utc("2024-09-08T04:00:00Z"));
     }
 
+    /// Zones with no clock changes, with changes away from midnight, and with a
+    /// midnight that is skipped (Santiago, Havana) or repeated (Santiago).
+    const ZONES: [&str; 7] = [
+        "Asia/Shanghai",
+        "UTC",
+        "America/New_York",
+        "Europe/London",
+        "America/Santiago",
+        "America/Havana",
+        "Australia/Lord_Howe",
+    ];
+
+    /// Clock changes, in Unix seconds, each with its zone.
+    const CLOCK_CHANGES: [(&str, i64); 6] = [
+        ("America/Santiago", 1_725_768_000), // 2024-09-08T04:00Z: skips 00:00-01:00
+        ("America/Santiago", 1_712_458_800), // 2024-04-07T03:00Z: repeats 23:00-24:00
+        ("America/Havana", 1_710_046_800),   // 2024-03-10T05:00Z: skips 00:00-01:00
+        ("America/New_York", 1_710_054_000), // 2024-03-10T07:00Z: skips 02:00-03:00
+        ("Europe/London", 1_711_846_800),    // 2024-03-31T01:00Z: skips 01:00-02:00
+        ("Australia/Lord_Howe", 1_728_142_200), // 2024-10-05T15:30Z: skips 02:00-02:30
+    ];
+
+    /// A zone and a moment: any moment of 2000-2099, or one within two days of a clock
+    /// change of that zone.
+    fn moments() -> impl proptest::strategy::Strategy<Value = (&'static str, i64)> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (
+                proptest::sample::select(ZONES.to_vec()),
+                946_684_800i64..4_102_444_800
+            ),
+            (
+                proptest::sample::select(CLOCK_CHANGES.to_vec()),
+                -2 * 86_400i64..2 * 86_400
+            )
+                .prop_map(|((zone, change), offset)| (zone, change + offset)),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_cap_day_runs_from_one_local_midnight_to_the_next((zone, unix_s) in moments()) {
+            let zone: Tz = zone.parse().unwrap();
+            let now = DateTime::from_timestamp(unix_s, 0).unwrap();
+            let day = CapDay::of(now, zone);
+            let local_date = |t: DateTime<Utc>| t.with_timezone(&zone).date_naive();
+            proptest::prop_assert_eq!(day.date, local_date(now));
+            proptest::prop_assert!(now < day.resets_at);
+            // The reset is the first moment of the next local day: a second earlier is
+            // still this day.
+            proptest::prop_assert_eq!(Some(local_date(day.resets_at)), day.date.succ_opt());
+            proptest::prop_assert_eq!(local_date(day.resets_at - Duration::seconds(1)), day.date);
+        }
+    }
+
     #[test]
     fn yesterdays_counters_read_as_zero() {
         let today = NaiveDate::from_ymd_opt(2025, 3, 2).unwrap();

@@ -120,6 +120,61 @@ async fn configured_caps_apply() {
 }
 
 #[tokio::test]
+async fn configured_daily_caps_bind_each_counter_and_refuse_seats() {
+    let app = spawn_app_with(|c| {
+        c.caps.daily_win_silver = 60_000;
+        c.caps.daily_loss_silver = 70_000;
+    })
+    .await;
+    for p in ["loser", "rich-0", "rich-1"] {
+        app.grant(p, 1_000_000).await;
+    }
+    // The winner's second 50,000 game pays only the 10,000 left of its 60,000 day.
+    for (i, expected) in [(0, 50_000), (1, 10_000)] {
+        let r = app
+            .settle(gomoku(
+                &format!("w-{i}"),
+                10_000,
+                ("winner", Win, 5),
+                (&format!("rich-{i}"), Loss, -5),
+            ))
+            .await;
+        assert_eq!(r.players[0].silver_delta, expected, "win {i}");
+    }
+    let today = app.account("winner").await.today.unwrap();
+    assert_eq!(
+        (today.win_cap_silver, today.remaining_win_silver),
+        (60_000, 0)
+    );
+    let (eligible, refusal, message) = eligibility(&app, "winner", 0).await;
+    assert!(!eligible);
+    assert_eq!(refusal, Refusal::DailyWinCap as i32);
+    assert!(message.contains("daily win cap of 60000"), "{message}");
+
+    // The loss counter is separate and has its own configured cap: 50,000 + 20,000.
+    for (i, expected) in [(0, -50_000), (1, -20_000)] {
+        let r = app
+            .settle(gomoku(
+                &format!("l-{i}"),
+                10_000,
+                ("loser", Loss, -5),
+                (&format!("lucky-{i}"), Win, 5),
+            ))
+            .await;
+        assert_eq!(r.players[0].silver_delta, expected, "loss {i}");
+    }
+    let (eligible, refusal, message) = eligibility(&app, "loser", 0).await;
+    assert!(!eligible);
+    assert_eq!(refusal, Refusal::DailyLossCap as i32);
+    assert!(message.contains("daily loss cap of 70000"), "{message}");
+    // Winning 50,000 today touched only the winners' win counters.
+    let (eligible, _, _) = eligibility(&app, "lucky-0", 0).await;
+    assert!(eligible);
+    check_invariants(&app.db.pool, &app.caps).await;
+    app.finish().await;
+}
+
+#[tokio::test]
 async fn the_daily_cap_binds_the_winner() {
     let app = spawn_app().await;
     for i in 0..5 {
