@@ -210,8 +210,21 @@ pub fn stones(game: &Game) -> Vec<pb::Stone> {
         .collect()
 }
 
-/// A game as anyone sees it at `now_ms`.
-pub fn game(state: &TableState, now_ms: u64) -> pb::Game {
+/// Whether `viewer` is shown black's forbidden points: in the renju rooms while a game
+/// runs; under the claim policy only black itself, since spotting a forbidden stone is
+/// white's part of the game (a list that white or a spectator could read would answer
+/// every claim).
+fn sees_forbidden_points(game: &Game, viewer: Option<Seat>) -> bool {
+    match game.rule_set().policy() {
+        None => false,
+        Some(_) if game.is_over() => false,
+        Some(ForbiddenPolicy::Claim) => viewer == Some(game.seat_of(Color::Black)),
+        Some(ForbiddenPolicy::Lose | ForbiddenPolicy::Refuse) => true,
+    }
+}
+
+/// A game as `viewer` (a seat, or None for a spectator) sees it at `now_ms`.
+pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64) -> pb::Game {
     let g = &state.game;
     let stones = stones(g);
     let to_act = g.to_act();
@@ -235,7 +248,7 @@ pub fn game(state: &TableState, now_ms: u64) -> pb::Game {
         Phase::ChooseFifth { proposals } => proposals.iter().map(|&p| point(p)).collect(),
         _ => Vec::new(),
     };
-    let forbidden_points = if g.rule_set() != RuleSet::Freestyle && !g.is_over() {
+    let forbidden_points = if sees_forbidden_points(g, viewer) {
         g.board()
             .forbidden_points()
             .into_iter()
@@ -314,7 +327,7 @@ pub fn table(
             .collect(),
         your_seat: viewer.map(seat),
         status: status as i32,
-        game: Some(game(state, now_ms)),
+        game: Some(game(state, viewer, now_ms)),
         last_event_id,
         server_time_unix_ms: unix_ms(Some(now_ms)),
         closes_at_unix_ms: unix_ms(closes_at),

@@ -161,6 +161,14 @@ async fn renju_claim_a_right_claim_wins() {
         .await;
     let id = &table.table_id;
     play(&alice, &bob, id, &BEFORE_DOUBLE_THREE).await;
+    // Spotting the forbidden point is white's part of the game: only black is told.
+    assert_eq!(
+        forbidden(&alice.view(id).await, "j8"),
+        Some(pb::ForbiddenKind::DoubleThree),
+        "black sees its own forbidden points"
+    );
+    assert!(game(&bob.view(id).await).forbidden_points.is_empty());
+    assert!(game(&fx.table(id).await).forbidden_points.is_empty());
     let stands = alice.place(id, "j8").await.unwrap();
     assert_eq!(game(&stands).stones.len(), 9, "the forbidden stone stands");
     assert!(game(&stands).result.is_none());

@@ -328,6 +328,20 @@ pub struct Player {
 }
 
 impl Player {
+    /// The table as this player sees it.
+    pub async fn view(&self, table_id: &str) -> pb::Table {
+        self.client
+            .clone()
+            .get_table(pb::GetTableRequest {
+                table_id: table_id.to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap()
+    }
+
     pub async fn place(&self, table_id: &str, point: &str) -> Result<pb::Table, Status> {
         self.place_with(table_id, point, &rid()).await
     }
