@@ -22,6 +22,7 @@ pub mod auth;
 pub mod baseline;
 pub mod client;
 pub mod config;
+pub mod eligibility;
 pub mod error;
 pub mod metrics;
 pub mod notify;

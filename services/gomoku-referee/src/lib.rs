@@ -120,9 +120,15 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     );
     let hub = EventHub::new(store.clone(), config.watch_limits.clone());
     let between_games_ms = u64::try_from(config.between_games.as_millis()).unwrap_or(u64::MAX);
+    let ledger = LedgerServiceClient::new(service_channel(
+        &common.ledger_url,
+        TokenSource::service(Keys::new(&common.jwt_secret), "gomoku-referee"),
+        Duration::from_secs(10),
+    )?);
     let referee = Referee::new(
         store.clone(),
         hub.clone(),
+        ledger.clone(),
         between_games_ms,
         shutdown.clone(),
     );
@@ -143,11 +149,6 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         config.sweep.clone(),
         shutdown.listener(),
     ));
-    let ledger = LedgerServiceClient::new(service_channel(
-        &common.ledger_url,
-        TokenSource::service(Keys::new(&common.jwt_secret), "gomoku-referee"),
-        Duration::from_secs(10),
-    )?);
     tokio::spawn(run_settler(
         store,
         ledger,

@@ -10,6 +10,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
+use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::hub::{EventHub, WatchItem};
 use gamehub_platform::tables::settler::OnSettled;
@@ -19,6 +20,7 @@ use gamehub_platform::{ApiError, Caller, Role};
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_server::GomokuService;
 use gamehub_proto::ledger::SettleGameResponse;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gomoku_rules::{Action, Record, RuleSet, Seat};
 use prost::Message;
 use sha2::Digest;
@@ -36,6 +38,8 @@ pub struct Referee {
     store: TableStore,
     /// Watch streams.
     hub: EventHub,
+    /// The ledger, asked before a player's next game whether it may play one.
+    ledger: LedgerServiceClient<ServiceChannel>,
     /// How long a table waits between games before it closes.
     between_games_ms: u64,
     /// Ends watch streams when the process stops.
@@ -69,12 +73,14 @@ impl Referee {
     pub fn new(
         store: TableStore,
         hub: EventHub,
+        ledger: LedgerServiceClient<ServiceChannel>,
         between_games_ms: u64,
         shutdown: Shutdown,
     ) -> Self {
         Self {
             store,
             hub,
+            ledger,
             between_games_ms,
             shutdown,
         }
@@ -161,6 +167,27 @@ impl Referee {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A player asking for the next game must still be allowed to play one today (SPEC
+    /// §5: no game once a daily cap is reached, nor below the room's minimum balance).
+    /// Asked only while the table is between games and the caller sits at it; anything
+    /// else is for the rules to refuse (or a retry of a request already applied).
+    async fn ensure_may_play_next(&self, caller: &Caller, table_id: &str) -> Result<(), ApiError> {
+        if caller.role != Role::Player {
+            return Ok(());
+        }
+        let table_id = parse::table_id(table_id)?;
+        let (state, _) = self.load(&table_id).await?;
+        if !state.is_between_games() || state.seat_of(&caller.subject).is_none() {
+            return Ok(());
+        }
+        gamehub_platform::eligibility::ensure_may_play(
+            &self.ledger,
+            &caller.subject,
+            state.room.stakes(),
+        )
+        .await
     }
 
     /// Applies a seated player's action as one atomic step.
@@ -619,6 +646,9 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::NextGameRequest>,
     ) -> Result<Response<pb::NextGameResponse>, Status> {
+        let caller = caller(&request)?;
+        self.ensure_may_play_next(&caller, &request.get_ref().table_id)
+            .await?;
         let acted = player_action!(self, request, "NextGame", |_: &pb::NextGameRequest| {
             Ok::<_, RefereeError>(PlayerAction::NextGame)
         });

@@ -248,6 +248,11 @@ impl TableState {
         self.status == Status::Closed
     }
 
+    /// Whether the table waits between games (the players may ask for the next one).
+    pub fn is_between_games(&self) -> bool {
+        matches!(self.status, Status::BetweenGames { .. })
+    }
+
     fn event(&self, at_ms: u64, game_number: u32, kind: pb::table_event::Kind) -> pb::TableEvent {
         pb::TableEvent {
             event_id: 0,

@@ -25,19 +25,7 @@ use crate::rooms::{Game, Room, TimeControl};
 /// A boxed future, so the traits can be used as `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// The ledger's answer for one player.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// The player may sit down.
-    Eligible,
-    /// The player may not.
-    Refused {
-        /// `gamehub.ledger.v1.Refusal` code.
-        refusal: i32,
-        /// The ledger's sentence for the player.
-        message: String,
-    },
-}
+pub use gamehub_platform::eligibility::Verdict;
 
 /// A failed call to another service.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -137,26 +125,9 @@ impl Eligibility for LedgerPeer {
         room: &'a Room,
     ) -> BoxFuture<'a, Result<Verdict, PeerError>> {
         Box::pin(async move {
-            let mut client = self.client.clone();
-            let response = client
-                .check_eligibility(ledger::CheckEligibilityRequest {
-                    player_id: player_id.to_owned(),
-                    stakes: Some(room.stakes()),
-                })
+            gamehub_platform::eligibility::check(&self.client, player_id, room.stakes())
                 .await
-                .map_err(|s| {
-                    gamehub_platform::metrics::dependency_error("ledger");
-                    PeerError::from_status("ledger", &s)
-                })?
-                .into_inner();
-            Ok(if response.eligible {
-                Verdict::Eligible
-            } else {
-                Verdict::Refused {
-                    refusal: response.refusal,
-                    message: response.message,
-                }
-            })
+                .map_err(|s| PeerError::from_status("ledger", &s))
         })
     }
 

@@ -373,6 +373,45 @@ async fn leaving_mid_game_is_an_escape_that_costs_ten_points_and_closes_the_tabl
 }
 
 #[tokio::test]
+async fn a_player_who_reached_the_daily_loss_cap_gets_no_next_game() {
+    // Game 1 costs the loser 5 points × 10 silver: the whole daily loss cap.
+    let fx = Fixture::with_ledger(|config| config.caps.daily_loss_silver = 50, |_| {}).await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    play(
+        &alice,
+        &bob,
+        id,
+        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"],
+    )
+    .await;
+    fx.settled(id, 1).await;
+    fx.assert_ledger("bob", -5, 1).await;
+
+    let refused = bob.next_game(id).await.unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(
+        refused.message().starts_with("not_eligible: ") && refused.message().contains("cap"),
+        "{}",
+        refused.message()
+    );
+    let table = bob.view(id).await;
+    assert!(
+        !table.players[1].wants_next_game,
+        "the refusal changed nothing"
+    );
+    // The winner may ask; the game cannot start without the loser.
+    let asked = alice.next_game(id).await.unwrap();
+    assert!(!asked.started);
+    assert_eq!(asked.table.unwrap().status(), pb::TableStatus::BetweenGames);
+    fx.stop().await;
+}
+
+#[tokio::test]
 async fn a_rematch_swaps_colors_and_both_games_are_settled() {
     let fx = Fixture::new().await;
     fx.grant(&["alice", "bob"]).await;

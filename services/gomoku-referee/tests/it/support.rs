@@ -81,7 +81,16 @@ impl Fixture {
 
     /// A fixture whose first referee's environment is adjusted by `adjust`.
     pub async fn with(adjust: impl FnOnce(&mut Vec<(String, String)>)) -> Self {
-        let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
+        Self::with_ledger(|_| {}, adjust).await
+    }
+
+    /// A fixture whose ledger's configuration `ledger` adjusts (caps, …) and whose first
+    /// referee's environment `adjust` adjusts.
+    pub async fn with_ledger(
+        ledger: impl FnOnce(&mut gamehub_ledger::LedgerConfig),
+        adjust: impl FnOnce(&mut Vec<(String, String)>),
+    ) -> Self {
+        let ledger = TestLedger::start_with(LEDGER_DB_PREFIX, ledger).await;
         let prefix = format!("gt{}", uuid::Uuid::new_v4().simple());
         let keys = Keys::new(&Secret::new(
             gamehub_platform::config::DEVELOPMENT_JWT_SECRET,

@@ -1,0 +1,103 @@
+//! The ledger's word on whether a player may start a game in a room (SPEC §5: the
+//! room's minimum balance, and no game once a daily win or loss cap is reached). Asked
+//! by matchmaking before it seats a player, and by the game services before a seated
+//! player's next game at the same table — one question, asked the same way.
+
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::ledger::CheckEligibilityRequest;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+
+use crate::ApiError;
+use crate::client::ServiceChannel;
+
+/// The ledger's answer for one player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The player may start a game.
+    Eligible,
+    /// The player may not.
+    Refused {
+        /// `gamehub.ledger.v1.Refusal` code.
+        refusal: i32,
+        /// The ledger's sentence for the player.
+        message: String,
+    },
+}
+
+impl Verdict {
+    /// Ok when eligible; else FAILED_PRECONDITION `not_eligible: <the ledger's sentence>`.
+    pub fn into_result(self) -> Result<(), ApiError> {
+        match self {
+            Verdict::Eligible => Ok(()),
+            Verdict::Refused { message, .. } => Err(ApiError::FailedPrecondition(format!(
+                "not_eligible: {message}"
+            ))),
+        }
+    }
+}
+
+/// Asks the ledger whether `player_id` may start a game with these stakes. A failed
+/// call is counted as a ledger dependency error and returned as it came.
+pub async fn check(
+    ledger: &LedgerServiceClient<ServiceChannel>,
+    player_id: &str,
+    stakes: RoomStakes,
+) -> Result<Verdict, tonic::Status> {
+    let response = ledger
+        .clone()
+        .check_eligibility(CheckEligibilityRequest {
+            player_id: player_id.to_owned(),
+            stakes: Some(stakes),
+        })
+        .await
+        .inspect_err(|_| crate::metrics::dependency_error("ledger"))?
+        .into_inner();
+    Ok(if response.eligible {
+        Verdict::Eligible
+    } else {
+        Verdict::Refused {
+            refusal: response.refusal,
+            message: response.message,
+        }
+    })
+}
+
+/// A game service's check before a seated player's next game: Ok when eligible;
+/// FAILED_PRECONDITION with the ledger's reason when not; UNAVAILABLE when the ledger
+/// cannot answer (nothing changed; retry).
+pub async fn ensure_may_play(
+    ledger: &LedgerServiceClient<ServiceChannel>,
+    player_id: &str,
+    stakes: RoomStakes,
+) -> Result<(), ApiError> {
+    match check(ledger, player_id, stakes).await {
+        Ok(verdict) => verdict.into_result(),
+        Err(status) => {
+            tracing::warn!(code = ?status.code(), message = status.message(), "eligibility check failed");
+            Err(ApiError::Unavailable(
+                "the ledger cannot say now whether you may play another game; retry shortly"
+                    .into(),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_carries_the_ledgers_sentence() {
+        let refused = Verdict::Refused {
+            refusal: 3,
+            message: "today's losses reached the daily cap of 150000 silver".into(),
+        };
+        let error = refused.into_result().unwrap_err();
+        assert_eq!(error.code(), tonic::Code::FailedPrecondition);
+        assert_eq!(
+            error.to_string(),
+            "not_eligible: today's losses reached the daily cap of 150000 silver"
+        );
+        assert!(Verdict::Eligible.into_result().is_ok());
+    }
+}
