@@ -155,12 +155,18 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         config.records_kept,
         config.store.idle_table_ttl,
     );
+    let ledger = LedgerServiceClient::new(service_channel(
+        &config.common.ledger_url,
+        TokenSource::service(Keys::new(&config.common.jwt_secret), "doudizhu-dealer"),
+        Duration::from_secs(10),
+    )?);
     let dealer = Dealer::new(
         store.clone(),
         hub,
         archive,
         config.timing(),
         config.test_seeds,
+        ledger.clone(),
         shutdown.clone(),
     );
     tokio::spawn(run_sweeper(
@@ -172,14 +178,9 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         shutdown.listener(),
     ));
 
-    let ledger = service_channel(
-        &config.common.ledger_url,
-        TokenSource::service(Keys::new(&config.common.jwt_secret), "doudizhu-dealer"),
-        Duration::from_secs(10),
-    )?;
     tokio::spawn(run_settler(
         store.clone(),
-        LedgerServiceClient::new(ledger),
+        ledger,
         config.settler.clone(),
         Some(settle::on_settled(store.clone())),
         shutdown.listener(),

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use doudizhu_rules::{Seat, Seed, first_bidder_of_first_deal};
 use futures::{Stream, StreamExt};
 use gamehub_platform::auth::{Caller, Role};
+use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::error::ApiError;
 use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
@@ -19,6 +20,7 @@ use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, TableStore, Updated, now_ms};
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuService;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use tonic::{Request, Response, Status};
 
 use crate::convert;
@@ -65,6 +67,8 @@ struct Inner {
     timing: Timing,
     /// Whether OpenTable may carry test seeds (development only).
     test_seeds_allowed: bool,
+    /// The ledger, asked before a player's next deal whether it may play one.
+    ledger: LedgerServiceClient<ServiceChannel>,
     shutdown: Shutdown,
 }
 
@@ -91,6 +95,7 @@ impl Dealer {
         archive: Archive,
         timing: Timing,
         test_seeds_allowed: bool,
+        ledger: LedgerServiceClient<ServiceChannel>,
         shutdown: Shutdown,
     ) -> Dealer {
         Dealer {
@@ -100,6 +105,7 @@ impl Dealer {
                 archive,
                 timing,
                 test_seeds_allowed,
+                ledger,
                 shutdown,
             }),
         }
@@ -116,6 +122,29 @@ impl Dealer {
             .await?
             .ok_or_else(|| DealerError::NoTable(table_id.to_owned()))?;
         Ok((loaded.state, loaded.version, loaded.last_seq))
+    }
+
+    /// A player saying it is ready for the next deal must still be allowed to play one
+    /// today (SPEC §5: no game once a daily cap is reached, nor below the room's minimum
+    /// balance). Asked only between deals and of a seated player; anything else is for
+    /// the table to refuse (or a retry of a request already applied).
+    async fn ensure_may_play_next(&self, caller: &Caller, table_id: &str) -> Result<(), ApiError> {
+        if caller.role != Role::Player {
+            return Ok(());
+        }
+        let table_id = parse::table_id(table_id)?;
+        let (table, _, _) = self.load(&table_id).await?;
+        if !matches!(table.stage, Stage::BetweenDeals { .. })
+            || table.seat_of(&caller.subject).is_none()
+        {
+            return Ok(());
+        }
+        gamehub_platform::eligibility::ensure_may_play(
+            &self.inner.ledger,
+            &caller.subject,
+            convert::stakes(&table.stakes),
+        )
+        .await
     }
 
     /// The seat whose view `caller` gets: its own seat when it is a player seated here
@@ -661,6 +690,7 @@ impl DoudizhuService for Dealer {
     ) -> Result<Response<pb::NextDealResponse>, Status> {
         let caller = caller(&request)?;
         let r = request.into_inner();
+        self.ensure_may_play_next(&caller, &r.table_id).await?;
         let acted = self
             .act(
                 &caller,

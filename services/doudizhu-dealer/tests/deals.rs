@@ -172,6 +172,60 @@ async fn farmers_who_play_out_after_the_landlords_first_play_win_with_an_anti_sp
     world.finish().await;
 }
 
+/// SPEC §5: a player who reached the daily loss cap may not start another game that
+/// day, at the same table either.
+#[tokio::test]
+async fn a_landlord_who_reached_the_daily_loss_cap_is_not_dealt_in_again() {
+    let world =
+        World::start_with_ledger(Options::default(), |c| c.caps.daily_loss_silver = 20).await;
+    let driver = world
+        .open(&[find_seed(200, |_| true), find_seed(300, |_| true)], 0)
+        .await;
+    // The landlord leads twice, then the farmers take over and play out.
+    let landlord = seat(driver.view(0).await.first_bidder);
+    driver.make_landlord(landlord, 2).await;
+    let mut landlord_plays = 0;
+    let end = driver
+        .play_out(|s, view, hints| {
+            if s == landlord {
+                if view.must_lead || landlord_plays < 2 {
+                    landlord_plays += 1;
+                    return smallest(hints);
+                }
+                return None;
+            }
+            if landlord_plays < 2 {
+                return None;
+            }
+            match &view.trick {
+                Some(trick) if seat(trick.seat) != landlord => None,
+                _ => smallest(hints),
+            }
+        })
+        .await;
+    assert_eq!(
+        end.result.unwrap().outcome,
+        pb::Outcome::FarmersWon as i32,
+        "the landlord lost more than the 20-silver cap"
+    );
+    world.settled(&format!("{}:1", driver.table_id)).await;
+
+    let refused = driver.next_deal(landlord).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        refused.message().starts_with("not_eligible: "),
+        "{}",
+        refused.message()
+    );
+    // The farmers may say they are ready; no deal starts without the landlord.
+    for s in (0..3).filter(|&s| s != landlord) {
+        driver.next_deal(s).await.unwrap();
+    }
+    let view = driver.view(0).await;
+    assert_eq!(view.deal_number, 1, "no second deal was dealt");
+    world.finish().await;
+}
+
 /// The landlord loses without anti-spring, then wins without spring, at one table.
 #[tokio::test]
 async fn landlord_loss_and_win_score_base_times_multiplier() {

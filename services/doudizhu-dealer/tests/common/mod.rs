@@ -134,7 +134,15 @@ impl World {
     }
 
     pub async fn start_with(options: Options) -> World {
-        let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
+        Self::start_with_ledger(options, |_| {}).await
+    }
+
+    /// A world whose ledger's configuration (caps, …) `ledger` adjusts.
+    pub async fn start_with_ledger(
+        options: Options,
+        ledger: impl FnOnce(&mut gamehub_ledger::LedgerConfig),
+    ) -> World {
+        let ledger = TestLedger::start_with(LEDGER_DB_PREFIX, ledger).await;
         let prefix = format!("ddzt{}", uuid::Uuid::new_v4().simple());
         let dealer = TestDealer::start(&prefix, &ledger.url, &options).await;
         World {
