@@ -75,8 +75,7 @@ pub async fn ensure_may_play(
         Err(status) => {
             tracing::warn!(code = ?status.code(), message = status.message(), "eligibility check failed");
             Err(ApiError::Unavailable(
-                "the ledger cannot say now whether you may play another game; retry shortly"
-                    .into(),
+                "the ledger cannot say now whether you may play another game; retry shortly".into(),
             ))
         }
     }
