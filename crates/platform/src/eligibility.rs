@@ -65,11 +65,19 @@ pub async fn check(
 /// A game service's check before a seated player's next game: Ok when eligible;
 /// FAILED_PRECONDITION with the ledger's reason when not; UNAVAILABLE when the ledger
 /// cannot answer (nothing changed; retry).
+///
+/// In a free room (`silver_per_point` 0) the ledger is not asked: matchmaking found the
+/// player eligible when it seated it, a player sits at one table at a time, and games
+/// that move no silver change neither the balance nor the day's counters (a new day
+/// only resets them), so the answer cannot have changed.
 pub async fn ensure_may_play(
     ledger: &LedgerServiceClient<ServiceChannel>,
     player_id: &str,
     stakes: RoomStakes,
 ) -> Result<(), ApiError> {
+    if stakes.silver_per_point == 0 {
+        return Ok(());
+    }
     match check(ledger, player_id, stakes).await {
         Ok(verdict) => verdict.into_result(),
         Err(status) => {
@@ -98,5 +106,37 @@ mod tests {
             "not_eligible: today's losses reached the daily cap of 150000 silver"
         );
         assert!(Verdict::Eligible.into_result().is_ok());
+    }
+
+    fn stakes(silver_per_point: i64) -> RoomStakes {
+        RoomStakes {
+            room_id: "test-room".into(),
+            points_base: 1,
+            silver_per_point,
+            min_balance_silver: 0,
+            rated: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn free_rooms_need_no_answer_and_paid_rooms_wait_for_one() {
+        // A ledger nobody listens at.
+        let unreachable = LedgerServiceClient::new(
+            crate::client::service_channel(
+                "http://127.0.0.1:1",
+                crate::client::TokenSource::Static("t".into()),
+                std::time::Duration::from_secs(2),
+            )
+            .unwrap(),
+        );
+        assert!(
+            ensure_may_play(&unreachable, "alice", stakes(0))
+                .await
+                .is_ok()
+        );
+        let error = ensure_may_play(&unreachable, "alice", stakes(10))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), tonic::Code::Unavailable, "{error}");
     }
 }
