@@ -8,7 +8,6 @@ use std::time::Duration;
 use gamehub::api::request_id;
 use gamehub_e2e::TestPlatform;
 use gamehub_platform::auth::Role;
-use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
@@ -112,36 +111,14 @@ async fn the_watchers_of_one_table_are_bounded() {
     let tp = TestPlatform::start(&[("GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE", "3")])
         .await
         .unwrap();
-    let opened = tp
-        .clients("limits-matchmaker", Role::Service)
-        .gomoku
-        .open_table(gm::OpenTableRequest {
-            request_id: request_id(),
-            stakes: Some(RoomStakes {
-                room_id: "gomoku-free".into(),
-                points_base: 1,
-                silver_per_point: 0,
-                min_balance_silver: 0,
-                rated: false,
-            }),
-            rule_set: gm::RuleSet::Freestyle as i32,
-            time_control: Some(gm::TimeControl {
-                per_move_ms: 0,
-                total_ms: 0,
-            }),
-            player_ids: vec!["w-a".into(), "w-b".into()],
-            first_black_seat: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let table_id = tp.open_free_gomoku_table("w-a", "w-b").await;
     let mut streams = Vec::new();
     for i in 0..3 {
         let mut spectator = tp.clients(&format!("watcher-{i}"), Role::Player);
         let mut stream = spectator
             .gomoku
             .watch(gm::WatchRequest {
-                table_id: opened.table_id.clone(),
+                table_id: table_id.clone(),
                 after_event_id: 0,
             })
             .await
@@ -159,7 +136,7 @@ async fn the_watchers_of_one_table_are_bounded() {
     let refused = match fourth
         .gomoku
         .watch(gm::WatchRequest {
-            table_id: opened.table_id.clone(),
+            table_id: table_id.clone(),
             after_event_id: 0,
         })
         .await
@@ -182,7 +159,7 @@ async fn the_watchers_of_one_table_are_bounded() {
             let mut stream = again
                 .gomoku
                 .watch(gm::WatchRequest {
-                    table_id: opened.table_id.clone(),
+                    table_id: table_id.clone(),
                     after_event_id: 0,
                 })
                 .await?

@@ -14,7 +14,6 @@ use gamehub::api::request_id;
 use gamehub_e2e::TestPlatform;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
-use gamehub_proto::common::RoomStakes;
 use gamehub_proto::gomoku as gm;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
@@ -76,30 +75,7 @@ async fn a_move_and_its_settlement_share_one_trace() {
     let telemetry = gamehub_platform::telemetry::init("gamehub-e2e", &telemetry_config).unwrap();
     let tp = TestPlatform::start(&[]).await.unwrap();
 
-    let opened = tp
-        .clients("e2e-matchmaker", Role::Service)
-        .gomoku
-        .open_table(gm::OpenTableRequest {
-            request_id: request_id(),
-            stakes: Some(RoomStakes {
-                room_id: "gomoku-free".into(),
-                points_base: 1,
-                silver_per_point: 0,
-                min_balance_silver: 0,
-                rated: false,
-            }),
-            rule_set: gm::RuleSet::Freestyle as i32,
-            time_control: Some(gm::TimeControl {
-                per_move_ms: 0,
-                total_ms: 0,
-            }),
-            player_ids: vec!["t-black".into(), "t-white".into()],
-            first_black_seat: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let table_id = opened.table_id;
+    let table_id = tp.open_free_gomoku_table("t-black", "t-white").await;
     let moves = [
         ("t-black", "h8"),
         ("t-white", "a1"),

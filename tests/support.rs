@@ -73,6 +73,36 @@ impl TestPlatform {
             .unwrap_or_else(|e| panic!("test clients: {e}"))
     }
 
+    /// Opens a free freestyle Gomoku table without clocks for `black` (seat 0) and
+    /// `white` (seat 1), as matchmaking would; returns its id.
+    pub async fn open_free_gomoku_table(&self, black: &str, white: &str) -> String {
+        use gamehub_proto::common::RoomStakes;
+        use gamehub_proto::gomoku as gm;
+        self.clients("e2e-matchmaker", Role::Service)
+            .gomoku
+            .open_table(gm::OpenTableRequest {
+                request_id: gamehub::api::request_id(),
+                stakes: Some(RoomStakes {
+                    room_id: "gomoku-free".into(),
+                    points_base: 1,
+                    silver_per_point: 0,
+                    min_balance_silver: 0,
+                    rated: false,
+                }),
+                rule_set: gm::RuleSet::Freestyle as i32,
+                time_control: Some(gm::TimeControl {
+                    per_move_ms: 0,
+                    total_ms: 0,
+                }),
+                player_ids: vec![black.into(), white.into()],
+                first_black_seat: 0,
+            })
+            .await
+            .unwrap_or_else(|e| panic!("opening a test table: {e}"))
+            .into_inner()
+            .table_id
+    }
+
     /// Stops the services and drops the test's database.
     pub async fn stop(self) {
         self.platform.stop().await;

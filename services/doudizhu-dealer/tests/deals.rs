@@ -172,16 +172,10 @@ async fn farmers_who_play_out_after_the_landlords_first_play_win_with_an_anti_sp
     world.finish().await;
 }
 
-/// SPEC §5: a player who reached the daily loss cap may not start another game that
-/// day, at the same table either.
-#[tokio::test]
-async fn a_landlord_who_reached_the_daily_loss_cap_is_not_dealt_in_again() {
-    let world =
-        World::start_with_ledger(Options::default(), |c| c.caps.daily_loss_silver = 20).await;
-    let driver = world
-        .open(&[find_seed(200, |_| true), find_seed(300, |_| true)], 0)
-        .await;
-    // The landlord leads twice, then the farmers take over and play out.
+/// The first bidder becomes landlord with a bid of 2 and leads twice; the farmers let
+/// those plays through, then beat the landlord (never each other) and play out.
+/// Returns the landlord's seat and the final view.
+async fn landlord_leads_twice_then_farmers_play_out(driver: &Driver) -> (usize, pb::Table) {
     let landlord = seat(driver.view(0).await.first_bidder);
     driver.make_landlord(landlord, 2).await;
     let mut landlord_plays = 0;
@@ -203,6 +197,19 @@ async fn a_landlord_who_reached_the_daily_loss_cap_is_not_dealt_in_again() {
             }
         })
         .await;
+    (landlord, end)
+}
+
+/// SPEC §5: a player who reached the daily loss cap may not start another game that
+/// day, at the same table either.
+#[tokio::test]
+async fn a_landlord_who_reached_the_daily_loss_cap_is_not_dealt_in_again() {
+    let world =
+        World::start_with_ledger(Options::default(), |c| c.caps.daily_loss_silver = 20).await;
+    let driver = world
+        .open(&[find_seed(200, |_| true), find_seed(300, |_| true)], 0)
+        .await;
+    let (landlord, end) = landlord_leads_twice_then_farmers_play_out(&driver).await;
     assert_eq!(
         end.result.unwrap().outcome,
         pb::Outcome::FarmersWon as i32,
@@ -236,28 +243,7 @@ async fn landlord_loss_and_win_score_base_times_multiplier() {
     let mut total = [0i64; 3];
 
     // Deal 1: the landlord leads twice, then the farmers take over and play out.
-    let landlord = seat(driver.view(0).await.first_bidder);
-    driver.make_landlord(landlord, 2).await;
-    let mut landlord_plays = 0;
-    let end = driver
-        .play_out(|s, view, hints| {
-            if s == landlord {
-                if view.must_lead || landlord_plays < 2 {
-                    landlord_plays += 1;
-                    return smallest(hints);
-                }
-                return None;
-            }
-            // Farmers let the landlord's first play through, then beat it.
-            if landlord_plays < 2 {
-                return None;
-            }
-            match &view.trick {
-                Some(trick) if seat(trick.seat) != landlord => None,
-                _ => smallest(hints),
-            }
-        })
-        .await;
+    let (landlord, end) = landlord_leads_twice_then_farmers_play_out(&driver).await;
     let result = end.result.unwrap();
     assert_eq!(result.outcome, pb::Outcome::FarmersWon as i32);
     assert!(!result.anti_spring);

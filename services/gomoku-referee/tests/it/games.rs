@@ -10,6 +10,9 @@ use crate::support::*;
 /// Black stones h8 i8 j9 j10 with white far away: j8 then makes two live threes.
 const BEFORE_DOUBLE_THREE: [&str; 8] = ["h8", "a1", "i8", "a3", "j9", "a5", "j10", "a7"];
 
+/// Black makes five up the h column (h8–h12) while white plays along the a column.
+const BLACK_FIVE_IN_A_COLUMN: [&str; 9] = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"];
+
 fn forbidden(table: &pb::Table, point: &str) -> Option<pb::ForbiddenKind> {
     game(table)
         .forbidden_points
@@ -30,13 +33,7 @@ async fn freestyle_five_wins_and_the_ledger_pays_the_winner() {
     assert_eq!(game(&table).to_act_seat, Some(0));
     assert!(game(&table).turn_deadline_unix_ms > 0);
     let id = &table.table_id;
-    let end = play(
-        &alice,
-        &bob,
-        id,
-        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"],
-    )
-    .await;
+    let end = play(&alice, &bob, id, &BLACK_FIVE_IN_A_COLUMN).await;
     assert_eq!(end.your_seat, Some(0));
     assert_eq!(end.status(), pb::TableStatus::BetweenGames);
     let r = result(&end);
@@ -382,13 +379,7 @@ async fn a_player_who_reached_the_daily_loss_cap_gets_no_next_game() {
         .open(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"])
         .await;
     let id = &table.table_id;
-    play(
-        &alice,
-        &bob,
-        id,
-        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"],
-    )
-    .await;
+    play(&alice, &bob, id, &BLACK_FIVE_IN_A_COLUMN).await;
     fx.settled(id, 1).await;
     fx.assert_ledger("bob", -5, 1).await;
 
@@ -420,13 +411,7 @@ async fn a_rematch_swaps_colors_and_both_games_are_settled() {
         .open(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"])
         .await;
     let id = &table.table_id;
-    play(
-        &alice,
-        &bob,
-        id,
-        &["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"],
-    )
-    .await;
+    play(&alice, &bob, id, &BLACK_FIVE_IN_A_COLUMN).await;
     let early = alice.place(id, "o1").await.unwrap_err();
     assert!(
         early.message().starts_with("no_game_in_progress"),
