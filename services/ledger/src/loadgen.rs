@@ -327,7 +327,7 @@ pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<Lo
 
     // The ledger: the given one, or one in this process on a scratch database.
     let shutdown = Shutdown::new();
-    let mut scratch_url = None;
+    let mut in_process = None;
     let url = match &args.addr {
         Some(addr) => addr.clone(),
         None => {
@@ -340,15 +340,21 @@ pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<Lo
                 gamehub_platform::config::Secret::new(db_url.clone());
             ledger_config.listen = "127.0.0.1:0".parse()?;
             let started = crate::start(ledger_config, shutdown.clone()).await?;
-            scratch_url = Some(db_url);
-            format!("http://{}", started.addr)
+            let url = format!("http://{}", started.addr);
+            in_process = Some((db_url, started.task));
+            url
         }
     };
     let result = load(args, &keys, &url, run_id).await;
     shutdown.trigger();
-    if let Some(db_url) = scratch_url {
-        // The in-process server's pool closes with it; give it a moment.
-        tokio::time::sleep(Duration::from_millis(500)).await;
+    if let Some((db_url, task)) = in_process {
+        // Its pool closes when it has stopped (the drop below forces any straggler out).
+        if tokio::time::timeout(Duration::from_secs(15), task)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the in-process ledger did not stop within 15 s");
+        }
         if let Err(e) = sqlx::Postgres::force_drop_database(&db_url).await {
             tracing::warn!(error = %e, "could not drop the scratch database");
         }

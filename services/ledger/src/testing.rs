@@ -35,9 +35,9 @@ pub fn server_url() -> String {
     })
 }
 
-/// A database of one test's own, named `PREFIX` and a fresh UUID. The first one a
-/// process makes with a prefix drops what earlier runs of that prefix left behind
-/// (runs that died before cleaning up).
+/// A database of one test's own, named `PREFIX`, its creation time in Unix seconds and a
+/// random id. The first one a process makes with a prefix drops what earlier runs of
+/// that prefix left behind (runs that died before cleaning up).
 #[derive(Debug)]
 pub struct ScratchDatabase {
     /// Its URL (the database is created by whoever connects first, e.g. the ledger).
@@ -48,7 +48,8 @@ impl ScratchDatabase {
     /// A fresh database name under `prefix` (not yet created).
     pub async fn fresh(prefix: &str) -> Self {
         drop_leftovers(prefix).await;
-        let name = format!("{prefix}{}", uuid::Uuid::new_v4().simple());
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let name = format!("{prefix}{}_{}", unix_now_s(), &id[..16]);
         let url = scratch_database_url(&server_url(), &name)
             .unwrap_or_else(|e| panic!("a test database URL: {e}"));
         Self { url }
@@ -62,9 +63,38 @@ impl ScratchDatabase {
     }
 }
 
+/// How old a database under a prefix must be before it counts as left behind. A test
+/// running in another process may have its database without connections for a while
+/// (its ledger stopped or killed, about to start again), so idleness alone does not
+/// mark a leftover; no test runs this long.
+const LEFTOVER_AGE_S: u64 = 3600;
+
+fn unix_now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// When the database `name` under `prefix` was made, in Unix seconds, read from its
+/// name; 0 for the earlier form of name (the prefix and a bare UUID, age unknown);
+/// `None` for a name [`ScratchDatabase::fresh`] did not make, such as another prefix
+/// that starts with this one.
+fn created_unix_s(prefix: &str, name: &str) -> Option<u64> {
+    let rest = name.strip_prefix(prefix)?;
+    let hex = |s: &str, len: usize| s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if hex(rest, 32) {
+        return Some(0);
+    }
+    let (created, id) = rest.split_once('_')?;
+    if !hex(id, 16) || created.is_empty() || !created.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    created.parse().ok()
+}
+
 /// Drops the databases under `prefix` left by earlier runs, once per process and
-/// prefix, before this process makes one. A database still in use (by a test running
-/// in another process) is left alone.
+/// prefix, before this process makes one. Only databases older than
+/// [`LEFTOVER_AGE_S`] are dropped, and of those only ones nobody is connected to.
 async fn drop_leftovers(prefix: &str) {
     static CLEANED: Mutex<BTreeSet<String>> = Mutex::const_new(BTreeSet::new());
     let mut cleaned = CLEANED.lock().await;
@@ -83,8 +113,13 @@ async fn drop_leftovers(prefix: &str) {
             .fetch_all(&pool)
             .await
             .unwrap_or_default();
-    for name in names {
-        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\""))
+    let now_s = unix_now_s();
+    let left_behind = names.into_iter().filter(|name| {
+        created_unix_s(prefix, name).is_some_and(|t| now_s.saturating_sub(t) > LEFTOVER_AGE_S)
+    });
+    for name in left_behind {
+        let quoted = name.replace('"', "\"\"");
+        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{quoted}\""))
             .execute(&pool)
             .await;
     }
@@ -208,5 +243,33 @@ impl TestLedger {
             })
             .await
             .unwrap_or_else(|e| panic!("granting {amount} silver to {player}: {e}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_this_prefixs_own_names_are_leftover_candidates() {
+        let p = "gamehub_ledger_test_";
+        assert_eq!(
+            created_unix_s(p, "gamehub_ledger_test_1700000000_0123456789abcdef"),
+            Some(1_700_000_000)
+        );
+        // The earlier form: age unknown, so old.
+        assert_eq!(
+            created_unix_s(p, "gamehub_ledger_test_0123456789abcdef0123456789abcdef"),
+            Some(0)
+        );
+        for other in [
+            "gamehub_ledger_test_other_1700000000_0123456789abcdef",
+            "gamehub_ledger_test_1700000000_0123",
+            "gamehub_ledger_test__0123456789abcdef",
+            "gamehub_ledger_test_",
+            "gamehub_mm_test_1700000000_0123456789abcdef",
+        ] {
+            assert_eq!(created_unix_s(p, other), None, "{other}");
+        }
     }
 }

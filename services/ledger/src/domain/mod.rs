@@ -109,7 +109,9 @@ impl Role {
     }
 }
 
-/// What a game meant for one player. The codes are the proto's and the database's.
+/// What a game meant for one player. The codes are the proto's and the database's; the
+/// settlement SQL (`ledger_apply_settlement`, migration 0004) counts wins, losses, draws,
+/// escapes and games by these codes itself, so they must not change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Outcome {
     /// Won.
@@ -170,6 +172,28 @@ impl HistoryKind {
             3 => Some(HistoryKind::Title),
             4 => Some(HistoryKind::Rating),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ledger_apply_settlement` counts standings by code: 1 win, 2 loss, 3 draw,
+    /// 4 escape, and every outcome but 5 (void) as a game.
+    #[test]
+    fn outcome_codes_are_the_ones_the_settlement_sql_counts_by() {
+        let outcomes = [
+            (Outcome::Win, 1),
+            (Outcome::Loss, 2),
+            (Outcome::Draw, 3),
+            (Outcome::Escape, 4),
+            (Outcome::Void, 5),
+        ];
+        for (outcome, code) in outcomes {
+            assert_eq!(outcome.code(), code, "{outcome:?}");
+            assert_eq!(Outcome::from_code(code), Some(outcome));
         }
     }
 }
