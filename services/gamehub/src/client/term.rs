@@ -161,8 +161,8 @@ pub fn pad(text: &str, width: usize) -> String {
     out
 }
 
-/// `text` in lines of at most `width` columns, broken at spaces where possible;
-/// continuation lines are indented by two spaces.
+/// `text` in lines of at most `width` columns (8 at least), broken at spaces where
+/// possible; continuation lines are indented by two spaces.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(8);
     let mut lines = Vec::new();

@@ -101,14 +101,15 @@ pub mod matchmaking {
         player_id: &str,
         mut on_update: impl FnMut(&mm::Ticket),
     ) -> anyhow::Result<mm::Seat> {
-        let ticket = client
-            .enqueue(mm::EnqueueRequest {
-                room_id: room_id.to_owned(),
-                request_id: request_id(),
-                player_id: player_id.to_owned(),
-            })
+        // Retried like any action (a rate limit, a peer that did not answer): the same
+        // request id makes a retry of an applied Enqueue a replay, never a second ticket.
+        let enqueue = mm::EnqueueRequest {
+            room_id: room_id.to_owned(),
+            request_id: request_id(),
+            player_id: player_id.to_owned(),
+        };
+        let ticket = super::retry_call!(client, enqueue, enqueue)
             .await?
-            .into_inner()
             .ticket
             .ok_or_else(|| anyhow::anyhow!("matchmaking returned no ticket"))?;
         on_update(&ticket);
