@@ -48,7 +48,8 @@ pub struct RedisEval {
 
 /// Runs `redis-benchmark` against the Redis at `redis_url` (`redis://[user:pw@]host[:port][/db]`):
 /// `requests` EVALs of a one-key script (`INCR`) from 50 clients without pipelining,
-/// i.e. one script and one round trip per call, as a table step is.
+/// i.e. one script and one round trip per call, as a table step is. Only the host and
+/// port are passed on, not the password or database number.
 pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisEval> {
     let (host, port) = redis_host_port(redis_url)?;
     let requests_count = requests;

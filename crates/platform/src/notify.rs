@@ -128,6 +128,10 @@ impl Notifier {
                 watchers: 0,
             });
         if entry.watchers >= max {
+            if entry.watchers == 0 {
+                // Only with a limit of 0: keep no entry without watchers.
+                registry.entries.remove(key);
+            }
             return Err(ApiError::ResourceExhausted {
                 message: format!(
                     "{} {key} already has {max} watchers, the most allowed; close one first",
@@ -225,7 +229,7 @@ mod tests {
         assert!(n.subscribe("t").is_ok(), "a freed place can be taken again");
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_notification_wakes_only_the_watchers_of_its_key() {
         let n = Notifier::new(
             "ticket",

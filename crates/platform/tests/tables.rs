@@ -150,7 +150,7 @@ async fn racing_updates_all_apply_exactly_once() {
         tasks.push(tokio::spawn(async move {
             // A client told ABORTED retries the same request (same key).
             let key = format!("req-{i}");
-            loop {
+            for _attempt in 0..1_000 {
                 let result = store
                     .update::<Counter, _, _>("race", Some(&key), |c, _| {
                         c.count += 1;
@@ -166,6 +166,7 @@ async fn racing_updates_all_apply_exactly_once() {
                     other => return other,
                 }
             }
+            panic!("request {key} still aborted after 1,000 retries");
         }));
     }
     let mut applied = 0;
@@ -552,4 +553,31 @@ async fn request_keys_are_bounded_and_the_recent_ones_still_deduplicate() {
             .count,
         300
     );
+}
+
+#[tokio::test]
+async fn keys_made_after_the_opening_step_expire_too() {
+    let store = store(StoreLimits::default()).await;
+    store
+        .create("late", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    // The second step makes the first event and the first request key.
+    store
+        .update::<Counter, _, _>("late", Some("p:1"), |c, _| {
+            c.count += 1;
+            Ok(Change::new(vec![NewEvent::public(vec![1])], None, ()))
+        })
+        .await
+        .unwrap();
+    let mut conn = store.redis();
+    for suffix in ["ev", "rq"] {
+        let key = store.companion_key("late", suffix);
+        let ttl: i64 = redis::cmd("TTL")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert!(ttl > 0, "{key} has no lifetime (TTL {ttl})");
+    }
 }

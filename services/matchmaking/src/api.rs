@@ -155,8 +155,11 @@ impl MatchmakingApi {
         }
         self.ensure_not_seated(&player).await?;
 
-        let ticket_id = TicketId::new(&room.id);
         for _attempt in 0..3 {
+            // Made at each attempt: its id dates the reservation, whose age decides
+            // whether a retry may still finish it, and freeing a stale live slot below
+            // may first wait on a game service.
+            let ticket_id = TicketId::new(&room.id);
             match self.store.reserve(&player, request_id, &ticket_id).await? {
                 Reservation::Reserved => {
                     return self

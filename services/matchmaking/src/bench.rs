@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use gamehub_platform::baseline::quantile;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::now_ms;
 
@@ -290,10 +291,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
 
     let mut waits = ticket_waits(&store, &ids, matching_from_ms).await?;
     waits.sort_unstable();
-    let pick = |q: f64| {
-        let index = ((waits.len() as f64 - 1.0) * q).round() as usize;
-        waits.get(index).copied().unwrap_or(0)
-    };
+    let pick = |q: f64| quantile(&waits, q).unwrap_or(0);
     Ok(BenchReport {
         room: room.id.clone(),
         tickets,
@@ -302,7 +300,7 @@ pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result
         enqueue_elapsed,
         prefill: args.prefill,
         redis_cpu_seconds,
-        wait_ms: (pick(0.5), pick(0.99), waits.last().copied().unwrap_or(0)),
+        wait_ms: (pick(0.5), pick(0.99), pick(1.0)),
     })
 }
 

@@ -238,9 +238,11 @@ pub enum Updated<T> {
 pub struct StoreLimits {
     /// Events kept per table stream (approximately; older ones are trimmed).
     pub max_events_per_table: usize,
-    /// Request keys remembered per table for idempotent retries.
+    /// Request keys remembered per table for idempotent retries: the newest this many
+    /// at least, and at most 16 more (they are trimmed in batches).
     pub max_request_keys: usize,
-    /// How long a table's keys live after its last change while open.
+    /// How long an open table's keys live after their lifetime was last set: when the
+    /// table opens, when a key is created, and at every 16th step after that.
     pub idle_table_ttl: Duration,
     /// How long a closed table's keys remain readable.
     pub closed_table_ttl: Duration,
@@ -290,10 +292,17 @@ end
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[8], ARGV[9])
 end
+-- A key this step created (the first events, the first request key) gets its lifetime
+-- now, not at the next refresh, so an abandoned table leaves no key without one.
+local created = n > 0 and q == n
 if rk ~= '' then
-  -- Scored by the sequence the request reached; the newest ones are kept.
+  -- Scored by the sequence the request reached; the newest ones are kept, trimmed in
+  -- batches of 16 so that a step rarely pays for it.
   redis.call('ZADD', KEYS[3], q, rk)
-  if v % 16 == 0 then
+  local held = redis.call('ZCARD', KEYS[3])
+  if held == 1 then
+    created = true
+  elseif held > tonumber(ARGV[7]) + 16 then
     redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[7]) - 1)
   end
 end
@@ -305,7 +314,7 @@ if close then
 elseif v == 1 then
   redis.call('SADD', KEYS[6], ARGV[4])
 end
-if close or v % 16 == 1 then
+if close or created or v % 16 == 1 then
   for i = 1, 3 do
     redis.call('EXPIRE', KEYS[i], ARGV[11])
   end

@@ -112,8 +112,12 @@ pub async fn run_settler(
             })
             .collect();
         // Deliveries run concurrently (bounded): one at a time would cap settlement at
-        // one ledger round trip each, far below what the ledger takes.
+        // one ledger round trip each, far below what the ledger takes. None starts
+        // after shutdown: with the ledger down, the rest of the batch would otherwise
+        // keep shutdown waiting for one call timeout per wave of `concurrency`.
+        let stopping = shutdown.clone();
         let mut results = futures::stream::iter(due)
+            .take_while(move |_| std::future::ready(!stopping.is_triggered()))
             .map(|entry| {
                 let store = store.clone();
                 let ledger = ledger.clone();
