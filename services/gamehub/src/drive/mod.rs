@@ -120,6 +120,8 @@ pub mod matchmaking {
             .await?
             .into_inner();
         let mut last = ticket;
+        // Streams ended in a row without an update; each re-watch waits a little longer.
+        let mut ended = 0u32;
         loop {
             match last.state() {
                 TicketState::Seated => {
@@ -137,13 +139,21 @@ pub mod matchmaking {
             }
             match stream.next().await {
                 Some(update) => {
+                    ended = 0;
                     if let Some(ticket) = update?.ticket {
                         on_update(&ticket);
                         last = ticket;
                     }
                 }
                 None => {
-                    // The stream ended (e.g. a server restart): poll and re-watch.
+                    // The stream ended (e.g. a server restart): poll and re-watch, backing
+                    // off, and give up when it keeps ending with nothing said.
+                    ended += 1;
+                    anyhow::ensure!(
+                        ended <= super::MAX_TICKET_STREAM_ENDS,
+                        "matchmaking ended the ticket stream {ended} times in a row"
+                    );
+                    tokio::time::sleep(crate::client::follow::backoff(ended)).await;
                     last = client
                         .get_ticket(mm::GetTicketRequest {
                             ticket_id: last.ticket_id.clone(),
@@ -163,3 +173,7 @@ pub mod matchmaking {
         }
     }
 }
+
+/// Ticket streams that may end in a row without an update before [`matchmaking::seat`]
+/// gives up (with backoff between them, about half a minute in all).
+const MAX_TICKET_STREAM_ENDS: u32 = 10;
