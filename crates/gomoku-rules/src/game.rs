@@ -1,5 +1,6 @@
-//! The game state machine over two seats: turns, the swap-room opening, forbidden-move
-//! policies, draw offers, clocks, and the end of the game with its points.
+//! The game state machine over two seats: turns, the swap-room opening, designated
+//! openings, forbidden-move policies, draw offers, clocks, and the end of the game with its
+//! points.
 //!
 //! Every action takes `now_ms` (wall-clock milliseconds from the caller), returns the
 //! [`Event`]s it caused, and on error returns a [`GameError`] with the game unchanged:
@@ -10,6 +11,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Board, Color, ForbiddenKind, Rules, Verdict};
+use crate::opening::Opening;
 use crate::point::{Point, Symmetry};
 
 /// One of the two seats at a table (the players). Colors belong to seats only for a game,
@@ -124,6 +126,14 @@ impl RuleSet {
             RuleSet::Renju(ForbiddenPolicy::Claim) => "renju-claim",
             RuleSet::RenjuSwap => "renju-swap",
         }
+    }
+
+    /// Whether a game under these rules may start from a designated opening
+    /// ([`Game::with_opening`]): renju with any forbidden-move policy. Not freestyle (the
+    /// openings are renju's) and not the swap room, whose players make their own opening
+    /// (seed 000: 三手可交换 is not used with designated openings).
+    pub const fn allows_openings(self) -> bool {
+        matches!(self, RuleSet::Renju(_))
     }
 
     /// Reads [`RuleSet::name`]; `renju` alone means `renju-lose`.
@@ -433,6 +443,10 @@ pub enum GameError {
     TimeExpired { deadline_ms: u64 },
     #[error("no timeout is due")]
     NoTimeoutDue,
+    #[error(
+        "a {rule_set} game cannot start from a designated opening: openings are played under renju rules without the swap opening"
+    )]
+    OpeningNotAllowed { rule_set: RuleSet },
 }
 
 impl GameError {
@@ -457,17 +471,21 @@ impl GameError {
             GameError::NotAProposal { .. } => "not_a_proposal",
             GameError::TimeExpired { .. } => "time_expired",
             GameError::NoTimeoutDue => "no_timeout_due",
+            GameError::OpeningNotAllowed { .. } => "opening_not_allowed",
         }
     }
 }
 
 /// One game of Gomoku/Renju between two seats.
 ///
-/// Only the configuration, the start time and the action log are stored (see
+/// Only the configuration, the opening, the start time and the action log are stored (see
 /// [`Game::to_bytes`]); everything else is rebuilt by replaying the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
     config: GameConfig,
+    /// The designated opening the game started from (指定打法); its three stones are the
+    /// first three entries of `log`.
+    opening: Option<Opening>,
     /// Wall-clock time the game started; log times are relative to it.
     started_ms: u64,
     /// Latest time seen, so that a clock stepping back never runs a turn backwards.
@@ -498,6 +516,7 @@ impl Game {
         let total = config.time_control.total_ms;
         Game {
             config,
+            opening: None,
             started_ms: now_ms,
             last_ms: now_ms,
             board: Board::new(),
@@ -515,8 +534,47 @@ impl Game {
         }
     }
 
+    /// A game that starts from a designated opening (指定打法): black's h8, white's stone
+    /// and black's second stone are already on the board as moves 1–3, and white plays
+    /// move 4.
+    ///
+    /// The three stones are in [`Game::moves`] and [`Game::log`] like any others (so a
+    /// record's move list is the whole game and [`crate::Replay`] steps through them), all
+    /// at 0 ms: they take nobody's time. Both clocks start full, and white's turn (and
+    /// per-move clock) starts at `now_ms`. No events are returned; the referee announces
+    /// the opening with the start of the game.
+    ///
+    /// Refused with [`GameError::OpeningNotAllowed`] unless
+    /// [`RuleSet::allows_openings`]; the designated-opening room plays
+    /// [`Opening::RULE_SET`].
+    pub fn with_opening(
+        config: GameConfig,
+        opening: Opening,
+        now_ms: u64,
+    ) -> Result<Game, GameError> {
+        if !config.rule_set.allows_openings() {
+            return Err(GameError::OpeningNotAllowed {
+                rule_set: config.rule_set,
+            });
+        }
+        let mut game = Game::new(config, now_ms);
+        for point in opening.stones() {
+            let seat = game.to_act().ok_or(GameError::GameOver)?;
+            game.place(seat, point, now_ms)?;
+        }
+        game.opening = Some(opening);
+        debug_assert_eq!(game.to_move(), Some(Color::White));
+        debug_assert!(game.log().iter().all(|entry| entry.at_ms == 0));
+        Ok(game)
+    }
+
     pub fn config(&self) -> &GameConfig {
         &self.config
+    }
+
+    /// The designated opening the game started from, if any.
+    pub fn opening(&self) -> Option<Opening> {
+        self.opening
     }
 
     pub fn rule_set(&self) -> RuleSet {

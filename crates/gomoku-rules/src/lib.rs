@@ -9,12 +9,15 @@
 //!   rule (RIF 9.3).
 //! - [`game`]: the [`Game`] state machine over two [`Seat`]s: rule sets and forbidden-move
 //!   policies, the swap-room opening, draw offers, clocks, results and [`Points`].
+//! - [`opening`]: the 26 standard Renju [`Opening`]s a designated-opening game starts from
+//!   ([`Game::with_opening`]).
 //! - [`record`]: the text record and Piskvork PSQ (both written and read, replayed through
 //!   the rules), the compact stored state ([`Game::to_bytes`]) and the [`Replay`] cursor.
 #![forbid(unsafe_code)]
 
 pub mod board;
 pub mod game;
+pub mod opening;
 pub mod point;
 pub mod record;
 mod shape;
@@ -26,5 +29,6 @@ pub use game::{
     Action, EndReason, Event, ForbiddenPolicy, Game, GameConfig, GameError, GameResult, LogEntry,
     Outcome, Phase, Points, RuleSet, Seat, TimeControl, proposals_equivalent,
 };
+pub use opening::{Opening, OpeningError, OpeningFamily};
 pub use point::{Point, PointError, Symmetry};
 pub use record::{Record, RecordError, RecordInfo, Replay};

@@ -4,6 +4,10 @@
 //! All three readers replay every action through the rules, so an illegal record is
 //! refused with the 1-based ply (the position of the action in the move list) and why.
 //!
+//! A game that started from a designated opening keeps the opening's three stones in its
+//! move list (at 0 ms) and names the opening in an `[Opening "kansei"]` header (text) or an
+//! `opening` field (stored state); reading checks that the move list starts with them.
+//!
 //! The move list is a line of tokens, each optionally followed by `@` and the time in ms
 //! since the game started: a stone is its point (`h8@0`); the other actions are `swap`,
 //! `propose:j7,g9`, `choose:j7`, `claim`, `draw:black` (offer), `accept:white`,
@@ -18,6 +22,7 @@ use crate::board::{Board, Color};
 use crate::game::{
     Action, Game, GameConfig, GameError, LogEntry, Outcome, RuleSet, Seat, TimeControl,
 };
+use crate::opening::Opening;
 use crate::point::{Point, SIZE};
 
 /// Records larger than this are refused unread.
@@ -188,16 +193,20 @@ fn parse_token(text: &str) -> Result<(Token, Option<u64>), String> {
     Ok((token, at_ms))
 }
 
-/// Replays tokens (already split) through the rules.
+/// Replays tokens (already split) through the rules onto `game`, a game just started. When
+/// it started from an opening, the tokens begin with the opening's stones (already on the
+/// board), which are checked rather than played.
 fn replay_tokens<'a>(
-    config: GameConfig,
-    started_ms: u64,
+    mut game: Game,
     tokens: impl Iterator<Item = &'a str>,
 ) -> Result<Game, RecordError> {
-    let mut game = Game::new(config, started_ms);
+    let started_ms = game.started_ms();
+    let preset: Vec<LogEntry> = game.log().to_vec();
     let mut last_ms = 0;
+    let mut count = 0;
     for (i, text) in tokens.enumerate() {
         let ply = i + 1;
+        count = ply;
         if ply > MAX_RECORD_ACTIONS {
             return Err(RecordError::TooManyActions(MAX_RECORD_ACTIONS));
         }
@@ -214,6 +223,10 @@ fn replay_tokens<'a>(
             )));
         }
         last_ms = at_ms;
+        if let Some(expected) = preset.get(i) {
+            check_preset(&game, expected, token, at_ms).map_err(bad)?;
+            continue;
+        }
         let (seat, action) = match token {
             Token::Turn(action) => match game.to_act() {
                 Some(seat) => (seat, action),
@@ -234,7 +247,50 @@ fn replay_tokens<'a>(
                 error,
             })?;
     }
+    if count < preset.len() {
+        return Err(RecordError::BadToken {
+            ply: count + 1,
+            token: String::new(),
+            message: missing_preset(&game),
+        });
+    }
     Ok(game)
+}
+
+/// Checks that a token repeats a stone the game started with (a designated opening's).
+fn check_preset(game: &Game, expected: &LogEntry, token: Token, at_ms: u64) -> Result<(), String> {
+    let same_stone = matches!(
+        (token, expected.action),
+        (Token::Turn(Action::Place(a)), Action::Place(b)) if a == b
+    );
+    if !same_stone {
+        return Err(missing_preset(game));
+    }
+    if at_ms != expected.at_ms {
+        return Err(format!(
+            "the opening's stones take no time: this one is at {} ms, not {at_ms} ms",
+            expected.at_ms
+        ));
+    }
+    Ok(())
+}
+
+fn missing_preset(game: &Game) -> String {
+    match game.opening() {
+        Some(opening) => {
+            let [a, b, c] = opening.stones();
+            format!("the game starts from the opening {opening}, so its moves begin {a} {b} {c}")
+        }
+        None => "the move list does not begin with the game's preset stones".to_owned(),
+    }
+}
+
+/// A game started at `started_ms`, from `opening` when there is one.
+fn start(config: GameConfig, opening: Option<Opening>, started_ms: u64) -> Result<Game, GameError> {
+    match opening {
+        Some(opening) => Game::with_opening(config, opening, started_ms),
+        None => Ok(Game::new(config, started_ms)),
+    }
 }
 
 fn check_size(text: &str) -> Result<(), RecordError> {
@@ -252,6 +308,11 @@ impl Record {
         Record { info, game }
     }
 
+    /// The designated opening the game started from, if any.
+    pub fn opening(&self) -> Option<Opening> {
+        self.game.opening()
+    }
+
     /// The text format: a header of `[Tag "value"]` lines, a blank line, then the moves.
     pub fn to_text(&self) -> String {
         let game = &self.game;
@@ -264,6 +325,18 @@ impl Record {
         tag("Game", "gomoku");
         tag("Room", &self.info.room);
         tag("RuleSet", config.rule_set.name());
+        if let Some(opening) = game.opening() {
+            tag("Opening", opening.id());
+            tag(
+                "OpeningName",
+                &format!(
+                    "{} {} ({})",
+                    opening.name_zh(),
+                    opening.name(),
+                    opening.code()
+                ),
+            );
+        }
         let tc = config.time_control;
         tag(
             "TimeControl",
@@ -293,6 +366,7 @@ impl Record {
         let mut black_seat = Seat::ZERO;
         let mut started_ms = 0;
         let mut declared_result = None;
+        let mut opening = None;
         let mut moves = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line_no = n + 1;
@@ -338,7 +412,11 @@ impl Record {
                     }
                     "StartMs" => started_ms = value.parse().map_err(|_| syntax("StartMs is milliseconds".into()))?,
                     "Result" => declared_result = Some(value.to_owned()),
-                    _ => {} // Game, Termination and unknown tags are informative only.
+                    "Opening" => {
+                        let parsed = Opening::parse(value).map_err(|e| syntax(e.to_string()))?;
+                        opening = Some((parsed, line_no));
+                    }
+                    _ => {} // Game, Termination, OpeningName and unknown tags are informative only.
                 }
             } else {
                 moves.extend(line.split_whitespace().filter(|t| !t.ends_with('.')));
@@ -350,7 +428,13 @@ impl Record {
             time_control,
             black_seat,
         };
-        let game = replay_tokens(config, started_ms, moves.into_iter())?;
+        let game = start(config, opening.map(|(o, _)| o), started_ms).map_err(|error| {
+            RecordError::Syntax {
+                line: opening.map_or(0, |(_, line)| line),
+                message: error.to_string(),
+            }
+        })?;
+        let game = replay_tokens(game, moves.into_iter())?;
         let replayed = result_code(&game);
         // Resignations, draws, timeouts and escapes are in the move list, so the result of
         // the replay is the whole truth; a header that disagrees is a corrupt record.
@@ -425,7 +509,7 @@ impl Record {
             time_control: TimeControl::UNLIMITED,
             black_seat: Seat::ZERO,
         };
-        let game = replay_tokens(config, 0, tokens.iter().map(String::as_str))?;
+        let game = replay_tokens(Game::new(config, 0), tokens.iter().map(String::as_str))?;
         Ok(Record {
             info: RecordInfo::default(),
             game,
@@ -442,6 +526,10 @@ struct StoredGame {
     per_move_ms: u64,
     total_ms: u64,
     black_seat: u8,
+    /// The designated opening's id; absent for other games (and in states stored before
+    /// openings existed, which read as such).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    opening: Option<String>,
     start_ms: u64,
     log: String,
 }
@@ -480,6 +568,7 @@ impl From<Game> for StoredGame {
             per_move_ms: config.time_control.per_move_ms,
             total_ms: config.time_control.total_ms,
             black_seat: config.black_seat.number(),
+            opening: game.opening().map(|o| o.id().to_owned()),
             start_ms: game.started_ms(),
             log: write_log(&game, 0),
         }
@@ -510,7 +599,15 @@ impl TryFrom<StoredGame> for Game {
             },
             black_seat,
         };
-        replay_tokens(config, stored.start_ms, stored.log.split_whitespace())
+        let opening = stored
+            .opening
+            .as_deref()
+            .map(Opening::parse)
+            .transpose()
+            .map_err(|e| RecordError::Stored(e.to_string()))?;
+        let game = start(config, opening, stored.start_ms)
+            .map_err(|e| RecordError::Stored(e.to_string()))?;
+        replay_tokens(game, stored.log.split_whitespace())
     }
 }
 
