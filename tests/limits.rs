@@ -24,10 +24,12 @@ fn oversized() -> String {
 fn assert_too_large<T: std::fmt::Debug>(result: Result<T, tonic::Status>, what: &str) {
     let status = result.expect_err(what);
     assert_eq!(status.code(), Code::OutOfRange, "{what}: {status:?}");
+    // The exact text the README and docs/rules.md#limits quote.
+    let message = status.message();
     assert!(
-        status.message().contains("too large"),
-        "{what}: {}",
-        status.message()
+        message.starts_with("Error, decoded message length too large: found ")
+            && message.ends_with(&format!(" bytes, the limit is: {LIMIT} bytes")),
+        "{what}: {message}"
     );
 }
 

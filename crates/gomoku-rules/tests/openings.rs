@@ -640,3 +640,33 @@ proptest! {
         let _ = Record::from_text(&format!("[RuleSet \"renju-lose\"]\n[Opening \"kansei\"]\n{text}"));
     }
 }
+
+/// The players' rules (`docs/rules.md`) list the 26 openings; the list there is this
+/// crate's, row for row.
+#[test]
+fn the_rules_document_lists_the_26_openings_as_the_crate_does() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md");
+    let rules = std::fs::read_to_string(path).expect("docs/rules.md");
+    let rows: Vec<Vec<String>> = rules
+        .lines()
+        .filter(|line| line.starts_with("| ") && line.contains(" | h8 "))
+        .map(|line| {
+            line.trim_matches('|')
+                .split('|')
+                .map(|cell| cell.trim().trim_matches('`').to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 26, "{rows:#?}");
+    for (row, opening) in rows.iter().zip(Opening::ALL) {
+        let expected = [
+            opening.number().to_string(),
+            opening.code().to_owned(),
+            opening.id().to_owned(),
+            opening.name().to_owned(),
+            opening.name_zh().to_owned(),
+            stones_text(opening),
+        ];
+        assert_eq!(row.as_slice(), expected.as_slice());
+    }
+}
