@@ -1,6 +1,6 @@
 //! Combinations (牌型): reading a set of cards as exactly one combination, and beating.
 //!
-//! The kicker rules of SPEC section 4, in one place:
+//! The kicker rules of docs/rules.md#combinations, in one place:
 //! - a kicker (带的牌) never has a rank the body uses (3334 is a triple with a single,
 //!   33334 is nothing);
 //! - kickers never hold four cards of one rank (that is a bomb) nor both jokers (that is

@@ -8,8 +8,8 @@
 //! - landlord wins: landlord +2 × base × multiplier, each farmer −base × multiplier;
 //!   landlord loses: the reverse. Always zero-sum.
 //! - escape (逃跑): the escaper loses base × multiplier × 3, or 3 points if nobody had bid
-//!   yet (SPEC section 4 says "3", not a multiple of the points base: with no bid there is
-//!   no base); the others get 0 (the deal is void for them).
+//!   yet (docs/rules.md#leaving-a-deal: a flat 3, not a multiple of the points base: with
+//!   no bid there is no base); the others get 0 (the deal is void for them).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Combinations and beating, rule by rule (SPEC section 4).
+//! Combinations and beating, rule by rule (docs/rules.md#combinations).
 
 mod common;
 

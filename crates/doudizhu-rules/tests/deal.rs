@@ -400,7 +400,7 @@ fn escape_before_any_bid_costs_three_points_whatever_the_points_base() {
     deal.escape(seat(2), 0).expect("escape");
     let s = deal.settlement().expect("settled");
     assert_eq!(s.outcome, Outcome::Escaped { seat: seat(2) });
-    // SPEC section 4: "or 3 if no bid has been made yet" (the points base here is 10).
+    // docs/rules.md#leaving-a-deal: "3 points, whatever the room's points base" (the points base here is 10).
     assert_eq!(s.points, [0, 0, -3]);
     assert_eq!(deal.escape(seat(1), 0), Err(ActionError::GameOver));
 }

@@ -1,4 +1,4 @@
-//! Scoring examples (SPEC section 4, 积分).
+//! Scoring examples (docs/rules.md#dou-dizhu-scoring, 积分).
 
 use doudizhu_rules::{Bid, Outcome, PlayedOut, Seat, settle, settle_escape};
 

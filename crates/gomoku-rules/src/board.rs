@@ -368,7 +368,7 @@ impl Board {
         }
     }
 
-    /// RIF 9.3 as SPEC section 3 words it: with black on `index`, a three is live only if
+    /// RIF 9.3 as docs/rules.md#forbidden-moves words it: with black on `index`, a three is live only if
     /// one of its straight-four points is a move that makes no five and is not forbidden
     /// (judged with this stone on the board, recursively).
     fn has_two_live_threes(&mut self, index: usize, threes: [u16; 4]) -> bool {
@@ -389,7 +389,7 @@ impl Board {
                         return false;
                     }
                     let q = (index as isize + INDEX_STEP[dir] * offset as isize) as usize;
-                    // SPEC 3: the straightening move must itself make no five and
+                    // docs/rules.md#forbidden-moves: the straightening move must itself make no five and
                     // not be forbidden.
                     self.black_verdict_mut(q) == Verdict::Allowed
                 });

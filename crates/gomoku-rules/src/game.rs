@@ -280,7 +280,7 @@ pub struct GameResult {
     pub black_seat: Seat,
 }
 
-/// Points of one game, per seat and per color (SPEC section 3's table × the points base).
+/// Points of one game, per seat and per color (docs/rules.md#gomoku-points × the points base).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Points {
     /// Indexed by [`Seat::index`].
@@ -290,7 +290,7 @@ pub struct Points {
 }
 
 impl GameResult {
-    /// The points each side scores, from the table of SPEC section 3 times `points_base`.
+    /// The points each side scores, from the table of docs/rules.md#gomoku-points times `points_base`.
     pub fn points(&self, points_base: i64) -> Points {
         let black = self.black_seat;
         let white = black.other();
@@ -1015,7 +1015,7 @@ impl Game {
     }
 
     /// The acting seat finishes its turn: its clock stops, and an offer from its opponent
-    /// lapses (SPEC: an offer lapses when the offerer's opponent moves). Returns the
+    /// lapses (docs/rules.md#draws: an offer lapses when the offerer's opponent moves). Returns the
     /// lapse event for the caller to publish after the action's own event.
     fn end_turn(&mut self, seat: Seat, now: u64) -> Option<Event> {
         let used = now.saturating_sub(self.turn_started_ms);

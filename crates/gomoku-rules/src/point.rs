@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The board is 15×15 (SPEC section 3).
+/// The board is 15×15 (docs/rules.md#board-and-notation).
 pub const SIZE: u8 = 15;
 /// Number of points on the board.
 pub const POINTS: usize = (SIZE as usize) * (SIZE as usize);

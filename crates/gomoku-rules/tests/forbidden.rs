@@ -131,7 +131,7 @@ fn five_against_the_corner_is_exact() {
 
 #[test]
 fn white_wins_with_six() {
-    // RIF 9.1 / SPEC: white has no forbidden moves; six or more wins for white.
+    // RIF 9.1 / docs/rules.md#five: white has no forbidden moves; six or more wins for white.
     assert_eq!(
         judged("d8", "O O O * O O", Color::White, Rules::Renju),
         Five
@@ -140,7 +140,7 @@ fn white_wins_with_six() {
 
 #[test]
 fn black_wins_with_six_in_freestyle() {
-    // SPEC section 3: freestyle, five or more wins for either color.
+    // docs/rules.md#five: freestyle, five or more wins for either color.
     assert_eq!(
         judged("d8", "X X X * X X", Color::Black, Rules::Freestyle),
         Five
@@ -181,19 +181,19 @@ fn split_fours_across_two_lines_are_a_double_four() {
 
 #[test]
 fn two_fours_on_one_line_x_xxx_x() {
-    // RIF 9.3 diagram / SPEC: X.XXX.X completes at either gap, two fours.
+    // RIF 9.3 diagram / docs/rules.md#forbidden-moves: X.XXX.X completes at either gap, two fours.
     assert_eq!(black("d8", "X . X * X . X"), Forbidden(DoubleFour));
 }
 
 #[test]
 fn two_fours_on_one_line_xx_xx_xx() {
-    // SPEC: XX.XX.XX, two fours on one line.
+    // docs/rules.md#forbidden-moves: XX.XX.XX, two fours on one line.
     assert_eq!(black("d8", "X X . X * . X X"), Forbidden(DoubleFour));
 }
 
 #[test]
 fn two_fours_on_one_line_xxx_x_xxx() {
-    // SPEC: XXX.X.XXX, two fours on one line.
+    // docs/rules.md#forbidden-moves: XXX.X.XXX, two fours on one line.
     assert_eq!(black("c8", "X X X . * . X X X"), Forbidden(DoubleFour));
 }
 
@@ -238,7 +238,7 @@ fn four_four_three_is_a_double_four() {
 
 #[test]
 fn overline_is_reported_before_double_four() {
-    // SPEC: report order overline, double four, double three.
+    // docs/rules.md#forbidden-moves: report order overline, double four, double three.
     let diagram = "
         . . . O . .
         . . . X . .
@@ -287,7 +287,7 @@ fn black_double_three_is_forbidden() {
 
 #[test]
 fn double_three_is_allowed_in_freestyle() {
-    // SPEC section 3: nothing is forbidden in freestyle.
+    // docs/rules.md#forbidden-moves: nothing is forbidden in freestyle.
     let diagram = "
         . . . . X . . .
         . . . . X . . .
@@ -507,7 +507,7 @@ fn three_levels_of_recursion_make_the_three_live_again() {
 
 #[test]
 fn straight_four_point_that_also_makes_five_does_not_count() {
-    // Own, from SPEC section 3's wording ("a straight four ... by a move that itself makes
+    // Own, from docs/rules.md#forbidden-moves' wording ("a straight four ... by a move that itself makes
     // no five and is not forbidden"): the row three f8-h8 straightens at e8 (an overline
     // in column e, forbidden) or i8, which also completes i8-i12, a five. Neither move
     // qualifies, so the row three is not live and with the column three h8-h10 this is a

@@ -87,7 +87,7 @@ fn every_opening_matches_its_published_diagram() {
 
 #[test]
 fn the_chinese_names_are_those_of_the_seed_and_spec() {
-    // SPEC section 3 (from seed 000's 指定打法): 13 direct, then 13 indirect.
+    // docs/rules.md#designated-openings (from seed 000's 指定打法): 13 direct, then 13 indirect.
     let direct = "寒星 溪月 疏星 花月 残月 雨月 金星 松月 丘月 新月 瑞星 山月 游星";
     let indirect = "长星 峡月 恒星 水月 流星 云月 浦月 岚月 银月 明星 斜月 名月 彗星";
     let names: Vec<&str> = Opening::ALL.iter().map(|o| o.name_zh()).collect();

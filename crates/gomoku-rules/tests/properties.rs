@@ -8,7 +8,7 @@ use gomoku_rules::{
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------
-// A naive reference judge, written straight from SPEC section 3 on a plain grid, to check
+// A naive reference judge, written straight from docs/rules.md#forbidden-moves on a plain grid, to check
 // the table-driven, bit-mask one.
 // ---------------------------------------------------------------------------------------
 
