@@ -1103,7 +1103,9 @@ impl Game {
     }
 
     /// Rebuilds a game by replaying `log` through the rules; the error names the 1-based
-    /// entry that was refused.
+    /// entry that was refused. A designated-opening game's log replays to the same game
+    /// without the opening's name ([`Game::opening`] is `None`); its stored form
+    /// ([`Game::to_bytes`]) and text record keep both.
     pub fn replay(
         config: GameConfig,
         started_ms: u64,
