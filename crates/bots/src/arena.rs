@@ -12,6 +12,8 @@ use crate::{doudizhu, gomoku};
 pub enum Player {
     /// The strategy of this crate.
     Bot,
+    /// The previous Dou Dizhu strategy ([`doudizhu::baseline`]); the Gomoku bot in Gomoku.
+    Baseline,
     /// Uniformly random legal moves.
     Random,
 }
@@ -35,7 +37,7 @@ pub fn gomoku_game<R: Rng + ?Sized>(
     for _ in 0..600 {
         let Some(seat) = game.to_act() else { break };
         let action = match players[seat.index()] {
-            Player::Bot => gomoku::decide(&game, seat, rng),
+            Player::Bot | Player::Baseline => gomoku::decide(&game, seat, rng),
             Player::Random => gomoku::random_move(&game, seat, rng),
         };
         let Some(action) = action else { break };
@@ -54,6 +56,8 @@ pub fn gomoku_game<R: Rng + ?Sized>(
 pub struct DealResult {
     /// The landlord.
     pub landlord: DdzSeat,
+    /// The winning bid.
+    pub bid: Bid,
     /// Whether the landlord won.
     pub landlord_won: bool,
 }
@@ -97,6 +101,7 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
                 } else {
                     match players[seat.index()] {
                         Player::Bot => doudizhu::bid(&hand, highest),
+                        Player::Baseline => doudizhu::baseline::bid(&hand, highest),
                         Player::Random => doudizhu::random_bid(highest, rng),
                     }
                 };
@@ -105,13 +110,16 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
             DealPhase::Playing => {
                 let trick = deal.trick().map(|t| (t.seat, t.combination));
                 let choice = match players[seat.index()] {
-                    Player::Bot => doudizhu::play(&doudizhu::Situation {
-                        seat,
-                        hand,
-                        landlord: deal.landlord()?,
-                        to_beat: trick,
-                        cards_left: view.cards_left,
-                    }),
+                    Player::Bot => doudizhu::play(&doudizhu::Situation::from_view(&view)?),
+                    Player::Baseline => {
+                        doudizhu::baseline::play(&doudizhu::baseline::Situation {
+                            seat,
+                            hand,
+                            landlord: deal.landlord()?,
+                            to_beat: trick,
+                            cards_left: view.cards_left,
+                        })
+                    }
                     Player::Random => {
                         doudizhu::random_play(&hand, trick.map(|t| t.1).as_ref(), rng)
                     }
@@ -133,6 +141,7 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
     let landlord = settlement.landlord?;
     Some(DealResult {
         landlord,
+        bid: deal.view(landlord).landlord?.bid,
         landlord_won: settlement.outcome == doudizhu_rules::Outcome::LandlordWon,
     })
 }

@@ -1,0 +1,165 @@
+//! The Dou Dizhu bot as a process for the arena (`crates/bots/arena`): one JSON object per
+//! line in, one per line out. Rank text is the rule crate's (`3`..`9 T J Q K A 2 X D`,
+//! `X` the small joker, `D` the big one); the harness maps RLCard's cards to it.
+//!
+//! ```text
+//! {"op":"play","bot":"bot","seat":1,"landlord":0,"hand":"3345","kitty":"XD2",
+//!  "turns":[[0,"33"],[1,""],[2,"55"]]}                    -> {"play":"66"}  ("" = pass)
+//! {"op":"legal","hand":"33XD","prev":"44"}                -> {"plays":["XD"]}
+//! {"op":"bid","bot":"bot","hand":"...","highest":0}       -> {"bid":2}
+//! ```
+//!
+//! A `play` request holds only what the seat may see: its own hand, the kitty, the turns
+//! so far (seat and cards, `""` for a pass); the rest follows from them. Errors come back
+//! as `{"error":"..."}`.
+//!
+//! `cargo run --release -p gamehub-bots --example arena_bot`
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use doudizhu_rules::{Bid, RankCounts, Seat, classify, legal_plays};
+use gamehub_bots::doudizhu::{self, Situation, baseline};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Request {
+    Play {
+        #[serde(default)]
+        bot: Option<String>,
+        seat: u8,
+        landlord: u8,
+        hand: String,
+        #[serde(default)]
+        kitty: String,
+        turns: Vec<(u8, String)>,
+    },
+    Legal {
+        hand: String,
+        #[serde(default)]
+        prev: String,
+    },
+    Bid {
+        #[serde(default)]
+        bot: Option<String>,
+        hand: String,
+        highest: u8,
+    },
+    /// Decision-time totals so far.
+    Stats,
+}
+
+fn ranks(text: &str) -> Result<RankCounts, String> {
+    RankCounts::parse(text).map_err(|e| format!("bad ranks {text:?}: {e}"))
+}
+
+fn seat(n: u8) -> Result<Seat, String> {
+    Seat::new(n).ok_or_else(|| format!("no seat {n}"))
+}
+
+fn text(r: &RankCounts) -> String {
+    r.to_string().replace(' ', "")
+}
+
+#[derive(Default)]
+struct Timing {
+    decisions: u64,
+    total_ns: u128,
+    max_ns: u128,
+}
+
+fn answer(line: &str, timing: &mut Timing) -> Result<serde_json::Value, String> {
+    let request: Request = serde_json::from_str(line).map_err(|e| format!("bad json: {e}"))?;
+    match request {
+        Request::Play {
+            bot,
+            seat: me,
+            landlord,
+            hand,
+            kitty,
+            turns,
+        } => {
+            let mut history = Vec::with_capacity(turns.len());
+            for (who, cards) in &turns {
+                let cards = if cards.is_empty() {
+                    None
+                } else {
+                    Some(ranks(cards)?)
+                };
+                history.push((seat(*who)?, cards));
+            }
+            let situation = Situation::from_turns(
+                seat(me)?,
+                ranks(&hand)?,
+                seat(landlord)?,
+                ranks(&kitty)?,
+                &history,
+            )
+            .ok_or("a turn is not a combination or overdraws a hand")?;
+            let started = Instant::now();
+            let chosen = match bot.as_deref().unwrap_or("bot") {
+                "bot" => doudizhu::play(&situation),
+                "baseline" => baseline::play(&baseline::Situation {
+                    seat: situation.seat,
+                    hand: situation.hand,
+                    landlord: situation.landlord,
+                    to_beat: situation.to_beat,
+                    cards_left: situation.cards_left,
+                }),
+                other => return Err(format!("no bot {other:?}")),
+            };
+            let ns = started.elapsed().as_nanos();
+            timing.decisions += 1;
+            timing.total_ns += ns;
+            timing.max_ns = timing.max_ns.max(ns);
+            Ok(serde_json::json!({ "play": chosen.map(|r| text(&r)).unwrap_or_default() }))
+        }
+        Request::Legal { hand, prev } => {
+            let previous = if prev.is_empty() {
+                None
+            } else {
+                Some(classify(&ranks(&prev)?).ok_or("prev is not a combination")?)
+            };
+            let plays: Vec<String> = legal_plays(&ranks(&hand)?, previous.as_ref())
+                .iter()
+                .map(|p| text(&p.ranks))
+                .collect();
+            Ok(serde_json::json!({ "plays": plays }))
+        }
+        Request::Bid { bot, hand, highest } => {
+            let highest = Bid::try_from(highest).map_err(|e| e.to_string())?;
+            let hand = ranks(&hand)?;
+            let bid = match bot.as_deref().unwrap_or("bot") {
+                "bot" => doudizhu::bid(&hand, highest),
+                "baseline" => baseline::bid(&hand, highest),
+                other => return Err(format!("no bot {other:?}")),
+            };
+            Ok(serde_json::json!({ "bid": bid.points() }))
+        }
+        Request::Stats => Ok(serde_json::json!({
+            "decisions": timing.decisions,
+            "mean_us": if timing.decisions == 0 { 0.0 } else {
+                timing.total_ns as f64 / timing.decisions as f64 / 1000.0
+            },
+            "max_us": timing.max_ns as f64 / 1000.0,
+        })),
+    }
+}
+
+fn main() {
+    let stdin = std::io::stdin();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut timing = Timing::default();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = answer(&line, &mut timing)
+            .unwrap_or_else(|error| serde_json::json!({ "error": error }));
+        if writeln!(out, "{reply}").and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+}
