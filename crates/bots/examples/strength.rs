@@ -7,8 +7,8 @@
 //! Gomoku: the bot against a random player, colors alternating, in every rule set.
 //! Dou Dizhu: the bot as landlord (bid 3) against two random farmers, and the reverse.
 
-use doudizhu_rules::Seed;
-use gamehub_bots::arena::{Player, doudizhu_deal, gomoku_game};
+use doudizhu_rules::{Seat as DdzSeat, Seed};
+use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game};
 use gomoku_rules::{RuleSet, Seat};
 use rand::{Rng, SeedableRng};
 
@@ -74,7 +74,7 @@ fn main() {
         let mut won = 0;
         for _ in 0..deals {
             let seed = Seed::from_bytes(rng.random());
-            if let Some(result) = doudizhu_deal(seed, players, true, &mut rng) {
+            if let Some(result) = doudizhu_deal(seed, players, Bidding::Forced(DdzSeat::ALL[0]), &mut rng) {
                 won += usize::from(result.landlord_won);
             }
         }

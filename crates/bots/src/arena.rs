@@ -60,15 +60,25 @@ pub struct DealResult {
     pub bid: Bid,
     /// Whether the landlord won.
     pub landlord_won: bool,
+    /// The landlord's points (bid × points base × multiplier, twice: both farmers pay).
+    pub landlord_points: i64,
 }
 
-/// Plays one deal from `seed`. Seat 0 bids three when `seat0_takes_landlord` (the others
-/// pass), so it is the landlord; otherwise everyone bids by its strategy. Returns None
-/// when everyone passed.
+/// How the landlord of an arena deal is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bidding {
+    /// This seat bids three, the others pass.
+    Forced(DdzSeat),
+    /// Each seat bids by this strategy (seat 0 first).
+    By([Player; 3]),
+}
+
+/// Plays one deal from `seed`, the seats' cards played by `players`, the landlord chosen
+/// by `bidding`. Returns None when everyone passed.
 pub fn doudizhu_deal<R: Rng + ?Sized>(
     seed: Seed,
     players: [Player; 3],
-    seat0_takes_landlord: bool,
+    bidding: Bidding,
     rng: &mut R,
 ) -> Option<DealResult> {
     let rules = DealRules {
@@ -92,18 +102,14 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
                     .map(|b| b.bid)
                     .max_by_key(|b| b.points())
                     .unwrap_or(Bid::Pass);
-                let bid = if seat0_takes_landlord {
-                    if seat.number() == 0 {
-                        Bid::Three
-                    } else {
-                        Bid::Pass
-                    }
-                } else {
-                    match players[seat.index()] {
+                let bid = match bidding {
+                    Bidding::Forced(landlord) if landlord == seat => Bid::Three,
+                    Bidding::Forced(_) => Bid::Pass,
+                    Bidding::By(bidders) => match bidders[seat.index()] {
                         Player::Bot => doudizhu::bid(&hand, highest),
                         Player::Baseline => doudizhu::baseline::bid(&hand, highest),
                         Player::Random => doudizhu::random_bid(highest, rng),
-                    }
+                    },
                 };
                 deal.bid(seat, bid, 0).ok()?;
             }
@@ -143,5 +149,6 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
         landlord,
         bid: deal.view(landlord).landlord?.bid,
         landlord_won: settlement.outcome == doudizhu_rules::Outcome::LandlordWon,
+        landlord_points: settlement.points[landlord.index()],
     })
 }

@@ -273,25 +273,25 @@ impl Decider<'_> {
             Kind::Pair => threat == 2,
             _ => false,
         };
-        let candidates: Vec<&Group> = plan
-            .groups
-            .iter()
-            .filter(|g| !g.is_bomb() && !self.is_control(g))
-            .collect();
-        let pool: Vec<&Group> = if candidates.is_empty() {
+        // The weakest safe group; controls are kept for later, bombs too.
+        let pool: Vec<&Group> = if plan.groups.iter().all(Group::is_bomb) {
             plan.groups.iter().collect()
         } else {
-            candidates
+            plan.groups.iter().filter(|g| !g.is_bomb()).collect()
         };
-        let safe = pool
-            .iter()
-            .filter(|g| !danger(g))
-            .min_by_key(|g| (g.value(), std::cmp::Reverse(g.card_count())));
-        match safe {
-            Some(g) => Some(g.ranks()),
+        let best = pool.iter().min_by_key(|g| {
+            (
+                danger(g),
+                self.is_control(g),
+                g.value(),
+                std::cmp::Reverse(g.card_count()),
+            )
+        })?;
+        if danger(best) {
             // Only dangerous singles (or pairs) left: the highest, to make it hard.
-            None => pool.iter().max_by_key(|g| g.top()).map(|g| g.ranks()),
+            return pool.iter().max_by_key(|g| g.top()).map(|g| g.ranks());
         }
+        Some(best.ranks())
     }
 
     /// The non-bomb reply leaving the best plan, with how much the plan changes.
@@ -360,17 +360,25 @@ impl Decider<'_> {
         let s = self.s;
         let landlord_cards = s.cards_left[s.landlord.index()];
         let landlord_next = s.seat.next() == s.landlord;
-        // The stronger farmer takes the lead when the rest of its hand then runs out.
-        let mut winning: Option<RankCounts> = None;
-        for p in self.plays.iter().filter(|p| !p.combination.kind.doubles()) {
-            let rest = s.hand.checked_sub(&p.ranks).expect("a play from the hand");
+        // The stronger farmer takes the lead with a play the landlord cannot beat, when
+        // the rest of its hand then runs out.
+        let unbeatable: Vec<RankCounts> = self
+            .plays
+            .iter()
+            .filter(|p| {
+                let c = p.combination;
+                !c.kind.doubles()
+                    && !self
+                        .know
+                        .beatable_play(c.kind, c.rank, c.length, landlord_cards)
+            })
+            .map(|p| p.ranks)
+            .collect();
+        for ranks in unbeatable {
+            let rest = s.hand.checked_sub(&ranks).expect("a play from the hand");
             if self.runs_out(&rest) {
-                winning = Some(p.ranks);
-                break;
+                return Some(ranks);
             }
-        }
-        if winning.is_some() {
-            return winning;
         }
         if !landlord_next {
             return None;
@@ -440,9 +448,9 @@ pub fn bid(hand: &RankCounts, highest: Bid) -> Bid {
 }
 
 /// [`hand_strength`] thresholds of the bids (measured: see the crate README).
-const BID_ONE: i32 = 0;
-const BID_TWO: i32 = 6;
-const BID_THREE: i32 = 12;
+const BID_ONE: i32 = -24;
+const BID_TWO: i32 = -17;
+const BID_THREE: i32 = -10;
 
 /// A uniformly random bid among those allowed.
 pub fn random_bid<R: Rng + ?Sized>(highest: Bid, rng: &mut R) -> Bid {
