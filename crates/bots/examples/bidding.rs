@@ -65,8 +65,7 @@ fn main() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for _ in 0..deals {
             let seed = Seed::from_bytes(rng.random());
-            let Some(result) = doudizhu_deal(seed, players, Bidding::By(bidders), &mut rng)
-            else {
+            let Some(result) = doudizhu_deal(seed, players, Bidding::By(bidders), &mut rng) else {
                 continue;
             };
             landlords += 1;

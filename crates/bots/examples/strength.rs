@@ -74,7 +74,9 @@ fn main() {
         let mut won = 0;
         for _ in 0..deals {
             let seed = Seed::from_bytes(rng.random());
-            if let Some(result) = doudizhu_deal(seed, players, Bidding::Forced(DdzSeat::ALL[0]), &mut rng) {
+            if let Some(result) =
+                doudizhu_deal(seed, players, Bidding::Forced(DdzSeat::ALL[0]), &mut rng)
+            {
                 won += usize::from(result.landlord_won);
             }
         }

@@ -117,15 +117,13 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
                 let trick = deal.trick().map(|t| (t.seat, t.combination));
                 let choice = match players[seat.index()] {
                     Player::Bot => doudizhu::play(&doudizhu::Situation::from_view(&view)?),
-                    Player::Baseline => {
-                        doudizhu::baseline::play(&doudizhu::baseline::Situation {
-                            seat,
-                            hand,
-                            landlord: deal.landlord()?,
-                            to_beat: trick,
-                            cards_left: view.cards_left,
-                        })
-                    }
+                    Player::Baseline => doudizhu::baseline::play(&doudizhu::baseline::Situation {
+                        seat,
+                        hand,
+                        landlord: deal.landlord()?,
+                        to_beat: trick,
+                        cards_left: view.cards_left,
+                    }),
                     Player::Random => {
                         doudizhu::random_play(&hand, trick.map(|t| t.1).as_ref(), rng)
                     }

@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used)]
 
 use doudizhu_rules::{
-    Bid, Deal, DealRules, Kind, Phase, Rank, RankCounts, Seat as DdzSeat, Seed, TimeControl as DdzTime,
-    classify,
+    Bid, Deal, DealRules, Kind, Phase, Rank, RankCounts, Seat as DdzSeat, Seed,
+    TimeControl as DdzTime, classify,
 };
 use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game};
 use gamehub_bots::doudizhu::{self, Situation};
@@ -173,10 +173,7 @@ fn situation(me: u8, hand: &str, trick: Option<(u8, &str)>, cards_left: [u8; 3])
         hand: ranks(hand),
         landlord: seat(0),
         kitty: RankCounts::EMPTY,
-        plays: trick
-            .iter()
-            .map(|(s, t)| (seat(*s), ranks(t)))
-            .collect(),
+        plays: trick.iter().map(|(s, t)| (seat(*s), ranks(t))).collect(),
         to_beat: trick.map(|(s, t)| (seat(s), classify(&ranks(t)).unwrap())),
         cards_left,
     }
@@ -230,12 +227,7 @@ fn doudizhu_bot_beats_a_single_without_tearing_a_pair() {
 
 #[test]
 fn doudizhu_farmer_spends_a_2_to_stop_the_landlord_running_singles() {
-    let s = situation(
-        1,
-        "2 3 3 5 5 7 7 9 9 J J",
-        Some((0, "K")),
-        [15, 11, 17],
-    );
+    let s = situation(1, "2 3 3 5 5 7 7 9 9 J J", Some((0, "K")), [15, 11, 17]);
     assert_eq!(shown(doudizhu::play(&s)), "2");
 }
 
@@ -308,9 +300,12 @@ fn doudizhu_situation_follows_the_turns() {
     let s = Situation::from_turns(seat(1), ranks("4"), seat(0), ranks("X D 2"), &turns).unwrap();
     assert_eq!(s.cards_left, [18, 15, 17]);
     assert_eq!(s.to_beat, None, "two passes: seat 1 leads");
-    let s = Situation::from_turns(seat(2), ranks("4"), seat(0), ranks("X D 2"), &turns[..2])
-        .unwrap();
-    assert_eq!(s.to_beat.map(|(w, c)| (w, c.rank)), Some((seat(1), Rank::Five)));
+    let s =
+        Situation::from_turns(seat(2), ranks("4"), seat(0), ranks("X D 2"), &turns[..2]).unwrap();
+    assert_eq!(
+        s.to_beat.map(|(w, c)| (w, c.rank)),
+        Some((seat(1), Rank::Five))
+    );
 }
 
 fn no_clock() -> DealRules {

@@ -3,8 +3,8 @@
 use std::cell::Cell;
 
 use doudizhu_rules::{
-    ActionError, Actor, Audience, AutoPlayer, Bid, Card, CardSet, Deal, DealRules, EventBody,
-    Kind, Outcome, Phase, RankCounts, Seat, SeatView, Seed, TimeControl, next_first_bidder,
+    ActionError, Actor, Audience, AutoPlayer, Bid, Card, CardSet, Deal, DealRules, EventBody, Kind,
+    Outcome, Phase, RankCounts, Seat, SeatView, Seed, TimeControl, next_first_bidder,
 };
 
 const TURN_MS: u64 = 15_000;
@@ -387,7 +387,9 @@ fn played(events: &[doudizhu_rules::Event]) -> Vec<(Seat, RankCounts, Actor)> {
     events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Played { seat, cards, by, .. } => Some((
+            EventBody::Played {
+                seat, cards, by, ..
+            } => Some((
                 *seat,
                 cards.iter().copied().collect::<CardSet>().rank_counts(),
                 *by,
@@ -465,7 +467,11 @@ fn a_timeout_gets_the_timeout_move_whatever_the_auto_player() {
     let lowest_card = lowest(&deal, landlord);
     let auto = Fixed::new(Some("X D"));
     let events = deal.check_timeout_with(TURN_MS, &auto);
-    assert_eq!(auto.asked.get(), 0, "a seat not on auto-play is not the bot's");
+    assert_eq!(
+        auto.asked.get(),
+        0,
+        "a seat not on auto-play is not the bot's"
+    );
     assert_eq!(
         played(&events),
         [(

@@ -123,7 +123,10 @@ impl Situation {
             .map(|t| (t.seat, ranks(&t.cards)))
             .collect();
         let to_beat = match &view.trick {
-            Some(t) => Some((t.seat, t.combination.or_else(|| classify(&ranks(&t.cards)))?)),
+            Some(t) => Some((
+                t.seat,
+                t.combination.or_else(|| classify(&ranks(&t.cards)))?,
+            )),
             None => None,
         };
         Some(Situation {
@@ -299,7 +302,11 @@ impl Decider<'_> {
         let base = self.planner.plan(&self.s.hand).score;
         let mut best: Option<(i32, Rank, RankCounts)> = None;
         for p in self.plays.iter().filter(|p| !p.combination.kind.doubles()) {
-            let rest = self.s.hand.checked_sub(&p.ranks).expect("a play from the hand");
+            let rest = self
+                .s
+                .hand
+                .checked_sub(&p.ranks)
+                .expect("a play from the hand");
             let delta = self.planner.plan(&rest).score - base;
             let better = best
                 .as_ref()
@@ -352,7 +359,11 @@ impl Decider<'_> {
             }
         }
         let bomb = self.smallest_bomb()?;
-        let rest = self.s.hand.checked_sub(&bomb).expect("a play from the hand");
+        let rest = self
+            .s
+            .hand
+            .checked_sub(&bomb)
+            .expect("a play from the hand");
         (threat <= 4 || self.runs_out(&rest)).then_some(bomb)
     }
 
@@ -418,12 +429,7 @@ pub fn hand_strength(hand: &RankCounts) -> i32 {
             }
         })
         .sum::<i32>()
-        + plan
-            .groups
-            .iter()
-            .filter(|g| g.kind == Kind::Bomb)
-            .count() as i32
-            * 4;
+        + plan.groups.iter().filter(|g| g.kind == Kind::Bomb).count() as i32 * 4;
     controls * 2 - plan.turns() as i32 * 2 + plan.score / 4
 }
 

@@ -270,7 +270,11 @@ fn with_kickers(bodies: &[Group]) -> Plan {
         }
         groups.push(g);
     }
-    groups.extend(singles[s..].iter().map(|&r| Group::body(Kind::Single, r, 1)));
+    groups.extend(
+        singles[s..]
+            .iter()
+            .map(|&r| Group::body(Kind::Single, r, 1)),
+    );
     groups.extend(pairs[p..].iter().map(|&r| Group::body(Kind::Pair, r, 1)));
     groups.extend(others);
     groups.sort_by_key(|g| (g.rank, g.kind));
