@@ -7,7 +7,12 @@
 //!  "turns":[[0,"33"],[1,""],[2,"55"]]}                    -> {"play":"66"}  ("" = pass)
 //! {"op":"legal","hand":"33XD","prev":"44"}                -> {"plays":["XD"]}
 //! {"op":"bid","bot":"bot","hand":"...","highest":0}       -> {"bid":2}
+//! {"op":"gomoku","moves":["h8","i9"],"seed":7}             -> {"move":"j10"}
 //! ```
+//!
+//! `gomoku` asks the Gomoku bot for the next stone of a freestyle game (five or more
+//! wins, black first) after `moves`, its jitter drawn from `seed`
+//! (`arena/gomoku_arena.py`).
 //!
 //! A `play` request holds only what the seat may see: its own hand, the kitty, the turns
 //! so far (seat and cards, `""` for a pass); the rest follows from them. Errors come back
@@ -45,6 +50,11 @@ enum Request {
         bot: Option<String>,
         hand: String,
         highest: u8,
+    },
+    Gomoku {
+        moves: Vec<String>,
+        #[serde(default)]
+        seed: u64,
     },
     /// Decision-time totals so far.
     Stats,
@@ -136,6 +146,39 @@ fn answer(line: &str, timing: &mut Timing) -> Result<serde_json::Value, String> 
                 other => return Err(format!("no bot {other:?}")),
             };
             Ok(serde_json::json!({ "bid": bid.points() }))
+        }
+        Request::Gomoku { moves, seed } => {
+            use gomoku_rules::{Action, Game, GameConfig, Point, RuleSet, Seat as GSeat};
+            use rand::SeedableRng;
+            let mut game = Game::new(
+                GameConfig {
+                    rule_set: RuleSet::Freestyle,
+                    time_control: gomoku_rules::TimeControl {
+                        per_move_ms: 0,
+                        total_ms: 0,
+                    },
+                    black_seat: GSeat::ZERO,
+                },
+                0,
+            );
+            for m in &moves {
+                let point = Point::parse(m).map_err(|e| format!("bad point {m:?}: {e}"))?;
+                let to_act = game.to_act().ok_or("the game is over")?;
+                game.act(to_act, Action::Place(point), 0)
+                    .map_err(|e| format!("{m} refused: {e}"))?;
+            }
+            let to_act = game.to_act().ok_or("the game is over")?;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let started = Instant::now();
+            let action = gamehub_bots::gomoku::decide(&game, to_act, &mut rng);
+            let ns = started.elapsed().as_nanos();
+            timing.decisions += 1;
+            timing.total_ns += ns;
+            timing.max_ns = timing.max_ns.max(ns);
+            match action {
+                Some(Action::Place(p)) => Ok(serde_json::json!({ "move": p.to_string() })),
+                other => Err(format!("the bot answered {other:?}")),
+            }
         }
         Request::Stats => Ok(serde_json::json!({
             "decisions": timing.decisions,
