@@ -348,7 +348,7 @@ fn doudizhu_bot_as_auto_play_plays_whole_deals_through_the_rules() {
 fn doudizhu_bot_is_a_function_of_the_situation() {
     // Same situation, same play: the dealer may re-run a step after a lost race.
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    for _ in 0..20 {
+    for _ in 0..200 {
         let seed = Seed::from_bytes(rng.random());
         let (mut deal, _) = Deal::new("same", seed, seat(0), no_clock(), 0).unwrap();
         deal.bid(seat(0), Bid::Three, 0).unwrap();

@@ -200,12 +200,17 @@ pub fn play(s: &Situation) -> Option<RankCounts> {
         plays: &plays,
     };
     let chosen = match s.to_beat {
-        None => Some(decider.lead().unwrap_or(plays[0].ranks)),
+        None => decider.lead(),
         Some((owner, trick)) if s.is_opponent(owner) => decider.beat_opponent(owner, trick),
         Some((_, trick)) => decider.follow_partner(trick),
     };
-    // Only ever a play the rule crate listed.
-    chosen.and_then(|ranks| plays.iter().find(|p| p.ranks == ranks).map(|p| p.ranks))
+    // Only ever a play the rule crate listed; a leader always plays.
+    let listed = chosen.and_then(|ranks| plays.iter().find(|p| p.ranks == ranks));
+    match (listed, s.to_beat) {
+        (Some(p), _) => Some(p.ranks),
+        (None, None) => Some(plays[0].ranks),
+        (None, Some(_)) => None,
+    }
 }
 
 struct Decider<'a> {

@@ -246,7 +246,8 @@ fn with_kickers(bodies: &[Group]) -> Plan {
     pairs.sort_unstable();
     // Longest airplanes first (they need the most kickers), then low triples.
     carriers.sort_by_key(|g| (std::cmp::Reverse(g.length), g.rank));
-    let (mut s, mut p) = (0usize, 0usize);
+    let mut used_singles: Vec<usize> = Vec::new();
+    let mut used_pairs: Vec<usize> = Vec::new();
     let mut groups = Vec::with_capacity(bodies.len());
     for mut g in carriers {
         let need = usize::from(g.length);
@@ -255,27 +256,47 @@ fn with_kickers(bodies: &[Group]) -> Plan {
         } else {
             (Kind::AirplaneWithSingles, Kind::AirplaneWithPairs)
         };
-        if singles.len() - s >= need {
-            for &k in &singles[s..s + need] {
+        // A kicker never shares a rank with the body (a chain may leave one behind).
+        let body = g.rank..g.rank + need;
+        let free_singles: Vec<usize> = singles
+            .iter()
+            .copied()
+            .filter(|&k| !used_singles.contains(&k) && !body.contains(&k))
+            .take(need)
+            .collect();
+        let free_pairs: Vec<usize> = pairs
+            .iter()
+            .copied()
+            .filter(|&k| !used_pairs.contains(&k) && !body.contains(&k))
+            .take(need)
+            .collect();
+        if free_singles.len() == need {
+            for &k in &free_singles {
                 g.kickers[k] += 1;
             }
-            s += need;
+            used_singles.extend(free_singles);
             g.kind = single_kind;
-        } else if pairs.len() - p >= need {
-            for &k in &pairs[p..p + need] {
+        } else if free_pairs.len() == need {
+            for &k in &free_pairs {
                 g.kickers[k] += 2;
             }
-            p += need;
+            used_pairs.extend(free_pairs);
             g.kind = pair_kind;
         }
         groups.push(g);
     }
     groups.extend(
-        singles[s..]
+        singles
             .iter()
+            .filter(|r| !used_singles.contains(r))
             .map(|&r| Group::body(Kind::Single, r, 1)),
     );
-    groups.extend(pairs[p..].iter().map(|&r| Group::body(Kind::Pair, r, 1)));
+    groups.extend(
+        pairs
+            .iter()
+            .filter(|r| !used_pairs.contains(r))
+            .map(|&r| Group::body(Kind::Pair, r, 1)),
+    );
     groups.extend(others);
     groups.sort_by_key(|g| (g.rank, g.kind));
     let score = groups.iter().map(Group::value).sum::<i32>() - TURN_COST * groups.len() as i32;
@@ -314,6 +335,38 @@ mod tests {
                 }
             }
             assert_eq!(&total, RankCounts::parse(text).expect("valid").counts());
+        }
+    }
+
+    #[test]
+    fn every_plan_of_random_hands_is_made_of_combinations() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        for _ in 0..3000 {
+            let dealt = doudizhu_rules::deal(&doudizhu_rules::Seed::from_bytes(rng.random()));
+            let hand = dealt.hands[0].union(dealt.kitty).rank_counts();
+            let mut total = [0u8; RANKS];
+            for g in &best_plan(*hand.counts()).groups {
+                let ranks = g.ranks();
+                assert_eq!(
+                    classify(&ranks).map(|c| c.kind),
+                    Some(g.kind),
+                    "{ranks} of {hand}"
+                );
+                for (t, c) in total.iter_mut().zip(ranks.counts()) {
+                    *t += c;
+                }
+            }
+            assert_eq!(&total, hand.counts());
+        }
+    }
+
+    #[test]
+    fn a_kicker_never_shares_a_rank_with_its_airplane() {
+        // 333 4444 555: the airplane leaves a 4, which must not be its kicker.
+        let p = plan("3 3 3 4 4 4 4 5 5 5 9 J");
+        for g in &p.groups {
+            assert!(classify(&g.ranks()).is_some(), "{}", g.ranks());
         }
     }
 
