@@ -5,7 +5,8 @@
 //! ```
 //!
 //! Gomoku: the bot against a random player, colors alternating, in every rule set.
-//! Dou Dizhu: the bot as landlord (bid 3) against two random farmers, and the reverse.
+//! Dou Dizhu: the bot as landlord (bid 3) against two random farmers, and the reverse;
+//! the bot against itself and against the previous bot (`doudizhu::baseline`).
 
 use doudizhu_rules::{Seat as DdzSeat, Seed};
 use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game};
@@ -69,6 +70,18 @@ fn main() {
         (
             "bot landlord vs 2 bot farmers",
             [Player::Bot, Player::Bot, Player::Bot],
+        ),
+        (
+            "bot landlord vs 2 previous-bot farmers",
+            [Player::Bot, Player::Baseline, Player::Baseline],
+        ),
+        (
+            "previous-bot landlord vs 2 bot farmers",
+            [Player::Baseline, Player::Bot, Player::Bot],
+        ),
+        (
+            "previous-bot landlord vs 2 previous-bot farmers",
+            [Player::Baseline, Player::Baseline, Player::Baseline],
         ),
     ] {
         let mut won = 0;
