@@ -215,6 +215,7 @@ def main():
         print(f"bot minus rule agent in the same seats, {label}: "
               f"{100 * mean:+.1f} points (95% CI {100 * lo:+.1f} to {100 * hi:+.1f})")
     print(f"bot decisions: {stats['decisions']}, mean {stats['mean_us']:.0f} µs, "
+          f"p50 {stats['p50_us']:.0f} µs, p99 {stats['p99_us']:.0f} µs, p99.9 {stats['p999_us']:.0f} µs, "
           f"max {stats['max_us']:.0f} µs (inside the bot process, release build)")
     print(f"wall time {time.time() - started:.0f} s")
 

@@ -98,7 +98,8 @@ def main():
           f"{100 * results['bot'] / n:.1f}% (95% CI {100 * lo:.1f}–{100 * hi:.1f}%)")
     print(f"as black {by_color[True][1]}/{by_color[True][0]}, as white {by_color[False][1]}/{by_color[False][0]}; "
           f"mean game {sum(lengths) / n:.0f} stones")
-    print(f"bot decisions: {stats['decisions']}, mean {stats['mean_us']:.0f} µs, max {stats['max_us']:.0f} µs; "
+    print(f"bot decisions: {stats['decisions']}, mean {stats['mean_us']:.0f} µs, "
+          f"p99 {stats['p99_us']:.0f} µs, max {stats['max_us']:.0f} µs; "
           f"wall time {time.time() - started:.0f} s")
 
 

@@ -72,11 +72,32 @@ fn text(r: &RankCounts) -> String {
     r.to_string().replace(' ', "")
 }
 
+/// Every decision's time, for the stats.
 #[derive(Default)]
 struct Timing {
     decisions: u64,
     total_ns: u128,
     max_ns: u128,
+    all_ns: Vec<u64>,
+}
+
+impl Timing {
+    fn record(&mut self, ns: u128) {
+        self.decisions += 1;
+        self.total_ns += ns;
+        self.max_ns = self.max_ns.max(ns);
+        self.all_ns.push(u64::try_from(ns).unwrap_or(u64::MAX));
+    }
+
+    /// The `q` quantile in microseconds.
+    fn quantile_us(&self, q: f64) -> f64 {
+        let mut sorted = self.all_ns.clone();
+        sorted.sort_unstable();
+        let Some(last) = sorted.len().checked_sub(1) else {
+            return 0.0;
+        };
+        sorted[((last as f64) * q).round() as usize] as f64 / 1000.0
+    }
 }
 
 fn answer(line: &str, timing: &mut Timing) -> Result<serde_json::Value, String> {
@@ -119,10 +140,7 @@ fn answer(line: &str, timing: &mut Timing) -> Result<serde_json::Value, String> 
                 }),
                 other => return Err(format!("no bot {other:?}")),
             };
-            let ns = started.elapsed().as_nanos();
-            timing.decisions += 1;
-            timing.total_ns += ns;
-            timing.max_ns = timing.max_ns.max(ns);
+            timing.record(started.elapsed().as_nanos());
             Ok(serde_json::json!({ "play": chosen.map(|r| text(&r)).unwrap_or_default() }))
         }
         Request::Legal { hand, prev } => {
@@ -171,10 +189,7 @@ fn answer(line: &str, timing: &mut Timing) -> Result<serde_json::Value, String> 
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let started = Instant::now();
             let action = gamehub_bots::gomoku::decide(&game, to_act, &mut rng);
-            let ns = started.elapsed().as_nanos();
-            timing.decisions += 1;
-            timing.total_ns += ns;
-            timing.max_ns = timing.max_ns.max(ns);
+            timing.record(started.elapsed().as_nanos());
             match action {
                 Some(Action::Place(p)) => Ok(serde_json::json!({ "move": p.to_string() })),
                 other => Err(format!("the bot answered {other:?}")),
@@ -185,6 +200,9 @@ fn answer(line: &str, timing: &mut Timing) -> Result<serde_json::Value, String> 
             "mean_us": if timing.decisions == 0 { 0.0 } else {
                 timing.total_ns as f64 / timing.decisions as f64 / 1000.0
             },
+            "p50_us": timing.quantile_us(0.5),
+            "p99_us": timing.quantile_us(0.99),
+            "p999_us": timing.quantile_us(0.999),
             "max_us": timing.max_ns as f64 / 1000.0,
         })),
     }
