@@ -1,8 +1,7 @@
 //! What a seat can infer from what it sees: which cards are still out (in the other two
-//! hands), which of them the landlord surely holds (the kitty cards it has not played),
-//! and so whether a combination can still be beaten.
+//! hands), and so whether a combination can still be beaten.
 
-use doudizhu_rules::{Kind, Rank, RankCounts, Seat};
+use doudizhu_rules::{Kind, Rank};
 
 use super::Situation;
 use super::plan::{Counts, Group, RANKS};
@@ -25,9 +24,6 @@ fn deck() -> Counts {
 pub struct Knowledge {
     /// Cards in the other two hands.
     pub unseen: Counts,
-    /// Cards the landlord surely holds: the kitty less what it played (empty for the
-    /// landlord itself, who knows its hand).
-    pub landlord_holds: Counts,
 }
 
 impl Knowledge {
@@ -36,26 +32,12 @@ impl Knowledge {
         for (u, h) in unseen.iter_mut().zip(s.hand.counts()) {
             *u = u.saturating_sub(*h);
         }
-        let mut landlord_holds = if s.seat == s.landlord {
-            [0; RANKS]
-        } else {
-            *s.kitty.counts()
-        };
-        for (seat, ranks) in &s.plays {
-            for (r, c) in ranks.counts().iter().enumerate() {
-                unseen[r] = unseen[r].saturating_sub(*c);
-                if *seat == s.landlord {
-                    landlord_holds[r] = landlord_holds[r].saturating_sub(*c);
-                }
+        for (_, ranks) in &s.plays {
+            for (u, c) in unseen.iter_mut().zip(ranks.counts()) {
+                *u = u.saturating_sub(*c);
             }
         }
-        for (l, u) in landlord_holds.iter_mut().zip(unseen) {
-            *l = (*l).min(u);
-        }
-        Knowledge {
-            unseen,
-            landlord_holds,
-        }
+        Knowledge { unseen }
     }
 
     /// Whether cards still out could beat `group` without a bomb. `holders_max` is the
@@ -83,16 +65,6 @@ impl Knowledge {
         }
         beatable_from(&self.unseen, &group)
     }
-
-    /// Whether the cards still out hold a bomb or the rocket.
-    pub fn bomb_out(&self) -> bool {
-        self.unseen[..=TWO].contains(&4) || (self.unseen[SMALL_JOKER] + self.unseen[BIG_JOKER] == 2)
-    }
-
-    /// Whether a seat is known to hold this rank (the landlord's kitty cards).
-    pub fn landlord_holds(&self, rank: Rank) -> bool {
-        self.landlord_holds[rank.index()] > 0
-    }
 }
 
 /// Whether `pool` holds a same-shaped combination higher than `group` (bombs aside).
@@ -118,15 +90,49 @@ fn beatable_from(pool: &Counts, group: &Group) -> bool {
     }
 }
 
-/// The seats playing against `seat`.
-pub fn opponents(seat: Seat, landlord: Seat) -> Vec<Seat> {
-    Seat::ALL
-        .into_iter()
-        .filter(|&o| o != seat && (seat == landlord || o == landlord))
-        .collect()
-}
+#[cfg(test)]
+mod tests {
+    use doudizhu_rules::{RankCounts, Seat, classify};
 
-/// Cards of `ranks` by rank, as counts.
-pub fn counts(ranks: &RankCounts) -> Counts {
-    *ranks.counts()
+    use super::*;
+
+    fn know(hand: &str, played: &[&str]) -> Knowledge {
+        let seat = Seat::new(0).expect("seat");
+        Knowledge::of(&Situation {
+            seat,
+            hand: RankCounts::parse(hand).expect("ranks"),
+            landlord: seat,
+            kitty: RankCounts::EMPTY,
+            plays: played
+                .iter()
+                .map(|t| {
+                    (
+                        Seat::new(1).expect("seat"),
+                        RankCounts::parse(t).expect("ranks"),
+                    )
+                })
+                .collect(),
+            to_beat: None,
+            cards_left: [20, 17, 17],
+        })
+    }
+
+    fn beatable(k: &Knowledge, text: &str, holders: u8) -> bool {
+        let c = classify(&RankCounts::parse(text).expect("ranks")).expect("combination");
+        k.beatable_play(c.kind, c.rank, c.length, holders)
+    }
+
+    #[test]
+    fn what_is_still_out_decides_whether_a_play_can_be_beaten() {
+        let k = know("2 2 X", &["2", "D"]);
+        // One 2 is still out: nothing pairs above a pair of 2s; the small joker cannot be
+        // beaten once the big one is played; a single A can.
+        assert!(!beatable(&k, "2 2", 17));
+        assert!(!beatable(&k, "X", 17));
+        assert!(beatable(&k, "A", 17));
+        assert!(beatable(&k, "3 4 5 6 7", 17));
+        // A seat with fewer cards than the play cannot answer it.
+        assert!(!beatable(&k, "3 4 5 6 7", 4));
+        assert!(!beatable(&know("", &[]), "X D", 17), "the rocket");
+    }
 }

@@ -51,7 +51,9 @@ pub struct Situation {
     pub hand: RankCounts,
     /// The landlord (地主).
     pub landlord: Seat,
-    /// The kitty the landlord took (public since the landlord was chosen).
+    /// The kitty the landlord took (public since the landlord was chosen). Its cards the
+    /// landlord has not played are among the cards still out; the current rules need no
+    /// more than that.
     pub kitty: RankCounts,
     /// Every play of the deal so far, in order (passes left out).
     pub plays: Vec<(Seat, RankCounts)>,
