@@ -11,7 +11,10 @@
 //!   dealer's auto-play (托管), and a random player.
 //!
 //! The `gamehub` binary drives them over the public gRPC API (`gamehub bots`, `gamehub
-//! demo`); `cargo run --release -p gamehub-bots --example strength` measures them.
+//! demo`), the Dou Dizhu dealer plays seats on auto-play (托管) with
+//! [`doudizhu::AutoPlay`]; `cargo run --release -p gamehub-bots --example strength`
+//! measures them against random play, and `arena/` against RLCard's Dou Dizhu rule agent
+//! and a published Gomoku engine (see the crate README).
 #![forbid(unsafe_code)]
 
 pub mod arena;
