@@ -5,10 +5,11 @@
 //! ```
 //!
 //! Gomoku: the bot against a random player, colors alternating, in every rule set.
-//! Dou Dizhu: the bot as landlord (bid 3) against two random farmers, and the reverse.
+//! Dou Dizhu: the bot as landlord (bid 3) against two random farmers, and the reverse;
+//! the bot against itself and against the previous bot (`doudizhu::baseline`).
 
-use doudizhu_rules::Seed;
-use gamehub_bots::arena::{Player, doudizhu_deal, gomoku_game};
+use doudizhu_rules::{Seat as DdzSeat, Seed};
+use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game};
 use gomoku_rules::{RuleSet, Seat};
 use rand::{Rng, SeedableRng};
 
@@ -70,11 +71,25 @@ fn main() {
             "bot landlord vs 2 bot farmers",
             [Player::Bot, Player::Bot, Player::Bot],
         ),
+        (
+            "bot landlord vs 2 previous-bot farmers",
+            [Player::Bot, Player::Baseline, Player::Baseline],
+        ),
+        (
+            "previous-bot landlord vs 2 bot farmers",
+            [Player::Baseline, Player::Bot, Player::Bot],
+        ),
+        (
+            "previous-bot landlord vs 2 previous-bot farmers",
+            [Player::Baseline, Player::Baseline, Player::Baseline],
+        ),
     ] {
         let mut won = 0;
         for _ in 0..deals {
             let seed = Seed::from_bytes(rng.random());
-            if let Some(result) = doudizhu_deal(seed, players, true, &mut rng) {
+            if let Some(result) =
+                doudizhu_deal(seed, players, Bidding::Forced(DdzSeat::ALL[0]), &mut rng)
+            {
                 won += usize::from(result.landlord_won);
             }
         }

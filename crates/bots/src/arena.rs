@@ -12,6 +12,8 @@ use crate::{doudizhu, gomoku};
 pub enum Player {
     /// The strategy of this crate.
     Bot,
+    /// The previous Dou Dizhu strategy ([`doudizhu::baseline`]); the Gomoku bot in Gomoku.
+    Baseline,
     /// Uniformly random legal moves.
     Random,
 }
@@ -35,7 +37,7 @@ pub fn gomoku_game<R: Rng + ?Sized>(
     for _ in 0..600 {
         let Some(seat) = game.to_act() else { break };
         let action = match players[seat.index()] {
-            Player::Bot => gomoku::decide(&game, seat, rng),
+            Player::Bot | Player::Baseline => gomoku::decide(&game, seat, rng),
             Player::Random => gomoku::random_move(&game, seat, rng),
         };
         let Some(action) = action else { break };
@@ -54,17 +56,29 @@ pub fn gomoku_game<R: Rng + ?Sized>(
 pub struct DealResult {
     /// The landlord.
     pub landlord: DdzSeat,
+    /// The winning bid.
+    pub bid: Bid,
     /// Whether the landlord won.
     pub landlord_won: bool,
+    /// The landlord's points (bid × points base × multiplier, twice: both farmers pay).
+    pub landlord_points: i64,
 }
 
-/// Plays one deal from `seed`. Seat 0 bids three when `seat0_takes_landlord` (the others
-/// pass), so it is the landlord; otherwise everyone bids by its strategy. Returns None
-/// when everyone passed.
+/// How the landlord of an arena deal is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bidding {
+    /// This seat bids three, the others pass.
+    Forced(DdzSeat),
+    /// Each seat bids by this strategy (seat 0 first).
+    By([Player; 3]),
+}
+
+/// Plays one deal from `seed`, the seats' cards played by `players`, the landlord chosen
+/// by `bidding`. Returns None when everyone passed.
 pub fn doudizhu_deal<R: Rng + ?Sized>(
     seed: Seed,
     players: [Player; 3],
-    seat0_takes_landlord: bool,
+    bidding: Bidding,
     rng: &mut R,
 ) -> Option<DealResult> {
     let rules = DealRules {
@@ -88,24 +102,22 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
                     .map(|b| b.bid)
                     .max_by_key(|b| b.points())
                     .unwrap_or(Bid::Pass);
-                let bid = if seat0_takes_landlord {
-                    if seat.number() == 0 {
-                        Bid::Three
-                    } else {
-                        Bid::Pass
-                    }
-                } else {
-                    match players[seat.index()] {
+                let bid = match bidding {
+                    Bidding::Forced(landlord) if landlord == seat => Bid::Three,
+                    Bidding::Forced(_) => Bid::Pass,
+                    Bidding::By(bidders) => match bidders[seat.index()] {
                         Player::Bot => doudizhu::bid(&hand, highest),
+                        Player::Baseline => doudizhu::baseline::bid(&hand, highest),
                         Player::Random => doudizhu::random_bid(highest, rng),
-                    }
+                    },
                 };
                 deal.bid(seat, bid, 0).ok()?;
             }
             DealPhase::Playing => {
                 let trick = deal.trick().map(|t| (t.seat, t.combination));
                 let choice = match players[seat.index()] {
-                    Player::Bot => doudizhu::play(&doudizhu::Situation {
+                    Player::Bot => doudizhu::play(&doudizhu::Situation::from_view(&view)?),
+                    Player::Baseline => doudizhu::baseline::play(&doudizhu::baseline::Situation {
                         seat,
                         hand,
                         landlord: deal.landlord()?,
@@ -133,6 +145,8 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
     let landlord = settlement.landlord?;
     Some(DealResult {
         landlord,
+        bid: deal.view(landlord).landlord?.bid,
         landlord_won: settlement.outcome == doudizhu_rules::Outcome::LandlordWon,
+        landlord_points: settlement.points[landlord.index()],
     })
 }

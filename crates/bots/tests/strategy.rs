@@ -1,8 +1,11 @@
 //! The bots' behaviour, rule by rule, and their strength against random play.
 #![allow(clippy::unwrap_used)]
 
-use doudizhu_rules::{Bid, Combination, Kind, Rank, RankCounts, Seat as DdzSeat, Seed, classify};
-use gamehub_bots::arena::{Player, doudizhu_deal, gomoku_game};
+use doudizhu_rules::{
+    Bid, Deal, DealRules, Kind, Phase, Rank, RankCounts, Seat as DdzSeat, Seed,
+    TimeControl as DdzTime, classify,
+};
+use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game};
 use gamehub_bots::doudizhu::{self, Situation};
 use gamehub_bots::gomoku;
 use gomoku_rules::{
@@ -162,102 +165,209 @@ fn seat(n: u8) -> DdzSeat {
     DdzSeat::new(n).unwrap()
 }
 
-#[test]
-fn doudizhu_bot_bids_from_hand_strength() {
-    assert_eq!(
-        doudizhu::bid(&ranks("3 4 5 6 7 8 9 T J Q K 3 4 5 6 7 8"), Bid::Pass),
-        Bid::Pass
-    );
-    assert_eq!(
-        doudizhu::bid(&ranks("X D 2 2 A A 3 4 5 6 7 8 9 T J Q K"), Bid::Pass),
-        Bid::Three
-    );
-    assert_eq!(
-        doudizhu::bid(&ranks("X D 2 2 A A 3 4 5 6 7 8 9 T J Q K"), Bid::Three),
-        Bid::Pass,
-        "never bids lower or equal"
-    );
-    assert_eq!(
-        doudizhu::bid(&ranks("2 2 A A 3 4 5 6 7 8 9 T J Q K 3 3"), Bid::Pass),
-        Bid::One
-    );
+/// Seat `me` to act with `hand`; seat 0 is the landlord (seat 1 plays after it, seat 2
+/// before it); `trick` is the play to beat and who made it.
+fn situation(me: u8, hand: &str, trick: Option<(u8, &str)>, cards_left: [u8; 3]) -> Situation {
+    Situation {
+        seat: seat(me),
+        hand: ranks(hand),
+        landlord: seat(0),
+        kitty: RankCounts::EMPTY,
+        plays: trick.iter().map(|(s, t)| (seat(*s), ranks(t))).collect(),
+        to_beat: trick.map(|(s, t)| (seat(s), classify(&ranks(t)).unwrap())),
+        cards_left,
+    }
+}
+
+fn shown(play: Option<RankCounts>) -> String {
+    play.map_or_else(|| "pass".to_owned(), |r| r.to_string())
 }
 
 #[test]
-fn doudizhu_bot_does_not_beat_its_partner() {
-    let partner_lead = Situation {
-        seat: seat(1),
-        hand: ranks("4 5 6 7 8 9 T J Q K A"),
-        landlord: seat(0),
-        to_beat: Some((seat(2), classify(&ranks("3")).unwrap())),
-        cards_left: [20, 11, 10],
-    };
-    assert_eq!(doudizhu::play(&partner_lead), None);
-    let landlord_lead = Situation {
-        to_beat: Some((seat(0), classify(&ranks("3")).unwrap())),
-        ..partner_lead
-    };
-    assert_eq!(
-        doudizhu::play(&landlord_lead),
-        Some(ranks("4")),
-        "beats the landlord with the smallest card"
-    );
+fn doudizhu_bot_bids_from_its_plan_and_never_bids_lower_or_equal() {
+    let weak = ranks("3 3 4 4 6 6 8 8 T T Q Q 5 7 9 J K");
+    let strong = ranks("X D 2 2 A A K K Q Q J J T T 9 9 3");
+    assert_eq!(doudizhu::bid(&weak, Bid::Pass), Bid::Pass);
+    assert_eq!(doudizhu::bid(&strong, Bid::Pass), Bid::Three);
+    assert_eq!(doudizhu::bid(&strong, Bid::Three), Bid::Pass);
+    assert!(doudizhu::hand_strength(&strong) > doudizhu::hand_strength(&weak));
 }
 
 #[test]
 fn doudizhu_bot_goes_out_when_one_play_empties_its_hand() {
-    let s = Situation {
-        seat: seat(0),
-        hand: ranks("5 5 5 9"),
-        landlord: seat(0),
-        to_beat: None,
-        cards_left: [4, 17, 17],
-    };
-    assert_eq!(doudizhu::play(&s), Some(ranks("5 5 5 9")));
+    let s = situation(0, "5 5 5 9", None, [4, 17, 17]);
+    assert_eq!(shown(doudizhu::play(&s)), "5 5 5 9");
 }
 
 #[test]
-fn doudizhu_bot_keeps_bombs_unless_an_opponent_is_close_to_going_out() {
-    let prev: Combination = classify(&ranks("A")).unwrap();
-    let calm = Situation {
-        seat: seat(0),
-        hand: ranks("7 7 7 7 3 4 9 J"),
-        landlord: seat(0),
-        to_beat: Some((seat(1), prev)),
-        cards_left: [8, 12, 15],
-    };
-    assert_eq!(doudizhu::play(&calm), None);
-    let urgent = Situation {
-        cards_left: [8, 2, 15],
-        ..calm
-    };
-    let bomb = doudizhu::play(&urgent).unwrap();
-    assert_eq!(classify(&bomb).unwrap().kind, Kind::Bomb);
+fn doudizhu_bot_leads_its_weakest_group_with_a_real_single_as_kicker() {
+    // 3 3 3 takes the lone 5, not a card of the 8s.
+    let s = situation(0, "3 3 3 5 8 8 K K 2 2", None, [10, 17, 17]);
+    assert_eq!(shown(doudizhu::play(&s)), "3 3 3 5");
 }
 
 #[test]
-fn doudizhu_bot_leads_long_low_combinations_and_avoids_singles_against_a_last_card() {
-    let s = Situation {
-        seat: seat(0),
-        hand: ranks("3 3 3 4 9 T J Q K 2"),
-        landlord: seat(0),
-        to_beat: None,
-        cards_left: [10, 17, 17],
-    };
-    let lead = classify(&doudizhu::play(&s).unwrap()).unwrap();
-    assert_eq!(lead.rank, Rank::Three);
-    assert_eq!(lead.kind, Kind::TripleWithSingle);
-    let danger = Situation {
-        hand: ranks("4 8 8 K"),
-        cards_left: [4, 1, 17],
-        ..s
-    };
-    let lead = classify(&doudizhu::play(&danger).unwrap()).unwrap();
+fn doudizhu_bot_leads_no_single_into_an_opponent_holding_one_card() {
+    let s = situation(1, "4 8 8 K", None, [1, 4, 17]);
+    assert_eq!(shown(doudizhu::play(&s)), "8 8");
+}
+
+#[test]
+fn doudizhu_farmer_feeds_a_partner_holding_one_card_its_lowest_card() {
+    // Even from a pair: the lower the card, the likelier the partner goes out over it.
+    let s = situation(1, "4 4 7 9 9 9 K", None, [12, 7, 1]);
+    assert_eq!(shown(doudizhu::play(&s)), "4");
+}
+
+#[test]
+fn doudizhu_bot_beats_a_single_without_tearing_a_pair() {
+    let s = situation(1, "7 7 9 Q Q K 3 3 4 4 5 5", Some((0, "6")), [15, 12, 17]);
+    assert_eq!(shown(doudizhu::play(&s)), "9");
+}
+
+#[test]
+fn doudizhu_farmer_spends_a_2_to_stop_the_landlord_running_singles() {
+    let s = situation(1, "2 3 3 5 5 7 7 9 9 J J", Some((0, "K")), [15, 11, 17]);
+    assert_eq!(shown(doudizhu::play(&s)), "2");
+}
+
+#[test]
+fn doudizhu_bot_does_not_break_an_airplane_to_beat_a_pair() {
+    let s = situation(1, "K K K A A A 4 6 9", Some((0, "Q Q")), [15, 9, 17]);
+    assert_eq!(shown(doudizhu::play(&s)), "pass");
+}
+
+#[test]
+fn doudizhu_second_farmer_covers_its_partner_when_the_landlord_could_go_out() {
+    // Seat 2 plays just before the landlord, which holds one card.
+    let cover = situation(2, "6 9 K 2 3 3", Some((1, "5")), [1, 10, 6]);
+    assert_eq!(shown(doudizhu::play(&cover)), "2");
+    // With the landlord far from going out, the partner's trick stands.
+    let calm = situation(2, "6 9 K 2 3 3", Some((1, "5")), [9, 10, 6]);
+    assert_eq!(shown(doudizhu::play(&calm)), "pass");
+    // A partner's card nothing can beat needs no cover.
+    let safe = situation(2, "6 9 K 2 3 3", Some((1, "D")), [1, 10, 6]);
+    assert_eq!(shown(doudizhu::play(&safe)), "pass");
+    // The first farmer never needs to: the landlord already passed the trick.
+    let first = situation(1, "6 9 K 2 3 3", Some((2, "5")), [1, 6, 10]);
+    assert_eq!(shown(doudizhu::play(&first)), "pass");
+}
+
+#[test]
+fn doudizhu_stronger_farmer_takes_the_lead_when_its_hand_then_runs_out() {
+    // The big joker cannot be beaten; then the pair of 9s goes out.
+    let s = situation(2, "D 9 9", Some((1, "5")), [12, 10, 3]);
+    assert_eq!(shown(doudizhu::play(&s)), "D");
+}
+
+#[test]
+fn doudizhu_bot_bombs_only_when_the_bomb_decides_the_deal() {
+    // After the bomb the pair of aces runs out: bomb.
+    let winning = situation(1, "7 7 7 7 A A", Some((0, "2")), [10, 6, 17]);
     assert_eq!(
-        lead.kind,
-        Kind::Pair,
-        "an opponent holds one card: no single"
+        classify(&doudizhu::play(&winning).unwrap()).unwrap().kind,
+        Kind::Bomb
     );
+    // Nothing decided yet and the landlord far from out: keep the bomb.
+    let calm = situation(1, "7 7 7 7 3 5 9 J", Some((0, "2")), [12, 8, 17]);
+    assert_eq!(shown(doudizhu::play(&calm)), "pass");
+    // The landlord close to going out: bomb.
+    let urgent = situation(1, "7 7 7 7 3 5 9 J", Some((0, "2")), [3, 8, 17]);
+    assert_eq!(
+        classify(&doudizhu::play(&urgent).unwrap()).unwrap().kind,
+        Kind::Bomb
+    );
+}
+
+#[test]
+fn doudizhu_bot_plays_its_controls_first_when_they_win_the_deal() {
+    // Nothing out beats the rocket or the 2 2 (both jokers are here, the other 2s are
+    // played): rocket or 2s first, the low single last.
+    let mut s = situation(0, "X D 2 2 4", None, [5, 10, 12]);
+    s.plays = vec![(seat(1), ranks("2")), (seat(2), ranks("2"))];
+    let lead = doudizhu::play(&s).unwrap();
+    assert_ne!(lead, ranks("4"), "the loose single waits for last");
+}
+
+#[test]
+fn doudizhu_situation_follows_the_turns() {
+    let turns = [
+        (seat(0), Some(ranks("3 3"))),
+        (seat(1), Some(ranks("5 5"))),
+        (seat(2), None),
+        (seat(0), None),
+    ];
+    let s = Situation::from_turns(seat(1), ranks("4"), seat(0), ranks("X D 2"), &turns).unwrap();
+    assert_eq!(s.cards_left, [18, 15, 17]);
+    assert_eq!(s.to_beat, None, "two passes: seat 1 leads");
+    let s =
+        Situation::from_turns(seat(2), ranks("4"), seat(0), ranks("X D 2"), &turns[..2]).unwrap();
+    assert_eq!(
+        s.to_beat.map(|(w, c)| (w, c.rank)),
+        Some((seat(1), Rank::Five))
+    );
+}
+
+fn no_clock() -> DealRules {
+    DealRules {
+        points_base: 1,
+        time: DdzTime {
+            turn_ms: 0,
+            auto_turn_ms: 0,
+        },
+    }
+}
+
+#[test]
+fn doudizhu_bot_as_auto_play_plays_whole_deals_through_the_rules() {
+    // Every seat on auto-play with the bot: the deal is played out by the bot alone,
+    // every play checked by the rule crate, and it plays combinations, not only the
+    // timeout's smallest singles.
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut longer = 0;
+    for _ in 0..40 {
+        let seed = Seed::from_bytes(rng.random());
+        let (mut deal, _) = Deal::new("auto", seed, seat(0), no_clock(), 0).unwrap();
+        deal.bid(seat(0), Bid::Three, 0).unwrap();
+        for s in [seat(0), seat(1), seat(2)] {
+            deal.set_auto_play(s, true, 0).unwrap();
+        }
+        let events = deal.auto_play_pending_with(0, &doudizhu::AutoPlay);
+        assert_eq!(deal.phase(), Phase::Finished);
+        for e in &events {
+            if let doudizhu_rules::EventBody::Played { cards, by, .. } = &e.body {
+                assert_eq!(*by, doudizhu_rules::Actor::AutoPlay);
+                longer += usize::from(cards.len() > 1);
+            }
+        }
+    }
+    assert!(longer > 100, "{longer} plays of more than one card");
+}
+
+#[test]
+fn doudizhu_bot_is_a_function_of_the_situation() {
+    // Same situation, same play: the dealer may re-run a step after a lost race.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for _ in 0..200 {
+        let seed = Seed::from_bytes(rng.random());
+        let (mut deal, _) = Deal::new("same", seed, seat(0), no_clock(), 0).unwrap();
+        deal.bid(seat(0), Bid::Three, 0).unwrap();
+        while let Some(to_act) = deal.to_act() {
+            let view = deal.view(to_act);
+            let s = Situation::from_view(&view).unwrap();
+            let first = doudizhu::play(&s);
+            assert_eq!(first, doudizhu::play(&s.clone()));
+            match first {
+                Some(r) => {
+                    let cards = deal.hand(to_act).pick(&r).unwrap().to_vec();
+                    deal.play(to_act, &cards, 0).unwrap();
+                }
+                None => {
+                    deal.pass(to_act, 0).unwrap();
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -269,12 +379,30 @@ fn doudizhu_bot_as_landlord_beats_two_random_farmers_in_most_deals() {
         let result = doudizhu_deal(
             seed,
             [Player::Bot, Player::Random, Player::Random],
-            true,
+            Bidding::Forced(seat(0)),
             &mut rng,
         )
         .expect("every deal completes with legal plays only");
         assert_eq!(result.landlord, seat(0));
         won += usize::from(result.landlord_won);
     }
-    assert!(won > 240, "the bot landlord won {won} of 300");
+    assert!(won > 270, "the bot landlord won {won} of 300");
+}
+
+#[test]
+fn doudizhu_bot_farmers_beat_a_random_landlord_in_most_deals() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut won = 0;
+    for _ in 0..300 {
+        let seed = Seed::from_bytes(rng.random());
+        let result = doudizhu_deal(
+            seed,
+            [Player::Random, Player::Bot, Player::Bot],
+            Bidding::Forced(seat(0)),
+            &mut rng,
+        )
+        .unwrap();
+        won += usize::from(!result.landlord_won);
+    }
+    assert!(won > 285, "the bot farmers won {won} of 300");
 }

@@ -12,6 +12,7 @@ use crate::bidding::{Bid, BidError, BidOutOfRange, Bidding, BiddingOutcome};
 use crate::card::{Card, CardSet};
 use crate::combination::{Combination, classify};
 use crate::moves::{Play, legal_plays};
+use crate::ranks::RankCounts;
 use crate::scoring::{self, Outcome, PlayedOut, Settlement, bomb_multiplier};
 use crate::seat::Seat;
 use crate::shuffle::{self, Commitment, Seed, VerifyError};
@@ -22,6 +23,25 @@ pub const MAX_DEAL_ID_LEN: usize = 128;
 /// Upper bound on server moves one `check_timeout` or `auto_play_pending` call makes:
 /// a deal is over long before (each lead removes a card).
 const MAX_SERVER_MOVES: usize = 512;
+
+/// Chooses the plays of a seat on auto-play (托管), from that seat's view only. The deal
+/// checks a choice like a seat's own play; a refused one, and `None` when the seat leads,
+/// get the timeout move instead. The dealer passes its bot (the rule crate knows none).
+pub trait AutoPlayer {
+    /// The ranks to play for the seat whose view this is (in the play phase, its turn),
+    /// or `None` to pass.
+    fn choose(&self, view: &SeatView) -> Option<RankCounts>;
+}
+
+/// Auto-play by the timeout moves: the smallest lead when leading, a pass when following.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TimeoutMoves;
+
+impl AutoPlayer for TimeoutMoves {
+    fn choose(&self, _view: &SeatView) -> Option<RankCounts> {
+        None
+    }
+}
 
 /// The turn clock of a room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -512,11 +532,19 @@ impl Deal {
 
     // ---- the server's moves --------------------------------------------------------
 
-    /// Plays for the seat to act if its deadline has passed (a timeout: pass in bidding,
-    /// the smallest lead when leading, a pass when following), and again for each next
-    /// seat whose deadline has also passed. Two timeouts in a row put a seat on
-    /// auto-play. Returns no events if no deadline has passed.
+    /// Plays for the seat to act if its deadline has passed, and again for each next
+    /// seat whose deadline has also passed: a timeout (a pass in bidding, the smallest
+    /// lead when leading, a pass when following), or for a seat on auto-play the same
+    /// moves. Two timeouts in a row put a seat on auto-play. Returns no events if no
+    /// deadline has passed. [`Deal::check_timeout_with`] lets a player choose the plays of
+    /// seats on auto-play.
     pub fn check_timeout(&mut self, now_ms: u64) -> Vec<Event> {
+        self.check_timeout_with(now_ms, &TimeoutMoves)
+    }
+
+    /// [`Deal::check_timeout`], with `auto` choosing the plays of seats on auto-play (a
+    /// seat that merely timed out still gets the timeout move).
+    pub fn check_timeout_with(&mut self, now_ms: u64, auto: &dyn AutoPlayer) -> Vec<Event> {
         let mut events = Vec::new();
         for _ in 0..MAX_SERVER_MOVES {
             match self.deadline_ms() {
@@ -529,7 +557,7 @@ impl Deal {
             } else {
                 Actor::Timeout
             };
-            self.server_move(seat, actor, now_ms, &mut events);
+            self.server_move(seat, actor, auto, now_ms, &mut events);
             if actor == Actor::Timeout && self.settlement.is_none() {
                 let count = &mut self.timeouts[seat.index()];
                 *count = count.saturating_add(1);
@@ -544,11 +572,16 @@ impl Deal {
     /// Plays at once for the seat to act while it is on auto-play, without waiting for
     /// its (short) deadline. For a caller that prefers no pause for such seats.
     pub fn auto_play_pending(&mut self, now_ms: u64) -> Vec<Event> {
+        self.auto_play_pending_with(now_ms, &TimeoutMoves)
+    }
+
+    /// [`Deal::auto_play_pending`], with `auto` choosing the plays.
+    pub fn auto_play_pending_with(&mut self, now_ms: u64, auto: &dyn AutoPlayer) -> Vec<Event> {
         let mut events = Vec::new();
         for _ in 0..MAX_SERVER_MOVES {
             match self.to_act() {
                 Some(seat) if self.auto_play[seat.index()] => {
-                    self.server_move(seat, Actor::AutoPlay, now_ms, &mut events);
+                    self.server_move(seat, Actor::AutoPlay, auto, now_ms, &mut events);
                 }
                 _ => break,
             }
@@ -556,10 +589,34 @@ impl Deal {
         events
     }
 
-    /// What the server does for `seat`: pass in bidding; when leading, the smallest lead,
-    /// which is one card of the lowest rank held (its lowest suit, ♠ ♥ ♣ ♦); when
-    /// following, pass.
-    fn server_move(&mut self, seat: Seat, actor: Actor, now_ms: u64, events: &mut Vec<Event>) {
+    /// What the server does for `seat`. For a seat on auto-play in the play phase, what
+    /// `auto` chooses from the seat's view, if the rules accept it. Otherwise (and on a
+    /// timeout) the timeout move: pass in bidding; when leading, the smallest lead, which
+    /// is one card of the lowest rank held (its lowest suit, ♠ ♥ ♣ ♦); when following,
+    /// pass.
+    fn server_move(
+        &mut self,
+        seat: Seat,
+        actor: Actor,
+        auto: &dyn AutoPlayer,
+        now_ms: u64,
+        events: &mut Vec<Event>,
+    ) {
+        if actor == Actor::AutoPlay && self.phase() == Phase::Playing {
+            let chosen = auto
+                .choose(&self.view(seat))
+                .and_then(|ranks| self.hands[seat.index()].pick(&ranks));
+            if let Some(cards) = chosen {
+                // A refused play changes nothing; the timeout move follows.
+                if self.apply_play(seat, cards, actor, now_ms, events).is_ok() {
+                    return;
+                }
+            } else if self.trick.is_some() {
+                let passed = self.apply_pass(seat, actor, now_ms, events);
+                debug_assert!(passed.is_ok(), "following, a pass is legal");
+                return;
+            }
+        }
         let result = match self.phase() {
             Phase::Bidding => self.apply_bid(seat, Bid::Pass, actor, now_ms, events),
             Phase::Playing if self.trick.is_some() => self.apply_pass(seat, actor, now_ms, events),

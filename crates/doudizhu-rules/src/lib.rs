@@ -30,8 +30,9 @@ pub use bidding::{Bid, BidError, BidOutOfRange, Bidding, BiddingOutcome};
 pub use card::{Card, CardSet, ParseError, Rank, Suit, parse_card_text};
 pub use combination::{Combination, Kind, classify};
 pub use deal::{
-    ActionError, Actor, Audience, Deal, DealRecord, DealRules, Event, EventBody, NewDealError,
-    Phase, PlayView, ReplayError, SeatBid, SeatView, TimeControl, Trick, Turn,
+    ActionError, Actor, Audience, AutoPlayer, Deal, DealRecord, DealRules, Event, EventBody,
+    NewDealError, Phase, PlayView, ReplayError, SeatBid, SeatView, TimeControl, TimeoutMoves,
+    Trick, Turn,
 };
 pub use moves::{Play, leads, legal_plays, replies};
 pub use ranks::RankCounts;

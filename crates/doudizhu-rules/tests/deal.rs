@@ -1,8 +1,10 @@
 //! The deal state machine: bidding, play, timeouts, auto-play, escape, views, record.
 
+use std::cell::Cell;
+
 use doudizhu_rules::{
-    ActionError, Actor, Audience, Bid, Card, CardSet, Deal, DealRules, EventBody, Kind, Outcome,
-    Phase, Seat, Seed, TimeControl, next_first_bidder,
+    ActionError, Actor, Audience, AutoPlayer, Bid, Card, CardSet, Deal, DealRules, EventBody, Kind,
+    Outcome, Phase, RankCounts, Seat, SeatView, Seed, TimeControl, next_first_bidder,
 };
 
 const TURN_MS: u64 = 15_000;
@@ -354,6 +356,130 @@ fn two_timeouts_in_a_row_put_a_seat_on_auto_play_until_it_acts() {
     )));
     // Every seat is on auto-play, so the deal runs to its end.
     assert_eq!(deal.phase(), Phase::Finished);
+}
+
+/// An auto-player that always answers the same, counting how often it was asked.
+struct Fixed {
+    choice: Option<RankCounts>,
+    asked: Cell<u32>,
+}
+
+impl Fixed {
+    fn new(choice: Option<&str>) -> Fixed {
+        Fixed {
+            choice: choice.map(|t| RankCounts::parse(t).expect("ranks")),
+            asked: Cell::new(0),
+        }
+    }
+}
+
+impl AutoPlayer for Fixed {
+    fn choose(&self, view: &SeatView) -> Option<RankCounts> {
+        self.asked.set(self.asked.get() + 1);
+        assert_eq!(view.to_act, Some(view.seat), "asked for the seat to act");
+        assert_eq!(view.phase, Phase::Playing);
+        self.choice
+    }
+}
+
+/// The ranks of the `Played` events, in order, with who chose them.
+fn played(events: &[doudizhu_rules::Event]) -> Vec<(Seat, RankCounts, Actor)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Played {
+                seat, cards, by, ..
+            } => Some((
+                *seat,
+                cards.iter().copied().collect::<CardSet>().rank_counts(),
+                *by,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_seat_on_auto_play_plays_what_the_auto_player_chooses() {
+    let mut deal = landlord_deal(Bid::Three);
+    let landlord = seat(0);
+    // The highest-ranked lead the rules list: anything but the timeout's smallest single.
+    let plays = deal.legal_plays(landlord).expect("landlord leads");
+    let chosen = plays.last().expect("a lead").ranks;
+    let text = chosen.to_string();
+    deal.set_auto_play(landlord, true, 0).expect("set");
+    let auto = Fixed::new(Some(&text));
+    let events = deal.auto_play_pending_with(0, &auto);
+    assert_eq!(auto.asked.get(), 1);
+    assert_eq!(played(&events), [(landlord, chosen, Actor::AutoPlay)]);
+    assert_eq!(deal.to_act(), Some(seat(1)));
+}
+
+#[test]
+fn a_refused_or_missing_auto_play_choice_gets_the_timeout_move() {
+    // Leading with cards not in the hand: refused, so the smallest single is led.
+    let mut deal = landlord_deal(Bid::Three);
+    let landlord = seat(0);
+    let lowest_card = lowest(&deal, landlord);
+    let missing = ["3 3 3 3", "4 4 4 4", "5 5 5 5"]
+        .into_iter()
+        .find(|t| {
+            !RankCounts::parse(t)
+                .expect("ranks")
+                .is_subset(&deal.hand(landlord).rank_counts())
+        })
+        .expect("no hand holds three bombs of 3, 4 and 5");
+    deal.set_auto_play(landlord, true, 0).expect("set");
+    let events = deal.auto_play_pending_with(0, &Fixed::new(Some(missing)));
+    assert_eq!(
+        played(&events),
+        [(
+            landlord,
+            CardSet::from_iter([lowest_card]).rank_counts(),
+            Actor::AutoPlay
+        )]
+    );
+    // Leading with no choice at all: the smallest single again.
+    let mut deal = landlord_deal(Bid::Three);
+    deal.set_auto_play(landlord, true, 0).expect("set");
+    let events = deal.auto_play_pending_with(0, &Fixed::new(None));
+    assert_eq!(played(&events).len(), 1);
+    assert_eq!(
+        played(&events)[0].1,
+        CardSet::from_iter([lowest_card]).rank_counts()
+    );
+    // Following with a play that does not beat (a lone 3 under anything): a pass.
+    deal.set_auto_play(landlord, false, 0).expect("off");
+    deal.set_auto_play(seat(1), true, 0).expect("set");
+    let events = deal.auto_play_pending_with(0, &Fixed::new(Some("3")));
+    assert!(played(&events).is_empty());
+    assert!(events.iter().any(|e| e.body
+        == EventBody::Passed {
+            seat: seat(1),
+            by: Actor::AutoPlay
+        }));
+}
+
+#[test]
+fn a_timeout_gets_the_timeout_move_whatever_the_auto_player() {
+    let mut deal = landlord_deal(Bid::Three);
+    let landlord = seat(0);
+    let lowest_card = lowest(&deal, landlord);
+    let auto = Fixed::new(Some("X D"));
+    let events = deal.check_timeout_with(TURN_MS, &auto);
+    assert_eq!(
+        auto.asked.get(),
+        0,
+        "a seat not on auto-play is not the bot's"
+    );
+    assert_eq!(
+        played(&events),
+        [(
+            landlord,
+            CardSet::from_iter([lowest_card]).rank_counts(),
+            Actor::Timeout
+        )]
+    );
 }
 
 #[test]

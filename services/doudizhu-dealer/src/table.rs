@@ -4,12 +4,16 @@
 //! Every function here is pure: it takes the caller's clock and returns a [`Step`]
 //! (the events to append, each with its audience, and a settlement when a deal ended).
 //! The service wraps each in one atomic store step. No rule is decided here: bids,
-//! plays, passes, timeouts, auto-play, escape and scoring are the crate's.
+//! plays, passes, timeouts, auto-play, escape and scoring are the crate's. The plays of a
+//! seat on auto-play (托管) are the bots crate's Dou Dizhu bot ([`AutoPlay`]), chosen from
+//! that seat's view and checked by the crate; it is deterministic, so a step re-run after
+//! a lost race plays the same.
 
 use doudizhu_rules::{
     Actor, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts, Seat, Seed,
     TimeControl, next_first_bidder,
 };
+use gamehub_bots::doudizhu::AutoPlay;
 use gamehub_platform::tables::{NewEvent, OutboxEntry};
 use gamehub_proto::doudizhu as pb;
 use serde::{Deserialize, Serialize};
@@ -396,15 +400,16 @@ impl Table {
 
     // ---- the server's moves ----------------------------------------------------------
 
-    /// Applies what the clock says at `now_ms`: timeouts (the crate plays for the seat),
-    /// or the close of a table whose seats were not ready in time.
+    /// Applies what the clock says at `now_ms`: timeouts (the crate plays for the seat;
+    /// the bot for a seat on auto-play), or the close of a table whose seats were not
+    /// ready in time.
     pub fn on_clock(&mut self, now_ms: u64, timing: Timing) -> Clock {
         if !self.is_due(now_ms) {
             return Clock::NotDue;
         }
         match self.stage {
             Stage::Dealing => {
-                let events = self.deal.check_timeout(now_ms);
+                let events = self.deal.check_timeout_with(now_ms, &AutoPlay);
                 Clock::Applied(self.step(events, now_ms, timing))
             }
             Stage::BetweenDeals { .. } => {
@@ -467,11 +472,11 @@ impl Table {
         step
     }
 
-    /// Records the crate's events (and, with no auto-play pause, the server's moves for
+    /// Records the crate's events (and, with no auto-play pause, the bot's moves for
     /// seats on auto-play), and what follows when the deal ended.
     fn after(&mut self, mut events: Vec<Event>, now_ms: u64, timing: Timing, step: &mut Step) {
         if timing.auto_turn_ms == 0 && self.stage == Stage::Dealing {
-            events.extend(self.deal.auto_play_pending(now_ms));
+            events.extend(self.deal.auto_play_pending_with(now_ms, &AutoPlay));
         }
         let emit = Emitter::new(self, now_ms);
         let mut ended = false;

@@ -789,3 +789,73 @@ async fn wait_for(driver: &Driver, done: impl Fn(&pb::Table) -> bool) -> pb::Tab
     }
     panic!("condition not reached in 10 s");
 }
+
+#[tokio::test]
+async fn seats_on_auto_play_are_played_by_the_bot() {
+    // Auto-play moves are made in the step that gives the seat its turn (auto_turn_ms 0).
+    let world = World::start().await;
+    let seed = find_seed(4_200, |_| true);
+    let driver = world.open(&[seed], 60_000).await;
+    let first_bidder = seat(driver.view(0).await.first_bidder);
+    let landlord = first_bidder;
+    driver.make_landlord(landlord, 3).await;
+    let farmers = [(landlord + 1) % 3, (landlord + 2) % 3];
+    for f in farmers {
+        driver
+            .client(f)
+            .set_auto_play(pb::SetAutoPlayRequest {
+                table_id: driver.table_id.clone(),
+                request_id: rid(),
+                on: true,
+            })
+            .await
+            .unwrap();
+    }
+    // The landlord plays its smallest play each turn; the farmers are the bot's.
+    let end = driver.play_out(|_, _, hints| smallest(hints)).await;
+    assert_eq!(end.phase, pb::Phase::Finished as i32);
+
+    // Replay the deal's record on the rule crate: every farmer turn is the bot's choice
+    // for that seat's view at that moment, made by auto-play.
+    let record = verified_record(&driver, 1).await;
+    let record = RecordDoc::from_json(&record.record_json).unwrap().record;
+    let (mut deal, _) = doudizhu_rules::Deal::new(
+        &record.deal_id,
+        record.seed,
+        record.first_bidder,
+        record.rules,
+        0,
+    )
+    .unwrap();
+    for b in &record.bids {
+        deal.bid(b.seat, b.bid, 0).unwrap();
+    }
+    let mut beaten = 0;
+    for turn in &record.turns {
+        if turn.seat != s(landlord) {
+            assert_eq!(turn.by, doudizhu_rules::Actor::AutoPlay);
+            let view = deal.view(turn.seat);
+            let expected = gamehub_bots::doudizhu::play(
+                &gamehub_bots::doudizhu::Situation::from_view(&view).unwrap(),
+            );
+            let played = (!turn.cards.is_empty()).then(|| {
+                turn.cards
+                    .iter()
+                    .copied()
+                    .collect::<CardSet>()
+                    .rank_counts()
+            });
+            assert_eq!(played, expected, "a turn of seat {}", turn.seat);
+            beaten += usize::from(view.trick.is_some() && played.is_some());
+        }
+        if turn.cards.is_empty() {
+            deal.pass(turn.seat, 0).unwrap();
+        } else {
+            deal.play(turn.seat, &turn.cards, 0).unwrap();
+        }
+    }
+    // The timeout move would have passed every trick the landlord led.
+    assert!(beaten > 0, "the bot beat no play of the landlord");
+    assert_eq!(deal.settlement(), Some(&record.settlement));
+    world.finish().await;
+}

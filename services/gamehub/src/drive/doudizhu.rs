@@ -1,8 +1,10 @@
 //! A bot playing one seat of a Dou Dizhu table through the public gRPC API.
 //!
 //! It follows the table's event stream as its seat (so it sees only what that seat may
-//! see); when a turn of its own starts it reads its seat's view (`GetTable`) and asks
-//! the strategy, whose plays come from the rule crate's legal-move generator.
+//! see); when a turn of its own starts it reads its seat's view (`GetTable`: its hand,
+//! the kitty, every turn so far, the card counts) and asks the strategy (the same bot
+//! as the dealer's auto-play), whose plays come from the rule crate's legal-move
+//! generator.
 
 use std::time::Duration;
 
@@ -97,10 +99,23 @@ fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
                     cards_left[i] = u8::try_from(s.cards_left).unwrap_or(u8::MAX);
                 }
             }
+            let mut plays = Vec::with_capacity(view.turns.len());
+            for turn in view.turns.iter().filter(|t| !t.ranks.is_empty()) {
+                plays.push((seat(turn.seat)?, RankCounts::parse(&turn.ranks).ok()?));
+            }
+            let mut kitty = Vec::with_capacity(view.kitty.len());
+            for text in &view.kitty {
+                kitty.extend(parse_card_text(text).ok()?);
+            }
             let situation = strategy::Situation {
                 seat: me,
                 hand,
                 landlord,
+                kitty: kitty
+                    .into_iter()
+                    .collect::<doudizhu_rules::CardSet>()
+                    .rank_counts(),
+                plays,
                 to_beat,
                 cards_left,
             };

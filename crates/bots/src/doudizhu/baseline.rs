@@ -1,4 +1,5 @@
-//! A Dou Dizhu player.
+//! The previous Dou Dizhu player, kept to measure the current one against (`examples/
+//! strength.rs`, the arena). Not used by the platform.
 //!
 //! - **Bidding** from hand strength: jokers, 2s, aces and bombs.
 //! - **Leading**: go out if one play empties the hand; otherwise shed the lowest-ranked
