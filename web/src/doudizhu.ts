@@ -309,6 +309,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     const last = lastTurns(t);
     const hand = t.hand;
     for (const c of [...selected]) if (!hand.includes(c)) selected.delete(c);
+    view.dataset.eventId = String(t.lastEventId);
     const status =
       t.status === TableStatus.CLOSED
         ? "The table is closed."

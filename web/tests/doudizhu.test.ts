@@ -10,15 +10,24 @@ const hand = (page: Page) => page.$$eval("#hand [data-card]", (els) => els.map((
 
 /**
  * No page holds a card of another seat's current hand, anywhere in its HTML (as a
- * data-card attribute, in text, anywhere). Not vacuous: the same scan finds every card
+ * data-card attribute, in text, anywhere) but the kitty, which is shown to all. Not vacuous: the same scan finds every card
  * of the page's own hand, and the other hands are not empty.
  */
 async function assertNoOtherHands(players: Player[], spectators: Page[] = []): Promise<number> {
+  const pages = [...players.map((p) => p.page), ...spectators];
+  const eventIds = () => Promise.all(pages.map((p) => p.getAttribute(".doudizhu-table", "data-event-id")));
   for (let attempt = 0; ; attempt++) {
-    const hands = await Promise.all(players.map((p) => hand(p.page)));
-    const htmls = await Promise.all([...players.map((p) => p.page.content()), ...spectators.map((s) => s.content())]);
-    const again = await Promise.all(players.map((p) => hand(p.page)));
-    if (JSON.stringify(hands) !== JSON.stringify(again) && attempt < 20) continue; // a play landed meanwhile
+    // Every page shows the table as of the same event, so a hand and a play agree.
+    const ids = await eventIds();
+    if (new Set(ids).size !== 1 && attempt < 100) {
+      await pages[0]!.waitForTimeout(50);
+      continue;
+    }
+    // The kitty (底牌) is shown to all once the landlord takes it: public, not secret.
+    const kitty = await players[0]!.page.$$eval("#kitty [data-card]", (els) => els.map((e) => e.getAttribute("data-card")!));
+    const hands = (await Promise.all(players.map((p) => hand(p.page)))).map((h) => h.filter((c) => !kitty.includes(c)));
+    const htmls = await Promise.all(pages.map((p) => p.content()));
+    if (JSON.stringify(await eventIds()) !== JSON.stringify(ids) && attempt < 100) continue; // a play landed meanwhile
     const found = (html: string, card: string) => new RegExp(`\\b${card}\\b`).test(html);
     let checked = 0;
     players.forEach((p, i) => {
@@ -28,7 +37,8 @@ async function assertNoOtherHands(players: Player[], spectators: Page[] = []): P
       const others = hands.filter((_, j) => j !== i).flat();
       assert.ok(others.length > 0, "the other seats hold cards");
       for (const card of others) {
-        assert.ok(!found(htmls[i]!, card), `${p.name}'s page holds ${card} of another seat`);
+        const at = htmls[i]!.search(new RegExp(`\\b${card}\\b`));
+        assert.ok(at < 0, `${p.name}'s page holds ${card} of another seat: …${htmls[i]!.slice(Math.max(0, at - 300), at + 100)}…`);
         checked++;
       }
     });
