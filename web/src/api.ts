@@ -160,7 +160,7 @@ export function explain(err: unknown): string {
     const message = err.rawMessage;
     switch (err.code) {
       case Code.FailedPrecondition:
-        return sentence(message.replace(/^[a-z_]+: /, ""));
+        return message.replace(/^[a-z_]+: /, "");
       case Code.Unauthenticated:
         return "Your sign-in has expired or is not valid. Sign in again.";
       case Code.Unavailable:
@@ -168,23 +168,18 @@ export function explain(err: unknown): string {
       case Code.DeadlineExceeded:
         return "The server took too long to answer. Try again.";
       case Code.ResourceExhausted:
-        return sentence(message || "Too many requests; wait a moment.");
+        return message || "Too many requests; wait a moment.";
       case Code.Canceled:
         return "Cancelled.";
       case Code.Internal:
       case Code.Unknown:
         return "Something went wrong on the server. Try again in a moment.";
       default:
-        return sentence(message || `The server refused (${Code[err.code]}).`);
+        return message || `The server refused (${Code[err.code]}).`;
     }
   }
   if (err instanceof TypeError) return "The game server cannot be reached right now.";
   return "Something went wrong. Reload the page to continue.";
-}
-
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return trimmed ? trimmed[0]!.toUpperCase() + trimmed.slice(1) : trimmed;
 }
 
 /** Whether a stream that ended with `err` is worth reconnecting. */

@@ -353,6 +353,14 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
             `×${t.multiplier}`,
             t.winningBid ? h("span", { class: "sub" }, ` · bid ${t.winningBid}`) : null,
           ),
+          t.trick && t.phase === Phase.PLAYING && t.trick.cards.length
+            ? h(
+                "div",
+                { class: "trick", id: "trick" },
+                h("div", { class: "label" }, `to beat: ${nameOf(t.trick.seat)}'s ${KINDS[t.trick.combination?.kind ?? Kind.UNSPECIFIED]}`),
+                h("div", { class: "mini-cards" }, ...t.trick.cards.map((c) => cardFace(c))),
+              )
+            : null,
           h("div", { class: "status", id: "status", "data-my-turn": myTurn() ? "true" : "false", "data-phase": Phase[t.phase] }, status),
           notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : null,
           result(t),
@@ -390,7 +398,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
   function tick() {
     if (!table || !timerEl) return;
     const left = Number(table.turnDeadlineUnixMs) - Date.now();
-    timerEl.textContent = Number(table.turnDeadlineUnixMs) > 0 ? `⏱ ${clock(left)}` : "";
+    timerEl.textContent = Number(table.turnDeadlineUnixMs) > 0 ? clock(left) : "";
     timerEl.classList.toggle("low", left < 5000);
   }
 

@@ -102,7 +102,7 @@ async function main() {
   const api = connect(config, session);
   mount(
     who,
-    h("span", { class: "player", id: "player" }, session.player),
+    h("span", { class: "who-name", id: "player" }, session.player),
     h("span", { class: "silver-chip", id: "header-silver" }),
     h(
       "button",

@@ -222,7 +222,10 @@ mod tests {
         );
         assert!(prod.allows("https://play.example.com"));
         assert!(prod.allows("https://h5.example.com:8443"));
-        assert!(!prod.allows("https://h5.example.com"), "the port is part of it");
+        assert!(
+            !prod.allows("https://h5.example.com"),
+            "the port is part of it"
+        );
         assert!(!prod.allows("http://play.example.com"), "so is the scheme");
         assert!(!prod.allows("http://localhost:8080"));
         assert!(origins(Environment::Production, Some("*")).allows("https://any.example"));
@@ -230,7 +233,11 @@ mod tests {
 
     #[test]
     fn a_malformed_origin_is_refused_at_start_naming_the_variable() {
-        for bad in ["play.example.com", "https://play.example.com/lobby", "ftp://x"] {
+        for bad in [
+            "play.example.com",
+            "https://play.example.com/lobby",
+            "ftp://x",
+        ] {
             let env = Env::from_pairs([(CORS_ORIGINS_VAR, bad)]);
             let err = AllowedOrigins::from_env(&env, Environment::Production).unwrap_err();
             assert_eq!(err.name, CORS_ORIGINS_VAR, "{bad}");
