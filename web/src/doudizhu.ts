@@ -392,6 +392,8 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       connection !== "live" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
       h("ol", { class: "log", id: "log" }, ...log.slice(-8).map((line) => h("li", {}, line))),
     );
+    const logEl = view.querySelector("#log");
+    if (logEl) logEl.scrollTop = logEl.scrollHeight;
     tick();
   }
 
@@ -426,6 +428,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       case "readyForNextDeal":
         return `${nameOf(k.value.seat)} is ready.`;
       case "dealSettled":
+        window.dispatchEvent(new Event("gamehub:settled"));
         return `Settled: ${k.value.seats.map((s) => `${s.playerId} ${signed(s.silverDelta)}`).join(", ")} silver.`;
       case "tableClosed":
         return "The table closed.";

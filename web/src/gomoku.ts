@@ -126,6 +126,33 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     const game = t.game;
     const at = (i: number) => MARGIN + i * CELL;
     const children: SVGElement[] = [];
+    children.push(
+      svg(
+        "defs",
+        {},
+        svg(
+          "linearGradient",
+          { id: "wood", x1: 0, y1: 0, x2: 1, y2: 1 },
+          svg("stop", { offset: "0%", "stop-color": "#e8bd72" }),
+          svg("stop", { offset: "55%", "stop-color": "#d9a657" }),
+          svg("stop", { offset: "100%", "stop-color": "#c98f42" }),
+        ),
+        svg(
+          "radialGradient",
+          { id: "black-stone", cx: "35%", cy: "30%", r: "70%" },
+          svg("stop", { offset: "0%", "stop-color": "#6b6b72" }),
+          svg("stop", { offset: "45%", "stop-color": "#1d1d21" }),
+          svg("stop", { offset: "100%", "stop-color": "#000" }),
+        ),
+        svg(
+          "radialGradient",
+          { id: "white-stone", cx: "35%", cy: "30%", r: "75%" },
+          svg("stop", { offset: "0%", "stop-color": "#ffffff" }),
+          svg("stop", { offset: "70%", "stop-color": "#ebe6da" }),
+          svg("stop", { offset: "100%", "stop-color": "#c9c2b2" }),
+        ),
+      ),
+    );
     children.push(svg("rect", { class: "wood", x: 0, y: 0, width: BOARD_PX, height: BOARD_PX, rx: 10 }));
     for (let i = 0; i < SIZE; i++) {
       children.push(svg("line", { class: "grid", x1: at(0), y1: at(i), x2: at(SIZE - 1), y2: at(i) }));
@@ -420,6 +447,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       connection !== "live" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
       logBox,
     );
+    logBox.scrollTop = logBox.scrollHeight;
     tick();
   }
 
@@ -478,6 +506,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       case "tableClosed":
         return `The table closed: ${k.value.reason}.`;
       case "gameSettled":
+        window.dispatchEvent(new Event("gamehub:settled"));
         return `Game ${k.value.number} settled: ${(k.value.settlement?.seats ?? []).map((s) => `${s.playerId} ${signed(s.silverDelta)} silver`).join(", ")}.`;
       default:
         return null;

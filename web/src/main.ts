@@ -16,7 +16,19 @@ const page = document.getElementById("page")!;
 const who = document.getElementById("who")!;
 let current: { stop: () => void } | null = null;
 
+/** The header's silver, read again on every page change and now and then. */
+function refreshSilver(api: Api) {
+  api.ledger
+    .getAccount({})
+    .then(({ account }) => {
+      const silver = document.getElementById("header-silver");
+      if (silver && account) silver.textContent = `${num(account.balanceSilver)} silver`;
+    })
+    .catch(() => undefined);
+}
+
 function route(api: Api) {
+  refreshSilver(api);
   current?.stop();
   current = null;
   const [, first, second, third] = location.hash.split("/");
@@ -118,6 +130,8 @@ async function main() {
     ),
   );
   window.addEventListener("hashchange", () => route(api));
+  setInterval(() => refreshSilver(api), 20000);
+  window.addEventListener("gamehub:settled", () => refreshSilver(api));
   route(api);
 }
 

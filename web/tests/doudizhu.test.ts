@@ -57,9 +57,13 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
   try {
     const names = [player("dd-a"), player("dd-b"), player("dd-c")];
     for (const name of names) await grant(name, 100_000n);
+    const t0 = Date.now();
+    const mark = (what: string) => process.env.TIMING && console.error(`${what} at ${Date.now() - t0} ms`);
     const players = await Promise.all(names.map((n) => open(browser, n)));
+    mark("lobbies");
     for (const p of players) await p.page.click('[data-room="doudizhu-classic"] button');
     for (const p of players) await p.page.waitForSelector("#hand .card");
+    mark("seated");
     const tableId = await players[0]!.page.getAttribute(".doudizhu-table", "data-table");
     const spectatorContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const spectator = await spectatorContext.newPage();
@@ -67,7 +71,9 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
     await spectator.waitForSelector(".felt .seat");
     assert.equal(await spectator.$("#hand"), null, "a spectator has no hand");
 
+    mark("spectator");
     let checked = await assertNoOtherHands(players, [spectator]);
+    mark("first scan");
     await shot(players[0]!.page, "doudizhu-bidding");
     // Bidding: whoever bids first takes the landlord with 3.
     const bidder = await until("a bidder", async () => {
@@ -93,9 +99,11 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
       const before = await actor.page.getAttribute("#status", "data-my-turn");
       assert.equal(before, "true");
       await actor.page.click("#hint");
-      await actor.page.waitForTimeout(30);
-      const selected = await actor.page.$$("#hand .card.selected");
-      if (selected.length > 0) {
+      const selected = await until("the hint: cards selected, or nothing beats", async () => {
+        const cards = (await actor.page.$$("#hand .card.selected")).length;
+        return cards > 0 ? cards : (await actor.page.$("#notice")) ? -1 : null;
+      });
+      if (selected > 0) {
         await actor.page.click("#play");
         plays++;
       } else {
@@ -113,11 +121,13 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
       assert.ok(plays < 120, "the deal ends");
     }
     for (const p of players) await p.page.waitForSelector("#result");
+    mark("deal over");
     assert.ok(checked > 20, `the secrecy scan checked ${checked} cards`);
     // The settlement: every seat's silver moved, shown on each page and then in its lobby.
     for (const p of players) {
       await until("the settlement", async () => !((await p.page.textContent("#result")) ?? "").includes("settling"));
     }
+    mark("settled");
     await shot(players[0]!.page, "doudizhu-result");
     for (const p of players) {
       const delta = (await p.page.textContent(`#result tr[data-player="${p.name}"] .silver-delta`))!.replace(/[,+]/g, "").replace("−", "-");

@@ -28,6 +28,11 @@ export async function launch(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
       "--disable-dev-shm-usage",
+      // Several players' pages run at once and every one must keep up, not only the
+      // one in front: no throttling of pages in the background.
+      "--disable-background-timer-throttling",
+      "--disable-renderer-backgrounding",
+      "--disable-backgrounding-occluded-windows",
     ],
   });
 }
@@ -91,6 +96,6 @@ export async function until<T>(what: string, predicate: () => Promise<T | false 
     const value = await predicate();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
