@@ -170,7 +170,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         : h(
             "div",
             { class: "backs", title: `${s.cardsLeft} cards` },
-            ...Array.from({ length: Math.min(s.cardsLeft, 20) }, () => h("div", { class: "back" })),
+            ...Array.from({ length: Math.min(s.cardsLeft, 10) }, () => h("div", { class: "back" })),
             h("span", { class: "count" }, String(s.cardsLeft)),
           ),
       acting ? (timerEl = h("div", { class: "turn-timer" })) : null,
