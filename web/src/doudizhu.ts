@@ -389,7 +389,8 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
             ),
             controls(t),
           ),
-      connection !== "live" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
+      connection === "reconnecting" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
+      connection === "stopped" ? h("div", { class: "notice" }, "This table can no longer be followed; back to the lobby to play on.") : null,
       h("ol", { class: "log", id: "log" }, ...log.slice(-8).map((line) => h("li", {}, line))),
     );
     const logEl = view.querySelector("#log");

@@ -444,7 +444,8 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
             )
           : null,
       ),
-      connection !== "live" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
+      connection === "reconnecting" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
+      connection === "stopped" ? h("div", { class: "notice" }, "This table can no longer be followed; back to the lobby to play on.") : null,
       logBox,
     );
     logBox.scrollTop = logBox.scrollHeight;
