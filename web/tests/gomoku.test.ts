@@ -149,3 +149,48 @@ test("a forbidden point in gomoku-renju-refuse shows the server's reason and cha
     await browser.close();
   }
 });
+
+test("the swap room: swap after move 3, two fifth-move proposals and the choice, a draw declined, a resignation", async () => {
+  const browser = await launch();
+  try {
+    const names = [player("sw-a"), player("sw-b")];
+    for (const name of names) await grant(name, 10_000n);
+    const [a, b] = await Promise.all(names.map((n) => open(browser, n)));
+    for (const p of [a, b]) p.page.on("dialog", (dialog) => void dialog.accept());
+    const [first, second] = await seat(a, b, "gomoku-renju-swap");
+    const phase = (p: Player) => p.page.getAttribute("#status", "data-phase");
+    await place(first, [second], "h8");
+    await place(second, [first], "i9");
+    await place(first, [second], "g9");
+    // White (second) decides: swap, and now plays black.
+    await until("the swap decision", async () => (await phase(second)) === "SWAP_DECISION");
+    await second.page.click("button:has-text(\"Swap\")");
+    await until("colors swapped", async () => (await second.page.getAttribute("#status", "data-my-color")) === "black");
+    await until("the other player now white", async () => (await first.page.getAttribute("#status", "data-my-color")) === "white");
+    await place(first, [second], "k11");
+    // Black (second, after the swap) proposes two fifth moves; white keeps one.
+    await until("the proposals", async () => (await phase(second)) === "PROPOSE_FIFTH");
+    await second.page.click('[data-point="c3"]');
+    await second.page.click('[data-point="m13"]');
+    await second.page.click("button:has-text(\"Propose\")");
+    await until("the choice", async () => (await phase(first)) === "CHOOSE_FIFTH");
+    await shot(first.page, "gomoku-swap-choose-fifth");
+    await first.page.click('[data-point="m13"]');
+    await first.page.waitForSelector('[data-point="m13"][data-stone="black"]');
+    assert.equal(await first.page.getAttribute('[data-point="c3"]', "data-stone"), "", "the dropped proposal is gone");
+    // White offers a draw; black declines; then white resigns.
+    await until("white to move", async () => (await first.page.getAttribute("#status", "data-my-turn")) === "true");
+    await first.page.click("button:has-text(\"Offer draw\")");
+    await second.page.waitForSelector("text=Accept draw");
+    await second.page.click("button:has-text(\"Decline\")");
+    await until("the offer answered", async () => !(await second.page.$("text=Accept draw")));
+    await first.page.click("button:has-text(\"Resign\")");
+    for (const p of [first, second]) await p.page.waitForSelector("#result");
+    assert.match((await second.page.textContent("#result .headline")) ?? "", /You win/);
+    assert.match((await first.page.textContent("#result .description")) ?? "", /resign/);
+    await shot(second.page, "gomoku-swap-result");
+    assert.deepEqual([...a.problems, ...b.problems], []);
+  } finally {
+    await browser.close();
+  }
+});
