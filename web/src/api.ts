@@ -192,8 +192,11 @@ export function retryable(err: unknown): boolean {
  * Follows a resumable server stream: `open(afterEventId)` starts it, `onItem` gets each
  * message. When the stream ends or breaks it is opened again after the last event id
  * seen (250 ms, 0.5 s, 1 s, 2 s, then every 5 s), so nothing is missed; it stops for
- * good on a final error (the table is gone, the token may not see it) or `stop()`.
+ * good on a final error (the table is gone, the token may not see it), after ten
+ * attempts in a row that brought nothing (about 40 s), or on `stop()`.
  */
+const MAX_EMPTY_ATTEMPTS = 10;
+
 export function follow<T>(options: {
   open: (afterEventId: bigint, signal: AbortSignal) => AsyncIterable<T>;
   eventId: (item: T) => bigint | null;
@@ -223,6 +226,10 @@ export function follow<T>(options: {
       }
       if (abort.signal.aborted) break;
       attempt += 1;
+      if (attempt > MAX_EMPTY_ATTEMPTS) {
+        options.onState?.("stopped");
+        return;
+      }
       options.onState?.("reconnecting");
       const delay = [250, 500, 1000, 2000][attempt - 1] ?? 5000;
       await new Promise((resolve) => setTimeout(resolve, delay));
