@@ -302,7 +302,6 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     if (!t) return;
     timerEl = null;
     const my = me();
-    const others = [0, 1, 2].filter((s) => s !== my);
     // Seats in play order around the table: the next seat on the right, the one after on the left.
     const right = my === undefined ? 1 : (my + 1) % 3;
     const left = my === undefined ? 2 : (my + 2) % 3;
@@ -368,7 +367,12 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         seatBox(t, right, "right", last),
       ),
       my === undefined
-        ? h("div", { class: "spectator-note" }, others.length ? "Spectators see every seat's card count, never a hand." : "")
+        ? h(
+            "div",
+            { class: "me" },
+            seatBox(t, 0, "spectated", last),
+            h("div", { class: "spectator-note" }, "Spectators see every seat's card count, never a hand."),
+          )
         : h(
             "div",
             { class: "me" },

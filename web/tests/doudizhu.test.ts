@@ -69,6 +69,7 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
     await spectator.goto(`${players[0]!.page.url().split("?")[0]!.split("#")[0]}?player=${player("dd-watch")}#/watch/doudizhu/${tableId}`);
     await spectator.waitForSelector(".felt .seat");
     assert.equal(await spectator.$("#hand"), null, "a spectator has no hand");
+    assert.equal((await spectator.$$(".seat[data-seat]")).length, 3, "a spectator sees all three seats");
 
     mark("spectator");
     let checked = await assertNoOtherHands(players, [spectator]);
