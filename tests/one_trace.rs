@@ -4,7 +4,8 @@
 //! `opentelemetry-proto`), points the platform's exporter at it, plays a Gomoku game
 //! to its winning move inside a client span, and checks that the referee's span of
 //! that move and the ledger's span of the settlement — delivered later by the settler
-//! from the outbox — carry the same trace id.
+//! from the outbox — carry the same trace id; and that a browser's gRPC-Web call joins
+//! the trace its page sent.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::{Arc, Mutex};
@@ -161,5 +162,44 @@ async fn a_move_and_its_settlement_share_one_trace() {
         names.iter().any(|n| n == "settle"),
         "the settler's span links them: {names:?}"
     );
+
+    // A browser's gRPC-Web call carries its trace context the same way: the referee's
+    // span joins the page's trace.
+    let page_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let token = gamehub_platform::auth::Keys::new(&tp.config.jwt_secret)
+        .mint("t-watcher", Role::Player, Duration::from_secs(60))
+        .unwrap();
+    let call = gamehub_e2e::grpc_web_client::call(
+        &tp.endpoints.gomoku,
+        "/gamehub.gomoku.v1.GomokuService/GetTable",
+        Some(&token),
+        gamehub_e2e::grpc_web_client::LOCAL_PAGE,
+        &gm::GetTableRequest {
+            table_id: table_id.clone(),
+        },
+        &[(
+            "traceparent",
+            &format!("00-{page_trace}-00f067aa0ba902b7-01"),
+        )],
+    )
+    .await
+    .finish()
+    .await;
+    assert_eq!(call.status, Some(0), "{}", call.message);
+    let mut joined = false;
+    for _ in 0..100 {
+        telemetry.flush();
+        joined = receiver
+            .spans
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(n, t)| n == "/gamehub.gomoku.v1.GomokuService/GetTable" && t == page_trace);
+        if joined {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(joined, "the gRPC-Web call's span is in the page's trace");
     tp.stop().await;
 }

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub mod grpc_web_client;
+
 use gamehub::api::{Clients, Endpoints};
 use gamehub::serve::{Platform, Ports, start_all};
 use gamehub_ledger::testing::ScratchDatabase;

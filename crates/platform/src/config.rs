@@ -235,6 +235,8 @@ pub struct CommonConfig {
     pub doudizhu_url: String,
     /// `GAMEHUB_MATCHMAKING_URL`: where clients find matchmaking.
     pub matchmaking_url: String,
+    /// `GAMEHUB_CORS_ORIGINS`: the web pages that may call from a browser (gRPC-Web).
+    pub browser_origins: crate::grpc_web::AllowedOrigins,
 }
 
 /// Default ports of the four services.
@@ -338,6 +340,7 @@ impl CommonConfig {
             });
         }
         let local = |port: u16| format!("http://127.0.0.1:{port}");
+        let browser_origins = crate::grpc_web::AllowedOrigins::from_env(env, environment)?;
         Ok(Self {
             environment,
             database_url: Secret::new(
@@ -355,6 +358,7 @@ impl CommonConfig {
             gomoku_url: env.string("GAMEHUB_GOMOKU_URL", &local(ports::GOMOKU)),
             doudizhu_url: env.string("GAMEHUB_DOUDIZHU_URL", &local(ports::DOUDIZHU)),
             matchmaking_url: env.string("GAMEHUB_MATCHMAKING_URL", &local(ports::MATCHMAKING)),
+            browser_origins,
         })
     }
 

@@ -8,6 +8,7 @@
 //!   [`auth::Caller`] into each request, and what each role may do;
 //! - [`server`]: the gRPC server with its tower layers in one place, health, reflection,
 //!   graceful shutdown, per-player rate limits;
+//! - [`grpc_web`]: gRPC-Web for browsers in front of every server, with CORS;
 //! - [`client`]: channels to other services carrying a service token and the trace;
 //! - [`error`]: [`error::ApiError`], the one mapping from service errors to gRPC statuses;
 //! - [`metrics`]: Prometheus metrics and their scrape endpoint;
@@ -24,6 +25,7 @@ pub mod client;
 pub mod config;
 pub mod eligibility;
 pub mod error;
+pub mod grpc_web;
 pub mod metrics;
 pub mod notify;
 pub mod server;

@@ -1,7 +1,7 @@
 //! The gRPC server every gamehub service runs, with its layers stacked in one place:
 //!
 //! ```text
-//! request ─▶ timeout ─▶ global concurrency limit ─▶ observe (span with the remote
+//! request ─▶ CORS, gRPC-Web → gRPC ([`crate::grpc_web`]) ─▶ timeout ─▶ global concurrency limit ─▶ observe (span with the remote
 //!   trace context, metrics) ─▶ auth (typed Caller) ─▶ per-player rate limit ─▶ routes
 //! ```
 //!
@@ -121,6 +121,7 @@ pub struct GrpcServer {
     health: HealthReporter,
     service_names: Vec<&'static str>,
     shutdown: Shutdown,
+    browser_origins: crate::grpc_web::AllowedOrigins,
 }
 
 impl GrpcServer {
@@ -148,6 +149,7 @@ impl GrpcServer {
             health,
             service_names: Vec::new(),
             shutdown,
+            browser_origins: config.browser_origins.clone(),
         }
     }
 
@@ -191,6 +193,7 @@ impl GrpcServer {
             health,
             service_names,
             shutdown,
+            browser_origins,
         } = self;
         for service in &service_names {
             health
@@ -200,6 +203,7 @@ impl GrpcServer {
         health.set_service_status("", ServingStatus::Serving).await;
 
         let layers = ServiceBuilder::new()
+            .layer(crate::grpc_web::browser_layer(&browser_origins))
             .layer(GlobalConcurrencyLimitLayer::new(limits.concurrency_limit))
             .layer(ObserveLayer)
             .layer(AuthLayer::new(keys))
@@ -213,6 +217,7 @@ impl GrpcServer {
         let server = tonic::transport::Server::builder()
             .timeout(limits.request_timeout)
             .tcp_nodelay(true)
+            .accept_http1(true) // gRPC-Web from browsers
             .http2_keepalive_interval(Some(Duration::from_secs(30)))
             .http2_keepalive_timeout(Some(Duration::from_secs(10)))
             .layer(layers)

@@ -3,6 +3,8 @@
 //! - [`serve`]: all four services in one process, each on its own port;
 //! - [`api`]: where the services are and gRPC clients holding a bearer token;
 //! - [`token`]: development tokens;
+//! - [`web`]: the browser client, its configuration and development tokens on
+//!   `GAMEHUB_WEB_ADDR`;
 //! - [`drive`]: bots playing a table through the public gRPC API (the strategies are
 //!   in `gamehub-bots`; legality always comes from the rule crates);
 //! - [`render`]: boards and cards as text;
@@ -21,3 +23,4 @@ pub mod loadgen;
 pub mod render;
 pub mod serve;
 pub mod token;
+pub mod web;

@@ -1,11 +1,12 @@
 //! `gamehub serve`: the ledger, the Gomoku referee, the Dou Dizhu dealer and
 //! matchmaking in one process, each on its own port (the same ports as the distributed
 //! deployment, so clients cannot tell the difference), against the local PostgreSQL
-//! and Redis. The ledger creates and migrates its database at start.
+//! and Redis. The ledger creates and migrates its database at start. Beside them the
+//! browser client is served on `GAMEHUB_WEB_ADDR` ([`crate::web`]).
 
 use std::net::SocketAddr;
 
-use gamehub_platform::config::{ConfigError, Env};
+use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::server::{Shutdown, Started};
 
 use crate::api::Endpoints;
@@ -30,6 +31,8 @@ pub struct Platform {
     pub doudizhu: Started,
     /// Matchmaking.
     pub matchmaking: Started,
+    /// The browser client's web server.
+    pub web: Started,
     /// Stops them all.
     pub shutdown: Shutdown,
 }
@@ -56,7 +59,13 @@ impl Platform {
     /// Triggers shutdown and waits for every service to stop.
     pub async fn stop(self) {
         self.shutdown.trigger();
-        for started in [self.matchmaking, self.gomoku, self.doudizhu, self.ledger] {
+        for started in [
+            self.web,
+            self.matchmaking,
+            self.gomoku,
+            self.doudizhu,
+            self.ledger,
+        ] {
             let _ = started.task.await;
         }
     }
@@ -67,8 +76,9 @@ fn ephemeral() -> SocketAddr {
 }
 
 /// Starts the four services in dependency order: the ledger, the game services (which
-/// settle at the ledger), then matchmaking (which calls all three). Each later service
-/// is pointed at the addresses the earlier ones actually bound.
+/// settle at the ledger), then matchmaking (which calls all three), then the web client
+/// that calls them all from a browser. Each later one is pointed at the addresses the
+/// earlier ones actually bound.
 pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::Result<Platform> {
     let config_error = |e: ConfigError| anyhow::anyhow!(e);
 
@@ -105,11 +115,25 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
     }
     let matchmaking = gamehub_matchmaking::start(matchmaking_config, shutdown.clone()).await?;
 
+    let mut web_config = crate::web::WebConfig::from_env(env).map_err(config_error)?;
+    if ports == Ports::Ephemeral {
+        web_config.listen = ephemeral();
+    }
+    let services = Endpoints {
+        matchmaking: local_url(matchmaking.addr),
+        gomoku: local_url(gomoku.addr),
+        doudizhu: local_url(doudizhu.addr),
+        ledger: local_url(ledger.addr),
+    };
+    let common = CommonConfig::from_env(env).map_err(config_error)?;
+    let web = crate::web::start(web_config, common, services, shutdown.clone()).await?;
+
     Ok(Platform {
         ledger,
         gomoku,
         doudizhu,
         matchmaking,
+        web,
         shutdown,
     })
 }
@@ -128,6 +152,7 @@ pub fn banner(platform: &Platform, database: &str, redis: &str) -> String {
     let e = platform.endpoints();
     format!(
         "gamehub is serving: four services in one process, each on its own port\n\
+         \n  web client       {} (open it in a browser: play Gomoku and Dou Dizhu)\
          \n  matchmaking      {}\n  gomoku referee   {}\n  doudizhu dealer  {}\n  ledger           {}\n\
          \n  postgres         {database} (created and migrated)\n  redis            {redis}\n\
          \nEvery service answers gRPC health and reflection (no token needed), e.g.\n\
@@ -135,12 +160,22 @@ pub fn banner(platform: &Platform, database: &str, redis: &str) -> String {
          \nNext: `gamehub demo` plays a Gomoku game and a Dou Dizhu deal with bots;\n\
          `gamehub token alice` mints a development token for a front-end.\n\
          Stop with Ctrl-C (or SIGTERM): services report NOT_SERVING, then drain.",
+        web_url(platform.web.addr),
         e.matchmaking,
         e.gomoku,
         e.doudizhu,
         e.ledger,
         e.matchmaking.trim_start_matches("http://"),
     )
+}
+
+/// The web client's address as a person types it in a browser.
+fn web_url(addr: SocketAddr) -> String {
+    if addr.ip().is_unspecified() || addr.ip().is_loopback() {
+        format!("http://localhost:{}/", addr.port())
+    } else {
+        format!("http://{addr}/")
+    }
 }
 
 /// The database URL with any password hidden, for printing.

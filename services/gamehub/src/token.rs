@@ -14,11 +14,16 @@ pub fn mint(
     role: Role,
     ttl: Duration,
 ) -> anyhow::Result<String> {
-    if config.environment == Environment::Production {
+    if !may_mint(config) {
         anyhow::bail!(
             "refusing to mint a token: GAMEHUB_ENV=production (tokens for a production \
              platform come from its identity provider, not from the development tool)"
         );
     }
     Ok(Keys::new(&config.jwt_secret).mint(subject, role, ttl)?)
+}
+
+/// Whether this configuration mints development tokens (not in production).
+pub fn may_mint(config: &CommonConfig) -> bool {
+    config.environment != Environment::Production
 }

@@ -1,7 +1,7 @@
 //! The README's commands, exercised as written: its test command is what CI runs, and
 //! its run command (`gamehub serve`, the binary `cargo run -p gamehub -- serve` runs)
-//! starts a platform that answers health checks and plays the demo from matchmaking to
-//! settlement, then stops gracefully on SIGTERM.
+//! starts a platform that answers health checks, serves the web client and plays the
+//! demo from matchmaking to settlement, then stops gracefully on SIGTERM.
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};
@@ -53,6 +53,7 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
         ("GAMEHUB_GOMOKU_ADDR".into(), "127.0.0.1:0".into()),
         ("GAMEHUB_DOUDIZHU_ADDR".into(), "127.0.0.1:0".into()),
         ("GAMEHUB_LEDGER_ADDR".into(), "127.0.0.1:0".into()),
+        ("GAMEHUB_WEB_ADDR".into(), "127.0.0.1:0".into()),
         ("RUST_LOG".into(), "warn".into()),
     ];
     let mut serve = Command::new(env!("CARGO_BIN_EXE_gamehub"))
@@ -64,9 +65,10 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
         .unwrap();
     // The banner says where each service listens.
     let mut urls = std::collections::HashMap::new();
+    let mut web = None;
     let mut lines = BufReader::new(serve.stdout.take().unwrap()).lines();
     let started = Instant::now();
-    while urls.len() < 4 {
+    while urls.len() < 4 || web.is_none() {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "serve printed its banner"
@@ -90,6 +92,9 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
                 urls.insert(key, url.to_owned());
             }
         }
+        if let Some(rest) = line.trim().strip_prefix("web client") {
+            web = rest.split_whitespace().next().map(str::to_owned);
+        }
     }
     std::thread::spawn(move || for _ in lines {});
 
@@ -101,6 +106,25 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
             .unwrap();
         assert!(status.success(), "{url} is SERVING");
     }
+
+    // The web client is served where the banner says.
+    let web = web.unwrap();
+    let authority = web.trim_start_matches("http://").trim_end_matches('/');
+    let port = authority.rsplit(':').next().unwrap();
+    let mut stream =
+        std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).unwrap();
+    std::io::Write::write_all(
+        &mut stream,
+        format!("GET / HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .unwrap();
+    let mut page = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut page).unwrap();
+    assert!(
+        page.starts_with("HTTP/1.1 200"),
+        "{web} serves the client: {page}"
+    );
+    assert!(page.contains("app.js"), "{page}");
 
     // The demo plays a game of each kind against it.
     let demo = Command::new(env!("CARGO_BIN_EXE_gamehub"))

@@ -1,0 +1,244 @@
+// The lobby: the player's account (silver, today's caps, points, titles, rating), the
+// rooms with their rules and stakes, the queue, and a way to watch any table.
+
+import { explain, follow, requestId, type Api } from "./api.js";
+import { RULES } from "./gomoku.js";
+import { clock, h, mount, num, toast } from "./ui.js";
+import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
+import type { Account } from "./gen/gamehub/ledger/v1/ledger_pb.js";
+import { TicketState, type Room, type Ticket } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
+
+const TICKET_KEY = "gamehub.ticket";
+
+export interface LobbyView {
+  stop: () => void;
+}
+
+/** Where a seated player goes. */
+export function tableRoute(game: GameType, tableId: string): string {
+  return `#/${game === GameType.DOUDIZHU ? "doudizhu" : "gomoku"}/${tableId}`;
+}
+
+export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => void): LobbyView {
+  let rooms: Room[] = [];
+  let account: Account | undefined;
+  let ticket: Ticket | undefined;
+  let ticketStream: { stop: () => void } | null = null;
+  let waitingSince = 0;
+
+  const accountBox = h("section", { class: "account", id: "account" });
+  const queueBox = h("section", { class: "queue", id: "queue" });
+  const roomsBox = h("section", { class: "rooms", id: "rooms" });
+  const watchInput = h("input", { id: "watch-table", placeholder: "gt-… or ddz-…", spellcheck: "false", "aria-label": "table id" });
+  const watchBox = h(
+    "section",
+    { class: "watch" },
+    h("h3", {}, "Watch a table"),
+    h(
+      "form",
+      {
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          const id = watchInput.value.trim();
+          if (!id) return;
+          location.hash = `#/watch/${id.startsWith("ddz-") ? "doudizhu" : "gomoku"}/${id}`;
+        },
+      },
+      watchInput,
+      h("button", { type: "submit" }, "Watch"),
+    ),
+    h("div", { class: "sub" }, "Spectators see the Gomoku board and every Dou Dizhu seat's card count, never a hand."),
+  );
+  mount(root, h("div", { class: "lobby" }, h("div", { class: "lobby-side" }, accountBox, watchBox), h("div", { class: "lobby-main" }, queueBox, roomsBox)));
+
+  function renderAccount() {
+    if (!account) return;
+    const a = account;
+    onAccount(a);
+    const today = a.today;
+    const standing = (game: GameType) => a.standings.find((s) => s.gameType === game);
+    const gomoku = standing(GameType.GOMOKU);
+    const ddz = standing(GameType.DOUDIZHU);
+    const last = sessionStorage.getItem("gamehub.lastResult");
+    mount(
+      accountBox,
+      h("h3", {}, a.playerId),
+      h("div", { class: "silver", id: "silver", "data-silver": String(a.balanceSilver) }, h("span", { class: "coin" }), num(a.balanceSilver), h("span", { class: "unit" }, " silver 银子")),
+      last ? h("div", { class: "last-result", id: "last-result" }, last) : null,
+      today
+        ? h(
+            "dl",
+            { class: "caps" },
+            h("dt", {}, "Today"),
+            h("dd", {}, `won ${num(today.wonSilver)}, lost ${num(today.lostSilver)}`),
+            h("dt", {}, "May still win"),
+            h("dd", { id: "remaining-win" }, `${num(today.remainingWinSilver)} of ${num(today.winCapSilver)}`),
+            h("dt", {}, "May still lose"),
+            h("dd", { id: "remaining-loss" }, `${num(today.remainingLossSilver)} of ${num(today.lossCapSilver)}`),
+          )
+        : null,
+      h(
+        "dl",
+        { class: "standings" },
+        h("dt", {}, "Gomoku"),
+        h("dd", {}, `${num(gomoku?.points ?? 0n)} points · ${gomoku?.title?.name ?? ""} · ${gomoku?.wins ?? 0n}W ${gomoku?.losses ?? 0n}L ${gomoku?.draws ?? 0n}D`),
+        h("dt", {}, "Rating 段位"),
+        h("dd", {}, `${a.gomokuRating?.rating ?? 2000n} · ${a.gomokuRating?.rankName ?? ""}`),
+        h("dt", {}, "Dou Dizhu"),
+        h("dd", {}, `${num(ddz?.points ?? 0n)} points · ${ddz?.title?.name ?? ""} · ${ddz?.wins ?? 0n}W ${ddz?.losses ?? 0n}L`),
+      ),
+    );
+  }
+
+  function roomCard(room: Room) {
+    const stakes = room.stakes;
+    const free = Number(stakes?.silverPerPoint ?? 0n) === 0;
+    const gomoku = room.gameType === GameType.GOMOKU;
+    const tc = room.timeControl;
+    const queued = ticket !== undefined && isLive(ticket);
+    const tooPoor = !free && account !== undefined && account.balanceSilver < (stakes?.minBalanceSilver ?? 0n);
+    return h(
+      "article",
+      { class: `room ${gomoku ? "gomoku" : "doudizhu"}`, "data-room": room.roomId },
+      h("div", { class: "room-icon" }, gomoku ? "●○" : "🂡"),
+      h("h4", {}, room.displayName),
+      h("div", { class: "rules" }, gomoku ? (RULES[room.ruleSet] ?? room.ruleSet) : "Classic Dou Dizhu (叫分): bid 1, 2 or 3; bombs and the rocket double the stakes."),
+      h(
+        "div",
+        { class: "facts" },
+        h("span", {}, gomoku ? `${clock(Number(tc?.moveTimeMs ?? 0n))} a move · ${clock(Number(tc?.totalTimeMs ?? 0n))} in all` : `${clock(Number(tc?.turnTimeMs ?? 0n))} a turn`),
+        h("span", {}, free ? "free: points only" : `base ${stakes?.pointsBase} · ${num(stakes?.silverPerPoint ?? 0n)} silver/point`),
+        free ? null : h("span", {}, `min ${num(stakes?.minBalanceSilver ?? 0n)} silver`),
+        stakes?.rated ? h("span", {}, "rated") : null,
+        h("span", {}, `${room.waitingPlayers} waiting`),
+      ),
+      h("button", { class: "primary", disabled: queued || tooPoor, onclick: () => void enqueue(room) }, tooPoor ? "Not enough silver" : "Play"),
+    );
+  }
+
+  function renderRooms() {
+    const gomoku = rooms.filter((r) => r.gameType === GameType.GOMOKU);
+    const ddz = rooms.filter((r) => r.gameType === GameType.DOUDIZHU);
+    mount(roomsBox, h("h3", {}, "Gomoku 五子棋"), h("div", { class: "room-grid" }, ...gomoku.map(roomCard)), h("h3", {}, "Dou Dizhu 斗地主"), h("div", { class: "room-grid" }, ...ddz.map(roomCard)));
+  }
+
+  function renderQueue() {
+    if (!ticket) {
+      mount(queueBox);
+      return;
+    }
+    const t = ticket;
+    const live = isLive(t);
+    const waited = waitingSince ? Date.now() - waitingSince : 0;
+    const text =
+      t.state === TicketState.WAITING
+        ? `Waiting for players in ${t.roomId}: position ${t.position} of ${t.waitingPlayers}${Number(t.estimatedWaitMs) > 0 ? ` · about ${clock(Number(t.estimatedWaitMs) - waited)} left` : ""} · waited ${clock(waited)}`
+        : t.state === TicketState.MATCHING
+          ? "A table is being opened…"
+          : t.state === TicketState.SEATED
+            ? "Seated! Opening the table…"
+            : t.state === TicketState.REFUSED || t.state === TicketState.FAILED
+              ? t.message || "No seat this time."
+              : t.state === TicketState.EXPIRED
+                ? "Nobody came in time. Try again."
+                : "Cancelled.";
+    mount(
+      queueBox,
+      h(
+        "div",
+        { class: `ticket ${live ? "live" : "ended"}`, id: "ticket", "data-state": TicketState[t.state] },
+        live ? h("span", { class: "spinner" }) : null,
+        h("span", { class: "text" }, text),
+        live
+          ? h("button", { id: "cancel", onclick: () => void cancel() }, t.cancelRequested ? "Cancelling…" : "Cancel")
+          : h("button", { onclick: () => { ticket = undefined; renderQueue(); renderRooms(); } }, "OK"),
+      ),
+    );
+  }
+
+  function isLive(t: Ticket) {
+    return t.state === TicketState.WAITING || t.state === TicketState.MATCHING;
+  }
+
+  function onTicket(t: Ticket | undefined) {
+    if (!t) return;
+    ticket = t;
+    if (t.state === TicketState.SEATED && t.seat) {
+      sessionStorage.removeItem(TICKET_KEY);
+      ticketStream?.stop();
+      location.hash = tableRoute(t.seat.gameType, t.seat.tableId);
+      return;
+    }
+    if (!isLive(t)) {
+      sessionStorage.removeItem(TICKET_KEY);
+      ticketStream?.stop();
+    }
+    renderQueue();
+    renderRooms();
+  }
+
+  function watchTicket(ticketId: string) {
+    ticketStream?.stop();
+    waitingSince = Date.now();
+    ticketStream = follow({
+      open: (_after, signal) => api.matchmaking.watchTicket({ ticketId }, { signal }),
+      eventId: () => null,
+      onItem: (item) => onTicket(item.ticket),
+      onState: (state, err) => {
+        if (state === "stopped" && err) {
+          sessionStorage.removeItem(TICKET_KEY);
+          toast(explain(err));
+        }
+      },
+    });
+  }
+
+  async function enqueue(room: Room) {
+    try {
+      sessionStorage.removeItem("gamehub.lastResult");
+      const answer = await api.matchmaking.enqueue({ roomId: room.roomId, requestId: requestId() });
+      const t = answer.ticket!;
+      sessionStorage.setItem(TICKET_KEY, t.ticketId);
+      onTicket(t);
+      if (isLive(t)) watchTicket(t.ticketId);
+    } catch (err) {
+      toast(explain(err));
+    }
+  }
+
+  async function cancel() {
+    if (!ticket) return;
+    try {
+      onTicket((await api.matchmaking.cancelTicket({ ticketId: ticket.ticketId })).ticket);
+    } catch (err) {
+      toast(explain(err));
+    }
+  }
+
+  async function load() {
+    try {
+      const [roomList, accountAnswer] = await Promise.all([api.matchmaking.listRooms({}), api.ledger.getAccount({})]);
+      rooms = roomList.rooms;
+      account = accountAnswer.account;
+      renderAccount();
+      renderRooms();
+    } catch (err) {
+      toast(explain(err));
+    }
+  }
+
+  void load();
+  const pending = sessionStorage.getItem(TICKET_KEY);
+  if (pending) watchTicket(pending);
+  const timer = setInterval(() => {
+    if (ticket && isLive(ticket)) renderQueue();
+  }, 1000);
+  const refresh = setInterval(() => void load(), 15000);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      clearInterval(refresh);
+      ticketStream?.stop();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// gamehub's browser client: sign-in, then one page per route (the address's #fragment,
+// so a reload comes back to the same table):
+//
+//   #/                     the lobby
+//   #/gomoku/<table>       a Gomoku table the player sits at
+//   #/doudizhu/<table>     a Dou Dizhu table the player sits at
+//   #/watch/<game>/<table> any table, as a spectator
+
+import { connect, devSession, explain, findSession, forget, loadConfig, type Api, type SiteConfig } from "./api.js";
+import { doudizhuTable } from "./doudizhu.js";
+import { gomokuTable } from "./gomoku.js";
+import { lobby } from "./lobby.js";
+import { h, mount, num, toast } from "./ui.js";
+
+const page = document.getElementById("page")!;
+const who = document.getElementById("who")!;
+let current: { stop: () => void } | null = null;
+
+/** The header's silver, read again on every page change and now and then. */
+function refreshSilver(api: Api) {
+  api.ledger
+    .getAccount({})
+    .then(({ account }) => {
+      const silver = document.getElementById("header-silver");
+      if (silver && account) silver.textContent = `${num(account.balanceSilver)} silver`;
+    })
+    .catch(() => undefined);
+}
+
+function route(api: Api) {
+  refreshSilver(api);
+  current?.stop();
+  current = null;
+  const [, first, second, third] = location.hash.split("/");
+  window.scrollTo(0, 0);
+  if (first === "gomoku" && second) current = gomokuTable(api, page, second, false);
+  else if (first === "doudizhu" && second) current = doudizhuTable(api, page, second, false);
+  else if (first === "watch" && second === "gomoku" && third) current = gomokuTable(api, page, third, true);
+  else if (first === "watch" && second === "doudizhu" && third) current = doudizhuTable(api, page, third, true);
+  else
+    current = lobby(api, page, (account) => {
+      const silver = document.getElementById("header-silver");
+      if (silver) silver.textContent = `${num(account.balanceSilver)} silver`;
+    });
+}
+
+function signIn(config: SiteConfig): Promise<void> {
+  return new Promise((resolve) => {
+    if (!config.devTokens) {
+      mount(
+        page,
+        h(
+          "section",
+          { class: "sign-in" },
+          h("h2", {}, "Sign in"),
+          h("p", {}, "This page needs a token from your game platform's login. Open it from the platform's site or app."),
+        ),
+      );
+      return;
+    }
+    const name = h("input", { id: "player-name", placeholder: "your name", maxlength: 64, autocomplete: "nickname", required: true });
+    const submit = async (player: string) => {
+      try {
+        await devSession(player);
+        resolve();
+      } catch (err) {
+        toast(err instanceof Error ? err.message : explain(err));
+      }
+    };
+    mount(
+      page,
+      h(
+        "section",
+        { class: "sign-in" },
+        h("h2", {}, "Welcome to gamehub"),
+        h("p", {}, "Gomoku 五子棋 and Dou Dizhu 斗地主, refereed by the server. Pick a player name (development sign-in: no password)."),
+        h(
+          "form",
+          {
+            onsubmit: (e: Event) => {
+              e.preventDefault();
+              void submit(name.value.trim());
+            },
+          },
+          name,
+          h("button", { class: "primary", type: "submit" }, "Play"),
+        ),
+        h("p", { class: "sub" }, "Each browser tab is its own player: open a second tab to play yourself, or run `gamehub bots`."),
+      ),
+    );
+    const fromQuery = new URLSearchParams(location.search).get("player");
+    if (fromQuery) void submit(fromQuery);
+  });
+}
+
+async function main() {
+  window.addEventListener("unhandledrejection", (e) => {
+    e.preventDefault();
+    toast(explain(e.reason));
+  });
+  let config: SiteConfig;
+  try {
+    config = await loadConfig();
+  } catch {
+    mount(page, h("section", { class: "sign-in" }, h("h2", {}, "The game server cannot be reached"), h("p", {}, "Reload the page in a moment.")));
+    return;
+  }
+  let session = await findSession(config);
+  if (!session) {
+    await signIn(config);
+    session = await findSession(config);
+  }
+  if (!session) return;
+  const api = connect(config, session);
+  mount(
+    who,
+    h("span", { class: "who-name", id: "player" }, session.player),
+    h("span", { class: "silver-chip", id: "header-silver" }),
+    h(
+      "button",
+      {
+        class: "link",
+        onclick: () => {
+          forget();
+          location.hash = "#/";
+          location.reload();
+        },
+      },
+      "Sign out",
+    ),
+  );
+  window.addEventListener("hashchange", () => route(api));
+  setInterval(() => refreshSilver(api), 20000);
+  window.addEventListener("gamehub:settled", () => refreshSilver(api));
+  route(api);
+}
+
+void main();

@@ -1,0 +1,101 @@
+// What the browser tests share: the system Chromium (never a downloaded one), one
+// browser context per player, the platform's API for set-up (operator grants), and
+// screenshots of the key moments under test-results/ (not committed).
+
+import { mkdirSync } from "node:fs";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { LedgerService } from "../src/gen/gamehub/ledger/v1/ledger_pb.js";
+
+/** Where `gamehub serve` serves the client (the CI step starts it). */
+export const WEB = process.env.GAMEHUB_WEB_URL ?? "http://127.0.0.1:51380";
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+export const RESULTS = new URL("../test-results/", import.meta.url).pathname;
+
+export async function launch(): Promise<Browser> {
+  mkdirSync(RESULTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+      // Several players' pages run at once and every one must keep up, not only the
+      // one in front: no throttling of pages in the background.
+      "--disable-background-timer-throttling",
+      "--disable-renderer-backgrounding",
+      "--disable-backgrounding-occluded-windows",
+    ],
+  });
+}
+
+/** A unique player name for this run. */
+export function player(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+}
+
+export interface Player {
+  name: string;
+  context: BrowserContext;
+  page: Page;
+  /** Browser errors and failed requests seen by the page (a test asserts none). */
+  problems: string[];
+}
+
+/** A player in a fresh browser context, signed in with a development token, in the lobby. */
+export async function open(browser: Browser, name: string): Promise<Player> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
+  });
+  await page.goto(`${WEB}/?player=${encodeURIComponent(name)}`);
+  await page.waitForSelector("#silver");
+  return { name, context, page, problems };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${RESULTS}${name}.png` });
+}
+
+/** Silver from the platform's operator (a token with role operator, from the CI step). */
+export async function grant(playerId: string, amount: bigint): Promise<void> {
+  const token = process.env.GAMEHUB_OPERATOR_TOKEN;
+  if (!token) throw new Error("GAMEHUB_OPERATOR_TOKEN is not set (gamehub token ci-operator --role operator)");
+  const config = (await (await fetch(`${WEB}/config.json`)).json()) as { services: { ledger: string } };
+  const ledger = createClient(
+    LedgerService,
+    createGrpcWebTransport({
+      baseUrl: config.services.ledger,
+      interceptors: [(next) => (req) => (req.header.set("authorization", `Bearer ${token}`), next(req))],
+    }),
+  );
+  await ledger.grantSilver({ requestId: crypto.randomUUID(), playerId, amountSilver: amount, reason: "browser test" });
+}
+
+/** Silver shown in the lobby. */
+export async function lobbySilver(page: Page): Promise<bigint> {
+  await page.waitForSelector("#silver");
+  return BigInt((await page.getAttribute("#silver", "data-silver")) ?? "0");
+}
+
+/** Waits until `predicate` holds, polling; fails with `what` after `ms`. */
+export async function until<T>(what: string, predicate: () => Promise<T | false | null | undefined>, ms = 20000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
