@@ -5,7 +5,8 @@
 //!
 //! - [`gomoku`]: a threat-aware Gomoku/Renju player for every rule set (never a
 //!   forbidden point as black; takes wins, blocks fives and open threes, builds its own
-//!   threats; decides the swap and the fifth-move proposals), and a random player.
+//!   threats; decides the swap and the fifth-move proposals), and a random player (anywhere
+//!   on the board, or near the stones: the load generators' player).
 //! - [`doudizhu`]: a Dou Dizhu player (bids from hand strength, sheds cards in long
 //!   combinations, keeps bombs, does not beat its partner needlessly), and a random player.
 //!

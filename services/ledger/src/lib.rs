@@ -7,7 +7,6 @@
 //! - [`repo`]: every SQL query, the settlement transaction and its retries;
 //! - [`api`]: the gRPC adapter: authorization, request parsing, answers;
 //! - [`error`]: [`error::LedgerError`] and its one mapping to gRPC statuses;
-//! - [`loadgen`]: the settlement load generator (`gamehub-ledger loadgen`);
 //! - this file: [`LedgerConfig`] and [`start`], which the `gamehub-ledger` binary and the
 //!   all-in-one `gamehub` binary call.
 //!
@@ -18,9 +17,7 @@
 pub mod api;
 pub mod domain;
 pub mod error;
-pub mod loadgen;
 pub mod repo;
-pub mod testing;
 
 use std::net::SocketAddr;
 use std::str::FromStr;
@@ -177,6 +174,25 @@ pub async fn start(config: LedgerConfig, shutdown: Shutdown) -> anyhow::Result<S
         addr,
         task,
     })
+}
+
+/// How the service's binary runs it (`gamehub_platform::runner`).
+impl gamehub_platform::runner::Service for LedgerConfig {
+    fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        LedgerConfig::from_env(env)
+    }
+
+    fn common(&self) -> &CommonConfig {
+        &self.common
+    }
+
+    fn listen(&self) -> SocketAddr {
+        self.listen
+    }
+
+    async fn start(self, shutdown: Shutdown) -> anyhow::Result<Started> {
+        start(self, shutdown).await
+    }
 }
 
 #[cfg(test)]

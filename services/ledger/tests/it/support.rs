@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
-use gamehub_ledger::testing::{ScratchDatabase, TestLedger};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::Secret;
@@ -16,6 +15,8 @@ use gamehub_proto::ledger::{
     GameRecord, GetAccountRequest, GrantSilverRequest, PlayerOutcome, PlayerResult, Role as Seat,
     SettleGameRequest, SettleGameResponse,
 };
+use gamehub_testkit::ledger::TestLedger;
+use gamehub_testkit::postgres::ScratchDatabase;
 use prost::Message;
 use sqlx::PgPool;
 
