@@ -15,7 +15,10 @@
 //! - [`metrics`]: Prometheus metrics and their scrape endpoint;
 //! - [`notify`]: waking watchers in every replica through Redis pub/sub;
 //! - [`tables`]: live tables in Redis: the atomic step, event streams, watchers,
-//!   clock deadlines and the settlement outbox.
+//!   clock deadlines and the settlement outbox;
+//! - [`game_api`]: what the game services' handlers do the same way (callers, request
+//!   keys, OpenTable's create-once step, watch items decoded);
+//! - [`eligibility`]: whether the ledger lets a player play (asked before a next game).
 #![forbid(unsafe_code)]
 
 pub mod auth;
@@ -23,6 +26,7 @@ pub mod client;
 pub mod config;
 pub mod eligibility;
 pub mod error;
+pub mod game_api;
 pub mod metrics;
 pub mod notify;
 pub mod runner;

@@ -3,7 +3,8 @@
 //! own — configuration from the environment, telemetry and metrics, then serving until
 //! SIGTERM or Ctrl-C (graceful shutdown) or until the service stops by itself.
 //!
-//! A service crate implements [`Service`] on its configuration; its `main` is one call:
+//! A service crate implements [`Service`] on its configuration (in one line, with
+//! [`impl_service!`](crate::impl_service)); its `main` is one call:
 //!
 //! ```text
 //! fn main() -> std::process::ExitCode {
@@ -31,6 +32,38 @@ pub trait Service: Sized {
     fn listen(&self) -> SocketAddr;
     /// Starts the service in the background; it stops when `shutdown` is triggered.
     fn start(self, shutdown: Shutdown) -> impl Future<Output = anyhow::Result<Started>>;
+}
+
+/// Implements [`Service`] for a service's configuration type — one with the fields
+/// `common` (a [`CommonConfig`]) and `listen` (a `SocketAddr`) and an inherent
+/// `from_env` — started by the async function `start(config, shutdown)`:
+/// `gamehub_platform::impl_service!(LedgerConfig, start);`.
+#[macro_export]
+macro_rules! impl_service {
+    ($config:ty, $start:path) => {
+        impl $crate::runner::Service for $config {
+            fn from_env(
+                env: &$crate::config::Env,
+            ) -> ::std::result::Result<Self, $crate::config::ConfigError> {
+                <$config>::from_env(env)
+            }
+
+            fn common(&self) -> &$crate::config::CommonConfig {
+                &self.common
+            }
+
+            fn listen(&self) -> ::std::net::SocketAddr {
+                self.listen
+            }
+
+            async fn start(
+                self,
+                shutdown: $crate::server::Shutdown,
+            ) -> ::anyhow::Result<$crate::server::Started> {
+                $start(self, shutdown).await
+            }
+        }
+    };
 }
 
 /// The command line of a service binary; `E` is the binary's own commands.

@@ -199,21 +199,5 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
     })
 }
 
-/// How the service's binary runs it (`gamehub_platform::runner`).
-impl gamehub_platform::runner::Service for DealerConfig {
-    fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        DealerConfig::from_env(env)
-    }
-
-    fn common(&self) -> &CommonConfig {
-        &self.common
-    }
-
-    fn listen(&self) -> SocketAddr {
-        self.listen
-    }
-
-    async fn start(self, shutdown: Shutdown) -> anyhow::Result<Started> {
-        start(self, shutdown).await
-    }
-}
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(DealerConfig, start);

@@ -161,21 +161,5 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     })
 }
 
-/// How the service's binary runs it (`gamehub_platform::runner`).
-impl gamehub_platform::runner::Service for RefereeConfig {
-    fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        RefereeConfig::from_env(env)
-    }
-
-    fn common(&self) -> &CommonConfig {
-        &self.common
-    }
-
-    fn listen(&self) -> SocketAddr {
-        self.listen
-    }
-
-    async fn start(self, shutdown: Shutdown) -> anyhow::Result<Started> {
-        start(self, shutdown).await
-    }
-}
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(RefereeConfig, start);

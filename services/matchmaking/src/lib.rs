@@ -261,24 +261,8 @@ pub async fn start_with(
     })
 }
 
-/// How the service's binary runs it (`gamehub_platform::runner`).
-impl gamehub_platform::runner::Service for MatchmakingConfig {
-    fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        MatchmakingConfig::from_env(env)
-    }
-
-    fn common(&self) -> &CommonConfig {
-        &self.common
-    }
-
-    fn listen(&self) -> SocketAddr {
-        self.listen
-    }
-
-    async fn start(self, shutdown: Shutdown) -> anyhow::Result<Started> {
-        start(self, shutdown).await
-    }
-}
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(MatchmakingConfig, start);
 
 #[cfg(test)]
 mod tests {
