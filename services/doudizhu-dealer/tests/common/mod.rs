@@ -12,8 +12,8 @@ use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::ledger::GetGameRecordRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
-use gamehub_proto::ledger::{GetGameRecordRequest, GrantSilverRequest};
 pub use gamehub_testkit::dealer::Options;
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::server::TestServer;
@@ -82,17 +82,8 @@ impl World {
     pub async fn players(&self) -> [String; 3] {
         let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
         let players = ["a", "b", "c"].map(|p| format!("{p}-{tag}"));
-        let mut ledger = self.ledger_operator();
         for player in &players {
-            ledger
-                .grant_silver(GrantSilverRequest {
-                    request_id: format!("grant-{player}"),
-                    player_id: player.clone(),
-                    amount_silver: GRANT,
-                    reason: "test".into(),
-                })
-                .await
-                .unwrap();
+            self.ledger.grant(player, GRANT).await;
         }
         players
     }

@@ -11,8 +11,7 @@ use gamehub_platform::config::Env;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
-use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
-use gamehub_proto::ledger::{Account, GrantSilverRequest};
+use gamehub_proto::ledger::Account;
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::referee::referee_env;
 pub use gamehub_testkit::server::{TestServer, free_addr};
@@ -20,7 +19,6 @@ use gamehub_testkit::tokens;
 use tonic::Status;
 
 pub type Gomoku = GomokuServiceClient<ServiceChannel>;
-pub type Ledger = LedgerServiceClient<ServiceChannel>;
 
 /// The database prefix of this suite's test ledgers.
 const LEDGER_DB_PREFIX: &str = "gomoku_test_";
@@ -100,23 +98,10 @@ impl Fixture {
         }
     }
 
-    pub fn ledger_as(&self, subject: &str, role: Role) -> Ledger {
-        self.ledger.client_as(subject, role)
-    }
-
     /// Grants every named player [`GRANT`] silver.
     pub async fn grant(&self, players: &[&str]) {
-        let mut operator = self.ledger_as("operator", Role::Operator);
         for player in players {
-            operator
-                .grant_silver(GrantSilverRequest {
-                    request_id: format!("grant-{}", uuid::Uuid::new_v4().simple()),
-                    player_id: (*player).to_owned(),
-                    amount_silver: GRANT,
-                    reason: "test".into(),
-                })
-                .await
-                .unwrap();
+            self.ledger.grant(player, GRANT).await;
         }
     }
 
