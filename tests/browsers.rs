@@ -8,14 +8,14 @@
 use std::time::Duration;
 
 use gamehub::api::request_id;
-use gamehub_e2e::TestPlatform;
-use gamehub_e2e::grpc_web_client::{self as web, LOCAL_PAGE};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::metrics::metrics;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_testkit::grpc_web::{self as web, LOCAL_PAGE};
+use gamehub_testkit::platform::TestPlatform;
 use prost::Message;
 
 const UNAUTHENTICATED: i32 = 16;

@@ -10,7 +10,6 @@ use std::time::Duration;
 use futures::future::join_all;
 use gamehub::api::{Clients, request_id};
 use gamehub::drive;
-use gamehub_e2e::TestPlatform;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::Env;
 use gamehub_platform::server::Shutdown;
@@ -18,6 +17,7 @@ use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_testkit::platform::TestPlatform;
 
 async fn grant(operator: &mut Clients, player: &str, amount: i64) {
     operator

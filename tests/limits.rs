@@ -6,12 +6,12 @@
 use std::time::Duration;
 
 use gamehub::api::request_id;
-use gamehub_e2e::TestPlatform;
 use gamehub_platform::auth::Role;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_testkit::platform::TestPlatform;
 use tonic::Code;
 
 /// The limit the test platform runs with.

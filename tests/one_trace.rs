@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gamehub::api::request_id;
-use gamehub_e2e::TestPlatform;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_proto::gomoku as gm;
+use gamehub_testkit::platform::TestPlatform;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
@@ -169,11 +169,11 @@ async fn a_move_and_its_settlement_share_one_trace() {
     let token = gamehub_platform::auth::Keys::new(&tp.config.jwt_secret)
         .mint("t-watcher", Role::Player, Duration::from_secs(60))
         .unwrap();
-    let call = gamehub_e2e::grpc_web_client::call(
+    let call = gamehub_testkit::grpc_web::call(
         &tp.endpoints.gomoku,
         "/gamehub.gomoku.v1.GomokuService/GetTable",
         Some(&token),
-        gamehub_e2e::grpc_web_client::LOCAL_PAGE,
+        gamehub_testkit::grpc_web::LOCAL_PAGE,
         &gm::GetTableRequest {
             table_id: table_id.clone(),
         },

@@ -90,6 +90,59 @@ pub fn random_move<R: Rng + ?Sized>(game: &Game, seat: Seat, rng: &mut R) -> Opt
     }
 }
 
+/// A random legal stone within `reach` (Chebyshev distance) of a stone already on the
+/// board, h8 on an empty one, or anywhere legal when no point near is: games of a
+/// realistic length (a few dozen stones) for load generators, where [`random_move`]
+/// plays all over the board. Decisions other than a stone are [`random_move`]'s. Each
+/// candidate is judged by the rules (on a copy of the game) only when drawn, so a move
+/// costs about one such judgement.
+pub fn random_move_near<R: Rng + ?Sized>(
+    game: &Game,
+    seat: Seat,
+    reach: u8,
+    rng: &mut R,
+) -> Option<Action> {
+    if game.to_act() != Some(seat) {
+        return None;
+    }
+    match game.phase() {
+        Phase::SwapDecision | Phase::Play => {
+            let mut near = points_near(game.board(), reach);
+            while !near.is_empty() {
+                let p = near.swap_remove(rng.random_range(0..near.len()));
+                if is_legal(game, seat, p) {
+                    return Some(Action::Place(p));
+                }
+            }
+            random_move(game, seat, rng)
+        }
+        _ => random_move(game, seat, rng),
+    }
+}
+
+/// The empty points within `reach` of a stone, each once (h8 on an empty board).
+fn points_near(board: &Board, reach: u8) -> Vec<Point> {
+    if board.stone_count() == 0 {
+        return vec![Point::CENTER];
+    }
+    let reach = i8::try_from(reach).unwrap_or(i8::MAX);
+    let mut seen = [false; gomoku_rules::point::POINTS];
+    let mut near = Vec::new();
+    for stone in board.stones() {
+        for dx in -reach..=reach {
+            for dy in -reach..=reach {
+                if let Some(p) = stone.point.offset(dx, dy, 1)
+                    && board.is_empty(p)
+                    && !std::mem::replace(&mut seen[p.index()], true)
+                {
+                    near.push(p);
+                }
+            }
+        }
+    }
+    near
+}
+
 /// Whether placing at `p` is accepted by the rules and does not lose at once (a
 /// forbidden point under the lose policy is accepted but loses; the claim policy's too).
 fn is_legal(game: &Game, seat: Seat, p: Point) -> bool {

@@ -5,7 +5,8 @@
 //!
 //! - [`gomoku`]: a threat-aware Gomoku/Renju player for every rule set (never a
 //!   forbidden point as black; takes wins, blocks fives and open threes, builds its own
-//!   threats; decides the swap and the fifth-move proposals), and a random player.
+//!   threats; decides the swap and the fifth-move proposals), and a random player (anywhere
+//!   on the board, or near the stones: the load generators' player).
 //! - [`doudizhu`]: a Dou Dizhu player (plans its hand into combinations, plays with its
 //!   partner, spends bombs when they decide the deal; bids from its plan), also the
 //!   dealer's auto-play (托管), and a random player.

@@ -406,3 +406,41 @@ fn doudizhu_bot_farmers_beat_a_random_landlord_in_most_deals() {
     }
     assert!(won > 285, "the bot farmers won {won} of 300");
 }
+
+#[test]
+fn random_stones_near_the_others_are_legal_and_near() {
+    for rule_set in [
+        RuleSet::Freestyle,
+        RuleSet::Renju(ForbiddenPolicy::Lose),
+        RuleSet::Renju(ForbiddenPolicy::Refuse),
+        RuleSet::Renju(ForbiddenPolicy::Claim),
+        RuleSet::RenjuSwap,
+    ] {
+        for reach in [1, 2] {
+            let mut rng = rng();
+            let mut game = game_after(rule_set, &[]);
+            let mut actions = 0;
+            while let Some(seat) = game.to_act() {
+                let action = gomoku::random_move_near(&game, seat, reach, &mut rng).unwrap();
+                if let Action::Place(q) = action {
+                    let near = game.board().stone_count() == 0
+                        || game.board().stones().any(|s| s.point.distance(q) <= reach);
+                    assert!(near, "{rule_set:?}: {q} is not within {reach} of a stone");
+                    if game.color_of(seat) == gomoku_rules::Color::Black
+                        && rule_set.rules() == gomoku_rules::Rules::Renju
+                    {
+                        assert!(!matches!(
+                            game.board().black_verdict(q),
+                            Verdict::Forbidden(_)
+                        ));
+                    }
+                }
+                game.act(seat, action, 0)
+                    .unwrap_or_else(|e| panic!("{rule_set:?}: {action:?} refused: {e}"));
+                actions += 1;
+                assert!(actions < 300, "{rule_set:?}: the game does not end");
+            }
+            assert!(game.is_over(), "{rule_set:?}");
+        }
+    }
+}

@@ -1,17 +1,16 @@
 //! Bearer-token authentication: JWTs signed with HMAC-SHA256 carrying who calls
 //! (`sub`), in which role (`player`, `service`, `operator`) and until when (`exp`).
 //!
-//! [`AuthLayer`] verifies the token of every call (health and reflection excepted, so
-//! load balancers and `grpcurl` work) and puts a typed [`Caller`] into the request's
-//! extensions; handlers read it with [`Caller::of`] and check what it may do.
+//! The server's authenticate layer ([`crate::server::AuthLayer`]) verifies the token of
+//! every call (health and reflection excepted, so load balancers and `grpcurl` work) and
+//! puts a typed [`Caller`] into the request's extensions; handlers read it with
+//! [`Caller::of`] and check what it may do.
 
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use tonic::Status;
 
 use crate::config::Secret;
 use crate::error::ApiError;
@@ -76,7 +75,7 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// The caller that [`AuthLayer`] put into the request.
+    /// The caller that the server's [`crate::server::AuthLayer`] put into the request.
     pub fn of<T>(request: &tonic::Request<T>) -> Result<&Caller, ApiError> {
         request.extensions().get::<Caller>().ok_or_else(|| {
             ApiError::Unauthenticated("missing bearer token in the authorization metadata".into())
@@ -212,101 +211,6 @@ impl Keys {
             subject: claims.sub,
             role: claims.role,
         })
-    }
-}
-
-/// Paths that need no token: the standard health and reflection services.
-fn is_public(path: &str) -> bool {
-    path.starts_with("/grpc.health.v1.Health/") || path.starts_with("/grpc.reflection.")
-}
-
-/// Verifies the bearer token of every call and inserts the [`Caller`].
-#[derive(Clone, Debug)]
-pub struct AuthLayer {
-    keys: Keys,
-}
-
-impl AuthLayer {
-    /// A layer verifying with `keys`.
-    pub fn new(keys: Keys) -> Self {
-        Self { keys }
-    }
-}
-
-impl<S> tower_layer::Layer<S> for AuthLayer {
-    type Service = AuthService<S>;
-    fn layer(&self, inner: S) -> Self::Service {
-        AuthService {
-            inner,
-            keys: self.keys.clone(),
-        }
-    }
-}
-
-/// The service [`AuthLayer`] makes.
-#[derive(Clone, Debug)]
-pub struct AuthService<S> {
-    inner: S,
-    keys: Keys,
-}
-
-impl<S, B, ResBody> tower_service::Service<http::Request<B>> for AuthService<S>
-where
-    S: tower_service::Service<http::Request<B>, Response = http::Response<ResBody>>,
-    S::Future: Send + 'static,
-    ResBody: Default + Send + 'static,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = futures::future::Either<
-        S::Future,
-        futures::future::Ready<Result<http::Response<ResBody>, S::Error>>,
-    >;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
-        if is_public(req.uri().path()) {
-            return futures::future::Either::Left(self.inner.call(req));
-        }
-        match self.authenticate(req.headers()) {
-            Ok(caller) => {
-                tracing::Span::current().record("caller", caller.subject.as_str());
-                req.extensions_mut().insert(caller);
-                futures::future::Either::Left(self.inner.call(req))
-            }
-            Err(err) => {
-                let status: Status = err.into();
-                futures::future::Either::Right(futures::future::ready(Ok(status.into_http())))
-            }
-        }
-    }
-}
-
-impl<S> AuthService<S> {
-    fn authenticate(&self, headers: &http::HeaderMap) -> Result<Caller, ApiError> {
-        let value = headers
-            .get(http::header::AUTHORIZATION)
-            .ok_or_else(|| {
-                ApiError::Unauthenticated(
-                    "missing bearer token: send metadata `authorization: Bearer <JWT>`".into(),
-                )
-            })?
-            .to_str()
-            .map_err(|_| {
-                ApiError::Unauthenticated("the authorization metadata is not text".into())
-            })?;
-        let token = value
-            .strip_prefix("Bearer ")
-            .or_else(|| value.strip_prefix("bearer "))
-            .ok_or_else(|| {
-                ApiError::Unauthenticated(
-                    "the authorization metadata must read `Bearer <JWT>`".into(),
-                )
-            })?;
-        self.keys.verify(token.trim())
     }
 }
 

@@ -4,10 +4,12 @@
 //! - [`config`]: settings from environment variables, laptop defaults, secrets that never print;
 //! - [`telemetry`]: `tracing` logs (text or JSON), OpenTelemetry traces over OTLP, W3C
 //!   trace context in and out of every call;
-//! - [`auth`]: JWT bearer tokens, the [`auth::AuthLayer`] that puts a typed
-//!   [`auth::Caller`] into each request, and what each role may do;
-//! - [`server`]: the gRPC server with its tower layers in one place, health, reflection,
-//!   graceful shutdown, per-player rate limits;
+//! - [`auth`]: JWT bearer tokens, the typed [`auth::Caller`] the server puts into each
+//!   request, and what each role may do;
+//! - [`server`]: the gRPC server, one tower layer per module stacked in one place
+//!   (observe, authenticate, per-player rate limit), health, reflection, graceful shutdown;
+//! - [`runner`]: how every service binary runs: `serve` and `health`, telemetry,
+//!   configuration, serving until terminated;
 //! - [`grpc_web`]: gRPC-Web for browsers in front of every server, with CORS;
 //! - [`client`]: channels to other services carrying a service token and the trace;
 //! - [`error`]: [`error::ApiError`], the one mapping from service errors to gRPC statuses;
@@ -15,19 +17,21 @@
 //! - [`notify`]: waking watchers in every replica through Redis pub/sub;
 //! - [`tables`]: live tables in Redis: the atomic step, event streams, watchers,
 //!   clock deadlines and the settlement outbox;
-//! - [`baseline`]: what the load generators measure beside their own figures:
-//!   `redis-benchmark` EVAL/s, `pgbench` TPC-B tps, latency quantiles.
+//! - [`game_api`]: what the game services' handlers do the same way (callers, request
+//!   keys, OpenTable's create-once step, watch items decoded);
+//! - [`eligibility`]: whether the ledger lets a player play (asked before a next game).
 #![forbid(unsafe_code)]
 
 pub mod auth;
-pub mod baseline;
 pub mod client;
 pub mod config;
 pub mod eligibility;
 pub mod error;
+pub mod game_api;
 pub mod grpc_web;
 pub mod metrics;
 pub mod notify;
+pub mod runner;
 pub mod server;
 pub mod tables;
 pub mod telemetry;

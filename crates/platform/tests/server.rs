@@ -3,128 +3,35 @@
 //! settlement delivery through a ledger that is down for a while.
 #![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use gamehub_platform::ApiError;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{TokenSource, check_health, service_channel};
 use gamehub_platform::config::CommonConfig;
 use gamehub_platform::server::{GrpcServer, Shutdown};
 use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
 use gamehub_platform::tables::{Change, OutboxEntry, StoreLimits, TableStore};
-use gamehub_platform::{ApiError, Caller};
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
-use gamehub_proto::ledger::ledger_service_server::{LedgerService, LedgerServiceServer};
+use gamehub_proto::ledger::ledger_service_server::LedgerServiceServer;
 use gamehub_proto::ledger::*;
-use tonic::{Code, Request, Response, Status};
-
-/// A stand-in ledger: answers GetAccount with the caller's identity, and SettleGame
-/// idempotently, failing while `down` is set.
-#[derive(Default, Clone)]
-struct FakeLedger {
-    down: Arc<AtomicBool>,
-    calls: Arc<AtomicUsize>,
-    settled: Arc<Mutex<HashMap<String, usize>>>,
-}
-
-fn unimplemented<T>() -> Result<Response<T>, Status> {
-    Err(Status::unimplemented("not in the fake"))
-}
-
-#[tonic::async_trait]
-impl LedgerService for FakeLedger {
-    async fn get_account(
-        &self,
-        request: Request<GetAccountRequest>,
-    ) -> Result<Response<GetAccountResponse>, Status> {
-        let caller = Caller::of(&request)?;
-        Ok(Response::new(GetAccountResponse {
-            account: Some(Account {
-                player_id: format!("{}/{}", caller.subject, caller.role.as_str()),
-                ..Default::default()
-            }),
-        }))
-    }
-    async fn grant_silver(
-        &self,
-        _: Request<GrantSilverRequest>,
-    ) -> Result<Response<GrantSilverResponse>, Status> {
-        unimplemented()
-    }
-    async fn settle_game(
-        &self,
-        request: Request<SettleGameRequest>,
-    ) -> Result<Response<SettleGameResponse>, Status> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        if self.down.load(Ordering::SeqCst) {
-            return Err(Status::unavailable("ledger down for the test"));
-        }
-        let game_id = request.into_inner().game_id;
-        if game_id.starts_with("bad") {
-            return Err(Status::invalid_argument(
-                "players: Gomoku needs two players",
-            ));
-        }
-        let mut settled = self.settled.lock().unwrap();
-        let count = settled.entry(game_id.clone()).or_default();
-        *count += 1;
-        Ok(Response::new(SettleGameResponse {
-            game_id,
-            replayed: *count > 1,
-            ..Default::default()
-        }))
-    }
-    async fn check_eligibility(
-        &self,
-        _: Request<CheckEligibilityRequest>,
-    ) -> Result<Response<CheckEligibilityResponse>, Status> {
-        unimplemented()
-    }
-    async fn list_history(
-        &self,
-        _: Request<ListHistoryRequest>,
-    ) -> Result<Response<ListHistoryResponse>, Status> {
-        unimplemented()
-    }
-    async fn get_game_record(
-        &self,
-        _: Request<GetGameRecordRequest>,
-    ) -> Result<Response<GetGameRecordResponse>, Status> {
-        unimplemented()
-    }
-    async fn list_games(
-        &self,
-        _: Request<ListGamesRequest>,
-    ) -> Result<Response<ListGamesResponse>, Status> {
-        unimplemented()
-    }
-    async fn get_leaderboard(
-        &self,
-        _: Request<GetLeaderboardRequest>,
-    ) -> Result<Response<GetLeaderboardResponse>, Status> {
-        unimplemented()
-    }
-    async fn set_professional(
-        &self,
-        _: Request<SetProfessionalRequest>,
-    ) -> Result<Response<SetProfessionalResponse>, Status> {
-        unimplemented()
-    }
-}
+use gamehub_testkit::stub_ledger::StubLedger;
+use tonic::{Code, Status};
 
 struct Fixture {
     addr: SocketAddr,
     keys: Keys,
     shutdown: Shutdown,
-    ledger: FakeLedger,
+    ledger: StubLedger,
 }
 
 async fn spawn(config: CommonConfig) -> Fixture {
     let shutdown = Shutdown::new();
-    let ledger = FakeLedger::default();
+    let ledger = StubLedger::default();
+    ledger.refuse("bad-3");
     let server = GrpcServer::new("fake-ledger", &config, shutdown.clone())
         .add_service(LedgerServiceServer::new(ledger.clone()));
     let (addr, _task) = server.spawn("127.0.0.1:0".parse().unwrap()).await.unwrap();

@@ -14,14 +14,12 @@
 //! - [`settle`]: the ledger's `SettleGameRequest` of a finished deal and the `deal_settled`
 //!   event once the ledger acknowledged it;
 //! - [`record`]: the "doudizhu-json" deal record, its verification, the per-table archive;
-//! - [`loadgen`]: the load generator (`gamehub-doudizhu-dealer loadgen`);
 //! - this file: [`DealerConfig`] and [`start`], which the `gamehub-doudizhu-dealer`
 //!   binary and the all-in-one `gamehub` binary call.
 #![forbid(unsafe_code)]
 
 pub mod convert;
 pub mod error;
-pub mod loadgen;
 pub mod parse;
 pub mod record;
 pub mod service;
@@ -200,3 +198,6 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         task,
     })
 }
+
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(DealerConfig, start);

@@ -13,9 +13,12 @@ use futures::{Stream, StreamExt};
 use gamehub_platform::auth::{Caller, Role};
 use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::error::ApiError;
+use gamehub_platform::game_api::{
+    Opened, Watched, caller_and_message, decode_watched, open_once, player_request_key,
+};
 use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::hub::{EventHub, WatchItem};
+use gamehub_platform::tables::hub::EventHub;
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, TableStore, Updated, now_ms};
 use gamehub_proto::doudizhu as pb;
@@ -173,7 +176,7 @@ impl Dealer {
         }
         let table_id = parse::table_id(table_id)?;
         let request_id = parse::request_id(request_id)?;
-        let key = format!("{}:{request_id}", caller.subject);
+        let key = player_request_key(&caller.subject, &request_id);
         let player = caller.subject.as_str();
         let timing = self.inner.timing;
         let now = now_ms();
@@ -357,12 +360,8 @@ impl Dealer {
         )?;
         let key = format!("open:{}:{}", caller.subject, open.request_id);
         let step = change(&table, step, ());
-        match self
-            .store()
-            .create(&table_id, &table, step, Some(&key))
-            .await
-        {
-            Ok(Updated::Applied { last_seq, .. }) => {
+        match open_once(self.store(), &table_id, &table, step, &key).await? {
+            Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %table.stakes.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
                     table_id,
@@ -370,18 +369,21 @@ impl Dealer {
                     replayed: false,
                 })
             }
-            Ok(Updated::Duplicate { .. }) | Err(ApiError::AlreadyExists(_)) => {
-                let (existing, _, last_seq) = self.load(&table_id).await?;
-                if existing.open_digest != digest {
+            Opened::Existing(existing) => {
+                let existing = existing.ok_or_else(|| DealerError::NoTable(table_id.clone()))?;
+                if existing.state.open_digest != digest {
                     return Err(DealerError::RequestIdReused(open.request_id).into());
                 }
                 Ok(pb::OpenTableResponse {
                     table_id,
-                    table: Some(convert::table_view(&existing, None, last_seq)),
+                    table: Some(convert::table_view(
+                        &existing.state,
+                        None,
+                        existing.last_seq,
+                    )),
                     replayed: true,
                 })
             }
-            Err(e) => Err(e),
         }
     }
 
@@ -506,32 +508,17 @@ impl Dealer {
             resume,
             self.inner.shutdown.listener(),
         )?;
-        let stream = stream.map(move |item| match item {
-            Ok(WatchItem::Snapshot { seq, state }) => {
-                let table: Table = serde_json::from_slice(&state).map_err(|e| {
-                    Status::from(ApiError::internal(anyhow::anyhow!(
-                        "table state does not decode: {e}"
-                    )))
-                })?;
-                Ok(pb::WatchResponse {
-                    item: Some(pb::watch_response::Item::Snapshot(convert::table_view(
-                        &table, viewer, seq,
-                    ))),
-                })
-            }
-            Ok(WatchItem::Event(stored)) => {
-                use prost::Message;
-                let mut event = pb::TableEvent::decode(stored.payload.as_slice()).map_err(|e| {
-                    Status::from(ApiError::internal(anyhow::anyhow!(
-                        "stored event does not decode: {e}"
-                    )))
-                })?;
-                event.event_id = convert::unix_ms(stored.seq);
-                Ok(pb::WatchResponse {
-                    item: Some(pb::watch_response::Item::Event(event)),
-                })
-            }
-            Err(e) => Err(Status::from(e)),
+        let stream = stream.map(move |item| {
+            let item = match decode_watched::<Table, pb::TableEvent>(item?)? {
+                Watched::Snapshot { seq, state } => {
+                    pb::watch_response::Item::Snapshot(convert::table_view(&state, viewer, seq))
+                }
+                Watched::Event { seq, mut event } => {
+                    event.event_id = convert::unix_ms(seq);
+                    pb::watch_response::Item::Event(event)
+                }
+            };
+            Ok::<_, Status>(pb::WatchResponse { item: Some(item) })
         });
         Ok(Box::pin(stream))
     }
@@ -540,38 +527,29 @@ impl Dealer {
 /// The stream type of Watch.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
 
-fn caller<T>(request: &Request<T>) -> Result<Caller, Status> {
-    Ok(Caller::of(request)?.clone())
-}
-
 #[tonic::async_trait]
 impl DoudizhuService for Dealer {
     async fn open_table(
         &self,
         request: Request<pb::OpenTableRequest>,
     ) -> Result<Response<pb::OpenTableResponse>, Status> {
-        let caller = caller(&request)?;
-        Ok(Response::new(
-            self.open_table(&caller, request.get_ref()).await?,
-        ))
+        let (caller, message) = caller_and_message(request)?;
+        Ok(Response::new(self.open_table(&caller, &message).await?))
     }
 
     async fn get_table(
         &self,
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
-        let caller = caller(&request)?;
-        Ok(Response::new(
-            self.get_table(&caller, request.get_ref()).await?,
-        ))
+        let (caller, message) = caller_and_message(request)?;
+        Ok(Response::new(self.get_table(&caller, &message).await?))
     }
 
     async fn bid(
         &self,
         request: Request<pb::BidRequest>,
     ) -> Result<Response<pb::BidResponse>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         let bid = parse::bid(r.points).map_err(ApiError::from)?;
         let acted = self
             .act(
@@ -592,8 +570,7 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::PlayRequest>,
     ) -> Result<Response<pb::PlayResponse>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         let cards = parse::play(&r.ranks, &r.cards).map_err(ApiError::from)?;
         let acted = self
             .act(
@@ -614,8 +591,7 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::PassRequest>,
     ) -> Result<Response<pb::PassResponse>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         let acted = self
             .act(
                 &caller,
@@ -635,16 +611,15 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::HintRequest>,
     ) -> Result<Response<pb::HintResponse>, Status> {
-        let caller = caller(&request)?;
-        Ok(Response::new(self.hint(&caller, request.get_ref()).await?))
+        let (caller, message) = caller_and_message(request)?;
+        Ok(Response::new(self.hint(&caller, &message).await?))
     }
 
     async fn set_auto_play(
         &self,
         request: Request<pb::SetAutoPlayRequest>,
     ) -> Result<Response<pb::SetAutoPlayResponse>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         let acted = self
             .act(
                 &caller,
@@ -666,8 +641,7 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::LeaveRequest>,
     ) -> Result<Response<pb::LeaveResponse>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         let acted = self
             .act(
                 &caller,
@@ -688,8 +662,7 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::NextDealRequest>,
     ) -> Result<Response<pb::NextDealResponse>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         self.ensure_may_play_next(&caller, &r.table_id).await?;
         let acted = self
             .act(
@@ -712,8 +685,7 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::WatchRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        let caller = caller(&request)?;
-        let r = request.into_inner();
+        let (caller, r) = caller_and_message(request)?;
         let table_id = parse::table_id(&r.table_id).map_err(ApiError::from)?;
         let (table, _, _) = self.load(&table_id).await?;
         Ok(Response::new(self.watch_stream(&caller, &r, &table)?))
@@ -723,10 +695,8 @@ impl DoudizhuService for Dealer {
         &self,
         request: Request<pb::GetDealRecordRequest>,
     ) -> Result<Response<pb::GetDealRecordResponse>, Status> {
-        let _caller = caller(&request)?;
-        Ok(Response::new(
-            self.get_deal_record(request.get_ref()).await?,
-        ))
+        let (_caller, message) = caller_and_message(request)?;
+        Ok(Response::new(self.get_deal_record(&message).await?))
     }
 }
 

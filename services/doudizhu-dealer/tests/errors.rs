@@ -10,6 +10,7 @@ use gamehub_doudizhu_dealer::DealerConfig;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::Env;
 use gamehub_proto::doudizhu as pb;
+use gamehub_testkit::dealer::dealer_env;
 use tonic::{Code, Status};
 
 /// A refusal, checked: its code, no card text in its message, and the table unchanged.

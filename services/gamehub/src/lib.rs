@@ -1,25 +1,31 @@
-//! gamehub in one binary. The library half, so tests drive the same code as the CLI:
+//! gamehub in one binary. The library half, so tests drive the same code as the CLI.
 //!
-//! - [`serve`]: all four services in one process, each on its own port;
+//! The commands ([`cli`]), each in its module:
+//! - `serve` — [`serve`]: all four services in one process, each on its own port;
+//! - `demo` — [`demo`]: one Gomoku game and one Dou Dizhu deal from matchmaking to
+//!   settlement, played by bots;
+//! - `bots` — [`bots`]: bots that keep playing in a room, so a lone player finds a game;
+//! - `play`, `watch`, `wallet`, `record` — [`client`]: the terminal client;
+//! - `token` — [`token`]: development tokens;
+//! - `health` — in [`cli`]: the standard gRPC health check of any service.
+//!
+//! What they share:
 //! - [`api`]: where the services are and gRPC clients holding a bearer token;
-//! - [`token`]: development tokens;
 //! - [`web`]: the browser client, its configuration and development tokens on
 //!   `GAMEHUB_WEB_ADDR`;
 //! - [`drive`]: bots playing a table through the public gRPC API (the strategies are
 //!   in `gamehub-bots`; legality always comes from the rule crates);
-//! - [`render`]: boards and cards as text;
-//! - [`demo`]: one Gomoku game and one Dou Dizhu deal from matchmaking to settlement;
-//! - [`bots`]: bots that keep playing in a room, so a lone player finds a game;
-//! - [`client`]: the terminal client (`play`, `watch`, `wallet`, `record`);
-//! - [`loadgen`]: the published load test over the whole path.
+//! - [`render`]: boards and cards as text.
+//!
+//! The load generators are not here: they are `gamehub-loadgen` (`tools/loadgen`).
 #![forbid(unsafe_code)]
 
 pub mod api;
 pub mod bots;
+pub mod cli;
 pub mod client;
 pub mod demo;
 pub mod drive;
-pub mod loadgen;
 pub mod render;
 pub mod serve;
 pub mod token;

@@ -2,11 +2,14 @@
 //! matchmaking in one process, each on its own port (the same ports as the distributed
 //! deployment, so clients cannot tell the difference), against the local PostgreSQL
 //! and Redis. The ledger creates and migrates its database at start. Beside them the
-//! browser client is served on `GAMEHUB_WEB_ADDR` ([`crate::web`]).
+//! browser client is served on `GAMEHUB_WEB_ADDR` ([`crate::web`]). It runs as every
+//! service binary does (`gamehub_platform::runner`): telemetry, metrics, then serving
+//! until SIGTERM or Ctrl-C.
 
 use std::net::SocketAddr;
 
 use gamehub_platform::config::{CommonConfig, ConfigError, Env};
+use gamehub_platform::runner::serve_until_terminated;
 use gamehub_platform::server::{Shutdown, Started};
 
 use crate::api::Endpoints;
@@ -69,6 +72,58 @@ impl Platform {
             let _ = started.task.await;
         }
     }
+
+    /// The four and the web server as one started service: it listens where
+    /// matchmaking does and has stopped when all have (with the first error, if any).
+    fn into_started(self) -> Started {
+        let addr = self.matchmaking.addr;
+        let tasks = [
+            self.web,
+            self.matchmaking,
+            self.gomoku,
+            self.doudizhu,
+            self.ledger,
+        ];
+        let task = tokio::spawn(async move {
+            let mut result = Ok(());
+            for started in tasks {
+                let stopped = started
+                    .task
+                    .await
+                    .map_err(anyhow::Error::from)
+                    .and_then(|r| r);
+                if let Err(e) = stopped
+                    && result.is_ok()
+                {
+                    result = Err(e.context(format!("{} stopped", started.name)));
+                }
+            }
+            result
+        });
+        Started {
+            name: "gamehub",
+            addr,
+            task,
+        }
+    }
+}
+
+/// `gamehub serve`: starts the four services on their configured ports, prints where
+/// they listen, and serves until terminated.
+pub async fn run(env: &Env, config: &CommonConfig) -> anyhow::Result<()> {
+    serve_until_terminated("gamehub", config, |shutdown| async move {
+        let platform = start_all(env, Ports::Configured, shutdown).await?;
+        println!(
+            "{}",
+            banner(
+                &platform,
+                &redact_url(config.database_url.expose()),
+                &redact_url(config.redis_url.expose()),
+            )
+        );
+        Ok(platform.into_started())
+    })
+    .await
 }
 
 fn ephemeral() -> SocketAddr {

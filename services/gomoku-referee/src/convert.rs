@@ -187,7 +187,8 @@ pub fn settlement(seats: &[SeatSettled]) -> pb::Settlement {
     }
 }
 
-fn phase(p: Phase) -> pb::Phase {
+/// The API's phase of a game in phase `p`.
+pub fn phase(p: Phase) -> pb::Phase {
     match p {
         Phase::Play => pb::Phase::Play,
         Phase::SwapDecision => pb::Phase::SwapDecision,

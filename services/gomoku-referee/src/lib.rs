@@ -9,7 +9,6 @@
 //! - [`service`]: [`service::Referee`], the `GomokuService` implementation, the clock
 //!   handler for the deadline sweeper and the settler's acknowledgement;
 //! - [`error`]: [`error::RefereeError`] and its one mapping to gRPC statuses;
-//! - [`loadgen`]: the load generator (`gamehub-gomoku-referee loadgen`);
 //! - this file: [`RefereeConfig`] and [`start`], which the binary and the all-in-one
 //!   `gamehub` binary call.
 //!
@@ -20,7 +19,6 @@
 
 pub mod convert;
 pub mod error;
-pub mod loadgen;
 pub mod parse;
 pub mod service;
 pub mod table;
@@ -162,3 +160,6 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         task,
     })
 }
+
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(RefereeConfig, start);

@@ -11,8 +11,11 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 use gamehub_platform::client::ServiceChannel;
+use gamehub_platform::game_api::{
+    Opened, Watched, caller_and_message, decode_watched, open_once, player_request_key,
+};
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::hub::{EventHub, WatchItem};
+use gamehub_platform::tables::hub::EventHub;
 use gamehub_platform::tables::settler::OnSettled;
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated, now_ms};
@@ -141,12 +144,8 @@ impl Referee {
         let now = now_ms();
         let (state, step) = TableState::open(&table_id, &open, now);
         let change = Self::change(&state, step, ());
-        let created = self
-            .store
-            .create(&table_id, &state, change, Some(&request_key))
-            .await;
-        match created {
-            Ok(Updated::Applied { last_seq, .. }) => {
+        match open_once(&self.store, &table_id, &state, change, &request_key).await? {
+            Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %open.room.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
                     table: Some(convert::table(&state, None, last_seq, now)),
@@ -154,18 +153,23 @@ impl Referee {
                     replayed: false,
                 })
             }
-            Ok(Updated::Duplicate { .. }) | Err(ApiError::AlreadyExists(_)) => {
-                let (existing, last_seq) = self.load(&table_id).await?;
-                if !existing.opened_by(&open) {
+            Opened::Existing(existing) => {
+                let existing =
+                    existing.ok_or_else(|| RefereeError::UnknownTable(table_id.clone()))?;
+                if !existing.state.opened_by(&open) {
                     return Err(RefereeError::RequestReused(open.request_id).into());
                 }
                 Ok(pb::OpenTableResponse {
-                    table: Some(convert::table(&existing, None, last_seq, now_ms())),
+                    table: Some(convert::table(
+                        &existing.state,
+                        None,
+                        existing.last_seq,
+                        now_ms(),
+                    )),
                     table_id,
                     replayed: true,
                 })
             }
-            Err(e) => Err(e),
         }
     }
 
@@ -208,7 +212,7 @@ impl Referee {
         }
         let table_id = parse::table_id(table_id)?;
         let request_id = parse::request_id(request_id)?;
-        let request_key = format!("{}:{request_id}", caller.subject);
+        let request_key = player_request_key(&caller.subject, &request_id);
         // A late action loses on time first; a late Leave then leaves the finished game.
         let mut tries = if action == PlayerAction::Leave { 2 } else { 1 };
         loop {
@@ -457,49 +461,22 @@ fn record_of(step: &Step) -> Option<(String, String)> {
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
 
-fn caller<T>(request: &Request<T>) -> Result<Caller, Status> {
-    Ok(Caller::of(request)?.clone())
-}
-
-macro_rules! player_action {
-    ($self:ident, $request:ident, $rpc:literal, $action:expr) => {{
-        let caller = caller(&$request)?;
-        let message = $request.into_inner();
-        let action = $action(&message).map_err(ApiError::from)?;
-        $self
-            .act(
-                &caller,
-                &message.table_id,
-                &message.request_id,
-                action,
-                $rpc,
-            )
-            .await?
-    }};
-}
-
-fn game_action(action: Action) -> Result<PlayerAction, RefereeError> {
-    Ok(PlayerAction::Game(action))
-}
-
 #[tonic::async_trait]
 impl GomokuService for Referee {
     async fn open_table(
         &self,
         request: Request<pb::OpenTableRequest>,
     ) -> Result<Response<pb::OpenTableResponse>, Status> {
-        let caller = caller(&request)?;
-        Ok(Response::new(
-            self.open_table(&caller, request.get_ref()).await?,
-        ))
+        let (caller, message) = caller_and_message(request)?;
+        Ok(Response::new(self.open_table(&caller, &message).await?))
     }
 
     async fn get_table(
         &self,
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
-        let caller = caller(&request)?;
-        let table_id = parse::table_id(&request.get_ref().table_id).map_err(ApiError::from)?;
+        let (caller, message) = caller_and_message(request)?;
+        let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
         let table = self.view(&caller, &table_id).await?;
         Ok(Response::new(pb::GetTableResponse { table: Some(table) }))
     }
@@ -508,9 +485,12 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::PlaceStoneRequest>,
     ) -> Result<Response<pb::PlaceStoneResponse>, Status> {
-        let acted = player_action!(self, request, "PlaceStone", |m: &pb::PlaceStoneRequest| {
-            parse::point("point", m.point.as_ref()).and_then(|p| game_action(Action::Place(p)))
-        });
+        let (caller, m) = caller_and_message(request)?;
+        let point = parse::point("point", m.point.as_ref()).map_err(ApiError::from)?;
+        let action = PlayerAction::Game(Action::Place(point));
+        let acted = self
+            .act(&caller, &m.table_id, &m.request_id, action, "PlaceStone")
+            .await?;
         Ok(Response::new(pb::PlaceStoneResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -521,12 +501,17 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::ClaimForbiddenRequest>,
     ) -> Result<Response<pb::ClaimForbiddenResponse>, Status> {
-        let acted = player_action!(
-            self,
-            request,
-            "ClaimForbidden",
-            |_: &pb::ClaimForbiddenRequest| { game_action(Action::ClaimForbidden) }
-        );
+        let (caller, m) = caller_and_message(request)?;
+        let action = PlayerAction::Game(Action::ClaimForbidden);
+        let acted = self
+            .act(
+                &caller,
+                &m.table_id,
+                &m.request_id,
+                action,
+                "ClaimForbidden",
+            )
+            .await?;
         Ok(Response::new(pb::ClaimForbiddenResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -538,9 +523,11 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::ResignResponse>, Status> {
-        let acted = player_action!(self, request, "Resign", |_: &pb::ResignRequest| {
-            game_action(Action::Resign)
-        });
+        let (caller, m) = caller_and_message(request)?;
+        let action = PlayerAction::Game(Action::Resign);
+        let acted = self
+            .act(&caller, &m.table_id, &m.request_id, action, "Resign")
+            .await?;
         Ok(Response::new(pb::ResignResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -551,9 +538,11 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::OfferDrawRequest>,
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
-        let acted = player_action!(self, request, "OfferDraw", |_: &pb::OfferDrawRequest| {
-            game_action(Action::OfferDraw)
-        });
+        let (caller, m) = caller_and_message(request)?;
+        let action = PlayerAction::Game(Action::OfferDraw);
+        let acted = self
+            .act(&caller, &m.table_id, &m.request_id, action, "OfferDraw")
+            .await?;
         Ok(Response::new(pb::OfferDrawResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -564,13 +553,15 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::AnswerDrawRequest>,
     ) -> Result<Response<pb::AnswerDrawResponse>, Status> {
-        let acted = player_action!(self, request, "AnswerDraw", |m: &pb::AnswerDrawRequest| {
-            game_action(if m.accept {
-                Action::AcceptDraw
-            } else {
-                Action::DeclineDraw
-            })
+        let (caller, m) = caller_and_message(request)?;
+        let action = PlayerAction::Game(if m.accept {
+            Action::AcceptDraw
+        } else {
+            Action::DeclineDraw
         });
+        let acted = self
+            .act(&caller, &m.table_id, &m.request_id, action, "AnswerDraw")
+            .await?;
         Ok(Response::new(pb::AnswerDrawResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -581,9 +572,11 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::SwapRequest>,
     ) -> Result<Response<pb::SwapResponse>, Status> {
-        let acted = player_action!(self, request, "Swap", |_: &pb::SwapRequest| {
-            game_action(Action::Swap)
-        });
+        let (caller, m) = caller_and_message(request)?;
+        let action = PlayerAction::Game(Action::Swap);
+        let acted = self
+            .act(&caller, &m.table_id, &m.request_id, action, "Swap")
+            .await?;
         Ok(Response::new(pb::SwapResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -594,15 +587,18 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::ProposeFifthMovesRequest>,
     ) -> Result<Response<pb::ProposeFifthMovesResponse>, Status> {
-        let acted = player_action!(
-            self,
-            request,
-            "ProposeFifthMoves",
-            |m: &pb::ProposeFifthMovesRequest| {
-                parse::proposals(&m.points)
-                    .and_then(|[a, b]| game_action(Action::ProposeFifth(a, b)))
-            }
-        );
+        let (caller, m) = caller_and_message(request)?;
+        let [a, b] = parse::proposals(&m.points).map_err(ApiError::from)?;
+        let action = PlayerAction::Game(Action::ProposeFifth(a, b));
+        let acted = self
+            .act(
+                &caller,
+                &m.table_id,
+                &m.request_id,
+                action,
+                "ProposeFifthMoves",
+            )
+            .await?;
         Ok(Response::new(pb::ProposeFifthMovesResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -613,15 +609,18 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::ChooseFifthMoveRequest>,
     ) -> Result<Response<pb::ChooseFifthMoveResponse>, Status> {
-        let acted = player_action!(
-            self,
-            request,
-            "ChooseFifthMove",
-            |m: &pb::ChooseFifthMoveRequest| {
-                parse::point("point", m.point.as_ref())
-                    .and_then(|p| game_action(Action::ChooseFifth(p)))
-            }
-        );
+        let (caller, m) = caller_and_message(request)?;
+        let point = parse::point("point", m.point.as_ref()).map_err(ApiError::from)?;
+        let action = PlayerAction::Game(Action::ChooseFifth(point));
+        let acted = self
+            .act(
+                &caller,
+                &m.table_id,
+                &m.request_id,
+                action,
+                "ChooseFifthMove",
+            )
+            .await?;
         Ok(Response::new(pb::ChooseFifthMoveResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -632,9 +631,16 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::LeaveRequest>,
     ) -> Result<Response<pb::LeaveResponse>, Status> {
-        let acted = player_action!(self, request, "Leave", |_: &pb::LeaveRequest| {
-            Ok::<_, RefereeError>(PlayerAction::Leave)
-        });
+        let (caller, m) = caller_and_message(request)?;
+        let acted = self
+            .act(
+                &caller,
+                &m.table_id,
+                &m.request_id,
+                PlayerAction::Leave,
+                "Leave",
+            )
+            .await?;
         Ok(Response::new(pb::LeaveResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -646,12 +652,17 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::NextGameRequest>,
     ) -> Result<Response<pb::NextGameResponse>, Status> {
-        let caller = caller(&request)?;
-        self.ensure_may_play_next(&caller, &request.get_ref().table_id)
+        let (caller, m) = caller_and_message(request)?;
+        self.ensure_may_play_next(&caller, &m.table_id).await?;
+        let acted = self
+            .act(
+                &caller,
+                &m.table_id,
+                &m.request_id,
+                PlayerAction::NextGame,
+                "NextGame",
+            )
             .await?;
-        let acted = player_action!(self, request, "NextGame", |_: &pb::NextGameRequest| {
-            Ok::<_, RefereeError>(PlayerAction::NextGame)
-        });
         Ok(Response::new(pb::NextGameResponse {
             table: Some(acted.table),
             replayed: acted.replayed,
@@ -665,8 +676,7 @@ impl GomokuService for Referee {
         &self,
         request: Request<pb::WatchRequest>,
     ) -> Result<Response<Self::WatchStream>, Status> {
-        let caller = caller(&request)?;
-        let message = request.into_inner();
+        let (caller, message) = caller_and_message(request)?;
         let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
         let (state, _) = self.load(&table_id).await?;
         let seat = Self::viewer(&state, &caller);
@@ -678,26 +688,16 @@ impl GomokuService for Referee {
             self.shutdown.listener(),
         )?;
         let stream = items.map(move |item| {
-            let item = item?;
-            let response = match item {
-                WatchItem::Snapshot { seq, state } => {
-                    let state: TableState = serde_json::from_slice(&state).map_err(|e| {
-                        ApiError::internal(anyhow::anyhow!("table state does not decode: {e}"))
-                    })?;
+            let item = match decode_watched::<TableState, pb::TableEvent>(item?)? {
+                Watched::Snapshot { seq, state } => {
                     pb::watch_response::Item::Table(convert::table(&state, seat, seq, now_ms()))
                 }
-                WatchItem::Event(event) => {
-                    let mut decoded =
-                        pb::TableEvent::decode(event.payload.as_slice()).map_err(|e| {
-                            ApiError::internal(anyhow::anyhow!("stored event does not decode: {e}"))
-                        })?;
-                    decoded.event_id = event.seq;
-                    pb::watch_response::Item::Event(decoded)
+                Watched::Event { seq, mut event } => {
+                    event.event_id = seq;
+                    pb::watch_response::Item::Event(event)
                 }
             };
-            Ok::<_, Status>(pb::WatchResponse {
-                item: Some(response),
-            })
+            Ok::<_, Status>(pb::WatchResponse { item: Some(item) })
         });
         Ok(Response::new(Box::pin(stream)))
     }

@@ -7,7 +7,6 @@
 //! - [`repo`]: every SQL query, the settlement transaction and its retries;
 //! - [`api`]: the gRPC adapter: authorization, request parsing, answers;
 //! - [`error`]: [`error::LedgerError`] and its one mapping to gRPC statuses;
-//! - [`loadgen`]: the settlement load generator (`gamehub-ledger loadgen`);
 //! - this file: [`LedgerConfig`] and [`start`], which the `gamehub-ledger` binary and the
 //!   all-in-one `gamehub` binary call.
 //!
@@ -18,9 +17,7 @@
 pub mod api;
 pub mod domain;
 pub mod error;
-pub mod loadgen;
 pub mod repo;
-pub mod testing;
 
 use std::net::SocketAddr;
 use std::str::FromStr;
@@ -178,6 +175,9 @@ pub async fn start(config: LedgerConfig, shutdown: Shutdown) -> anyhow::Result<S
         task,
     })
 }
+
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(LedgerConfig, start);
 
 #[cfg(test)]
 mod tests {

@@ -10,13 +10,11 @@
 //! - [`peers`]: the ledger and the game services behind small traits, and their gRPC clients;
 //! - [`hub`]: fan-out of ticket notifications to `WatchTicket` streams;
 //! - [`api`]: the gRPC adapter; [`error`]: its errors and their one mapping to statuses;
-//! - [`bench`]: the matcher benchmark (`gamehub-matchmaking bench-matcher`);
 //! - this file: [`MatchmakingConfig`] and [`start`], which the `gamehub-matchmaking`
 //!   binary and the all-in-one `gamehub` binary call.
 #![forbid(unsafe_code)]
 
 pub mod api;
-pub mod bench;
 pub mod error;
 pub mod hub;
 pub mod matcher;
@@ -262,6 +260,9 @@ pub async fn start_with(
         task,
     })
 }
+
+// How the service's binary runs it (`gamehub_platform::runner`).
+gamehub_platform::impl_service!(MatchmakingConfig, start);
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! The services matchmaking calls, behind two small traits so the matcher can run
-//! against in-process fakes (the `bench-matcher` command, unit tests):
+//! against in-process fakes (the matcher benchmark, `gamehub-loadgen matcher`; tests):
 //!
 //! - [`Eligibility`]: the ledger's `CheckEligibility` (balance, daily caps) and the
 //!   player's Gomoku rating (`GetAccount`), for rated rooms;

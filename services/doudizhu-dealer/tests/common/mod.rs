@@ -1,5 +1,5 @@
-//! Test support: a real ledger on a fresh PostgreSQL database, a dealer (in-process or
-//! the real binary) on the real Redis under a key prefix of its own, clients for every
+//! Test support: a real ledger on a fresh PostgreSQL database and a dealer on the real
+//! Redis under a key prefix of its own (both from `gamehub-testkit`), clients for every
 //! role, a table driver, and seed search (the crate's shuffle run over many seeds until
 //! one deals the hands a test needs; passed through the test-only seed hook).
 #![allow(dead_code)] // each test binary uses part of the support
@@ -7,16 +7,17 @@
 use std::time::Duration;
 
 use doudizhu_rules::{Card, CardSet, Dealt, Kind, RankCounts, Seat, Seed, deal, leads};
-use gamehub_doudizhu_dealer::DealerConfig;
 use gamehub_platform::auth::{Keys, Role};
-use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
-use gamehub_platform::config::{Env, Secret};
-use gamehub_platform::server::Shutdown;
+use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::ledger::GetGameRecordRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
-use gamehub_proto::ledger::{GetAccountRequest, GetGameRecordRequest, GrantSilverRequest};
+pub use gamehub_testkit::dealer::Options;
+pub use gamehub_testkit::ledger::TestLedger;
+pub use gamehub_testkit::server::TestServer;
+use gamehub_testkit::tokens;
 use tonic::{Code, Status};
 
 pub type Dz = DoudizhuServiceClient<ServiceChannel>;
@@ -25,105 +26,13 @@ pub type Ledger = LedgerServiceClient<ServiceChannel>;
 pub const SILVER_PER_POINT: i64 = 10;
 pub const GRANT: i64 = 1_000_000;
 
-pub fn redis_url() -> String {
-    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
 /// The database prefix of this suite's test ledgers.
 pub const LEDGER_DB_PREFIX: &str = "ddz_test_";
-
-pub use gamehub_ledger::testing::TestLedger;
-
-/// Dealer settings a test may change.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub auto_turn_ms: u64,
-    pub next_deal_timeout_ms: u64,
-    pub redeal_pause_ms: u64,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            auto_turn_ms: 0,
-            next_deal_timeout_ms: 60_000,
-            redeal_pause_ms: 0,
-        }
-    }
-}
-
-/// The environment of a test dealer.
-pub fn dealer_env(
-    prefix: &str,
-    ledger_url: &str,
-    options: &Options,
-    addr: &str,
-) -> Vec<(String, String)> {
-    [
-        ("GAMEHUB_ENV", "development".to_owned()),
-        ("REDIS_URL", redis_url()),
-        ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
-        ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
-        ("GAMEHUB_DOUDIZHU_ADDR", addr.to_owned()),
-        ("GAMEHUB_DEALER_TEST_SEEDS", "1".to_owned()),
-        ("GAMEHUB_PLAYER_RATE_PER_SECOND", "0".to_owned()),
-        (
-            "GAMEHUB_DOUDIZHU_AUTO_TURN_MS",
-            options.auto_turn_ms.to_string(),
-        ),
-        (
-            "GAMEHUB_DOUDIZHU_NEXT_DEAL_TIMEOUT_MS",
-            options.next_deal_timeout_ms.to_string(),
-        ),
-        (
-            "GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS",
-            options.redeal_pause_ms.to_string(),
-        ),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
-}
-
-/// A dealer running in this process.
-pub struct TestDealer {
-    pub url: String,
-    pub shutdown: Shutdown,
-    task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl TestDealer {
-    pub async fn start(prefix: &str, ledger_url: &str, options: &Options) -> TestDealer {
-        let env = Env::from_pairs(dealer_env(prefix, ledger_url, options, "127.0.0.1:0"));
-        let mut config = DealerConfig::from_env(&env).unwrap();
-        config.sweep.interval = Duration::from_millis(50);
-        config.settler.interval = Duration::from_millis(50);
-        config.settler.min_backoff = Duration::from_millis(100);
-        config.settler.max_backoff = Duration::from_millis(500);
-        config.settler.lease = Duration::from_secs(2);
-        let shutdown = Shutdown::new();
-        let started = gamehub_doudizhu_dealer::start(config, shutdown.clone())
-            .await
-            .unwrap();
-        TestDealer {
-            url: format!("http://{}", started.addr),
-            shutdown,
-            task: Some(started.task),
-        }
-    }
-
-    pub async fn stop(&mut self) {
-        self.shutdown.trigger();
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
-        }
-    }
-}
 
 /// One test's world: a ledger, a dealer, keys to mint tokens.
 pub struct World {
     pub ledger: TestLedger,
-    pub dealer: TestDealer,
+    pub dealer: TestServer,
     pub prefix: String,
     pub keys: Keys,
 }
@@ -143,15 +52,13 @@ impl World {
         ledger: impl FnOnce(&mut gamehub_ledger::LedgerConfig),
     ) -> World {
         let ledger = TestLedger::start_with(LEDGER_DB_PREFIX, ledger).await;
-        let prefix = format!("ddzt{}", uuid::Uuid::new_v4().simple());
-        let dealer = TestDealer::start(&prefix, &ledger.url, &options).await;
+        let prefix = gamehub_testkit::redis::fresh_prefix("ddzt");
+        let dealer = gamehub_testkit::dealer::start(&prefix, &ledger.url, &options).await;
         World {
             ledger,
             dealer,
             prefix,
-            keys: Keys::new(&Secret::new(
-                gamehub_platform::config::DEVELOPMENT_JWT_SECRET,
-            )),
+            keys: tokens::dev_keys(),
         }
     }
 
@@ -168,35 +75,15 @@ impl World {
     }
 
     pub fn ledger_operator(&self) -> Ledger {
-        let token = self
-            .keys
-            .mint("test-operator", Role::Operator, Duration::from_secs(3600))
-            .unwrap();
-        LedgerServiceClient::new(
-            service_channel(
-                &self.ledger.url,
-                TokenSource::Static(token),
-                Duration::from_secs(10),
-            )
-            .unwrap(),
-        )
+        self.ledger.client_as("test-operator", Role::Operator)
     }
 
     /// Three fresh player ids with silver to lose.
     pub async fn players(&self) -> [String; 3] {
         let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
         let players = ["a", "b", "c"].map(|p| format!("{p}-{tag}"));
-        let mut ledger = self.ledger_operator();
         for player in &players {
-            ledger
-                .grant_silver(GrantSilverRequest {
-                    request_id: format!("grant-{player}"),
-                    player_id: player.clone(),
-                    amount_silver: GRANT,
-                    reason: "test".into(),
-                })
-                .await
-                .unwrap();
+            self.ledger.grant(player, GRANT).await;
         }
         players
     }
@@ -228,16 +115,7 @@ impl World {
 
     /// (points, balance) of a player in the ledger.
     pub async fn standing(&self, player: &str) -> (i64, i64) {
-        let account = self
-            .ledger_operator()
-            .get_account(GetAccountRequest {
-                player_id: player.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .account
-            .unwrap();
+        let account = self.ledger.account(player).await;
         let points = account
             .standings
             .iter()
@@ -287,10 +165,7 @@ impl World {
 }
 
 pub fn dz(url: &str, keys: &Keys, subject: &str, role: Role) -> Dz {
-    let token = keys.mint(subject, role, Duration::from_secs(3600)).unwrap();
-    DoudizhuServiceClient::new(
-        service_channel(url, TokenSource::Static(token), Duration::from_secs(10)).unwrap(),
-    )
+    DoudizhuServiceClient::new(tokens::channel(url, keys, subject, role))
 }
 
 pub fn stakes() -> RoomStakes {

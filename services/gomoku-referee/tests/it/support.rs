@@ -1,24 +1,24 @@
 //! Test support: a real ledger on a fresh database, referees on a Redis prefix of the
-//! test's own, clients of every role, and helpers that play and wait.
+//! test's own (both from `gamehub-testkit`), clients of every role, and helpers that
+//! play and wait.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use gamehub_gomoku_referee::RefereeConfig;
-pub use gamehub_ledger::testing::TestLedger;
 use gamehub_platform::auth::{Keys, Role};
-use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
-use gamehub_platform::config::{Env, Secret};
-use gamehub_platform::server::Shutdown;
+use gamehub_platform::client::ServiceChannel;
+use gamehub_platform::config::Env;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
-use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
-use gamehub_proto::ledger::{Account, GetAccountRequest, GrantSilverRequest};
+use gamehub_proto::ledger::Account;
+pub use gamehub_testkit::ledger::TestLedger;
+pub use gamehub_testkit::referee::referee_env;
+pub use gamehub_testkit::server::{TestServer, free_addr};
+use gamehub_testkit::tokens;
 use tonic::Status;
 
 pub type Gomoku = GomokuServiceClient<ServiceChannel>;
-pub type Ledger = LedgerServiceClient<ServiceChannel>;
 
 /// The database prefix of this suite's test ledgers.
 const LEDGER_DB_PREFIX: &str = "gomoku_test_";
@@ -27,50 +27,11 @@ pub const GRANT: i64 = 10_000;
 /// Silver per point in the test rooms.
 pub const SILVER_PER_POINT: i64 = 10;
 
-pub fn redis_url() -> String {
-    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-/// A free local port (bound and released).
-pub fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap()
-}
-
-/// A referee replica in this process.
-pub struct TestReferee {
-    pub url: String,
-    pub shutdown: Shutdown,
-}
-
-impl TestReferee {
-    pub fn stop(&self) {
-        self.shutdown.trigger();
-    }
-}
-
-/// The environment a referee of this fixture runs with (in process or as a child).
-pub fn referee_env(prefix: &str, ledger_url: &str, addr: &str) -> Vec<(String, String)> {
-    [
-        ("REDIS_URL", redis_url()),
-        ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
-        ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
-        ("GAMEHUB_GOMOKU_ADDR", addr.to_owned()),
-        ("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS", "60000".to_owned()),
-        ("GAMEHUB_GOMOKU_SETTLE_MAX_BACKOFF_MS", "1000".to_owned()),
-        ("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS", "50".to_owned()),
-        ("GAMEHUB_PLAYER_RATE_PER_SECOND", "0".to_owned()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
-}
-
 /// One test's world: a ledger, a Redis prefix, one or more referees.
 pub struct Fixture {
     pub ledger: TestLedger,
     pub prefix: String,
-    pub referees: Vec<TestReferee>,
+    pub referees: Vec<TestServer>,
     pub keys: Keys,
 }
 
@@ -91,15 +52,11 @@ impl Fixture {
         adjust: impl FnOnce(&mut Vec<(String, String)>),
     ) -> Self {
         let ledger = TestLedger::start_with(LEDGER_DB_PREFIX, ledger).await;
-        let prefix = format!("gt{}", uuid::Uuid::new_v4().simple());
-        let keys = Keys::new(&Secret::new(
-            gamehub_platform::config::DEVELOPMENT_JWT_SECRET,
-        ));
         let mut fixture = Fixture {
             ledger,
-            prefix,
+            prefix: gamehub_testkit::redis::fresh_prefix("gt"),
             referees: Vec::new(),
-            keys,
+            keys: tokens::dev_keys(),
         };
         fixture.add_referee(adjust).await;
         fixture
@@ -110,14 +67,9 @@ impl Fixture {
         let mut env = referee_env(&self.prefix, &self.ledger.url, "127.0.0.1:0");
         adjust(&mut env);
         let config = RefereeConfig::from_env(&Env::from_pairs(env)).unwrap();
-        let shutdown = Shutdown::new();
-        let started = gamehub_gomoku_referee::start(config, shutdown.clone())
-            .await
-            .unwrap();
-        self.referees.push(TestReferee {
-            url: format!("http://{}", started.addr),
-            shutdown,
-        });
+        let referee =
+            TestServer::start(|shutdown| gamehub_gomoku_referee::start(config, shutdown)).await;
+        self.referees.push(referee);
     }
 
     pub fn url(&self) -> String {
@@ -125,13 +77,7 @@ impl Fixture {
     }
 
     pub fn client_at(&self, url: &str, subject: &str, role: Role) -> Gomoku {
-        let token = self
-            .keys
-            .mint(subject, role, Duration::from_secs(600))
-            .unwrap();
-        GomokuServiceClient::new(
-            service_channel(url, TokenSource::Static(token), Duration::from_secs(10)).unwrap(),
-        )
+        GomokuServiceClient::new(tokens::channel(url, &self.keys, subject, role))
     }
 
     pub fn service(&self) -> Gomoku {
@@ -152,47 +98,15 @@ impl Fixture {
         }
     }
 
-    pub fn ledger_as(&self, subject: &str, role: Role) -> Ledger {
-        let token = self
-            .keys
-            .mint(subject, role, Duration::from_secs(600))
-            .unwrap();
-        LedgerServiceClient::new(
-            service_channel(
-                &self.ledger.url,
-                TokenSource::Static(token),
-                Duration::from_secs(10),
-            )
-            .unwrap(),
-        )
-    }
-
     /// Grants every named player [`GRANT`] silver.
     pub async fn grant(&self, players: &[&str]) {
-        let mut operator = self.ledger_as("operator", Role::Operator);
         for player in players {
-            operator
-                .grant_silver(GrantSilverRequest {
-                    request_id: format!("grant-{}", uuid::Uuid::new_v4().simple()),
-                    player_id: (*player).to_owned(),
-                    amount_silver: GRANT,
-                    reason: "test".into(),
-                })
-                .await
-                .unwrap();
+            self.ledger.grant(player, GRANT).await;
         }
     }
 
     pub async fn account(&self, player: &str) -> Account {
-        self.ledger_as("operator", Role::Operator)
-            .get_account(GetAccountRequest {
-                player_id: player.to_owned(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .account
-            .unwrap()
+        self.ledger.account(player).await
     }
 
     /// A player's Gomoku points and games at the ledger.
@@ -286,7 +200,7 @@ impl Fixture {
 
     pub async fn stop(self) {
         for referee in &self.referees {
-            referee.stop();
+            referee.trigger_stop();
         }
         self.ledger.finish().await;
     }

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
-use gamehub_ledger::loadgen::random_game;
-use gamehub_ledger::testing::ScratchDatabase;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_proto::ledger::{GrantSilverRequest, SettleGameRequest, SettleGameResponse};
+use gamehub_testkit::postgres::ScratchDatabase;
+use gamehub_testkit::settlements::random_game;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use sqlx::PgPool;

@@ -8,8 +8,7 @@
 //! - `auth`: who may call what; refused calls change nothing;
 //! - `repository`: cap days, replays, the schema's constraints and triggers;
 //! - `concurrency`: 32 clients, thousands of games, every invariant;
-//! - `crash`: the binary killed with SIGKILL mid-load and restarted;
-//! - `loadgen`: the load generator end to end, small.
+//! - `crash`: the binary killed with SIGKILL mid-load and restarted.
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
@@ -18,7 +17,6 @@ mod auth;
 mod caps;
 mod concurrency;
 mod crash;
-mod loadgen;
 mod rating;
 mod repository;
 mod settlement;

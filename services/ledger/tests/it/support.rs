@@ -6,16 +6,16 @@ use std::time::Duration;
 
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
-use gamehub_ledger::testing::{ScratchDatabase, TestLedger};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::Secret;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::ledger::{
-    GameRecord, GetAccountRequest, GrantSilverRequest, PlayerOutcome, PlayerResult, Role as Seat,
-    SettleGameRequest, SettleGameResponse,
+    GameRecord, PlayerOutcome, PlayerResult, Role as Seat, SettleGameRequest, SettleGameResponse,
 };
+use gamehub_testkit::ledger::TestLedger;
+use gamehub_testkit::postgres::ScratchDatabase;
 use prost::Message;
 use sqlx::PgPool;
 
@@ -117,15 +117,7 @@ impl TestApp {
 
     /// Grants `amount` silver to `player`.
     pub async fn grant(&self, player: &str, amount: i64) {
-        self.operator()
-            .grant_silver(GrantSilverRequest {
-                request_id: format!("grant-{}", uuid::Uuid::new_v4().simple()),
-                player_id: player.into(),
-                amount_silver: amount,
-                reason: "test".into(),
-            })
-            .await
-            .expect("grant");
+        self.ledger.grant(player, amount).await;
     }
 
     /// A player's balance.
@@ -135,15 +127,7 @@ impl TestApp {
 
     /// A player's account (read as an operator).
     pub async fn account(&self, player: &str) -> gamehub_proto::ledger::Account {
-        self.operator()
-            .get_account(GetAccountRequest {
-                player_id: player.into(),
-            })
-            .await
-            .expect("account")
-            .into_inner()
-            .account
-            .expect("account present")
+        self.ledger.account(player).await
     }
 
     /// Settles as a service, expecting success.

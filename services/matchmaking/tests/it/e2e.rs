@@ -5,96 +5,66 @@
 use std::time::Duration;
 
 use gamehub_platform::auth::Role;
-use gamehub_platform::client::{TokenSource, service_channel};
-use gamehub_platform::config::Env;
-use gamehub_platform::server::Shutdown;
+use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::matchmaking::{EnqueueRequest, TicketState};
 use gamehub_proto::{doudizhu, gomoku};
+use gamehub_testkit::server::TestServer;
+use gamehub_testkit::tokens::channel;
 use tonic::Code;
 
 use crate::support::*;
 
 struct Platform {
     ledger: TestLedger,
-    mm: Mm,
-    gomoku_url: String,
-    doudizhu_url: String,
-    games: Shutdown,
+    mm: TestMatchmaking,
+    gomoku: TestServer,
+    doudizhu: TestServer,
 }
 
 async fn platform() -> Platform {
     let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
-    let prefix = format!("test-e2e-{}", uuid::Uuid::new_v4().simple());
-    let games = Shutdown::new();
-    let referee = gamehub_gomoku_referee::RefereeConfig::from_env(&Env::from_pairs([
-        ("GAMEHUB_GOMOKU_ADDR", "127.0.0.1:0"),
-        ("GAMEHUB_REDIS_PREFIX", prefix.as_str()),
-        ("GAMEHUB_LEDGER_URL", ledger.url.as_str()),
-    ]))
-    .unwrap();
-    let referee = gamehub_gomoku_referee::start(referee, games.clone())
-        .await
-        .unwrap();
-    let dealer = gamehub_doudizhu_dealer::DealerConfig::from_env(&Env::from_pairs([
-        ("GAMEHUB_DOUDIZHU_ADDR", "127.0.0.1:0"),
-        ("GAMEHUB_REDIS_PREFIX", prefix.as_str()),
-        ("GAMEHUB_LEDGER_URL", ledger.url.as_str()),
-    ]))
-    .unwrap();
-    let dealer = gamehub_doudizhu_dealer::start(dealer, games.clone())
-        .await
-        .unwrap();
-    let gomoku_url = format!("http://{}", referee.addr);
-    let doudizhu_url = format!("http://{}", dealer.addr);
+    let prefix = gamehub_testkit::redis::fresh_prefix("test-e2e-");
+    let gomoku = gamehub_testkit::referee::start_on(&prefix, &ledger.url).await;
+    let doudizhu = gamehub_testkit::dealer::start(&prefix, &ledger.url, &Default::default()).await;
     let mut config = test_config();
     config.common.ledger_url = ledger.url.clone();
-    config.common.gomoku_url = gomoku_url.clone();
-    config.common.doudizhu_url = doudizhu_url.clone();
+    config.common.gomoku_url = gomoku.url.clone();
+    config.common.doudizhu_url = doudizhu.url.clone();
     let mm = spawn_real(config).await;
     Platform {
         ledger,
         mm,
-        gomoku_url,
-        doudizhu_url,
-        games,
+        gomoku,
+        doudizhu,
     }
 }
 
 impl Platform {
     async fn stop(self) {
         drop(self.mm);
-        self.games.trigger();
+        self.gomoku.trigger_stop();
+        self.doudizhu.trigger_stop();
         self.ledger.finish().await;
     }
 
-    fn gomoku(
-        &self,
-        player: &str,
-    ) -> GomokuServiceClient<gamehub_platform::client::ServiceChannel> {
-        GomokuServiceClient::new(
-            service_channel(
-                &self.gomoku_url,
-                TokenSource::Static(self.mm.token(player, Role::Player)),
-                Duration::from_secs(10),
-            )
-            .unwrap(),
-        )
+    fn gomoku(&self, player: &str) -> GomokuServiceClient<ServiceChannel> {
+        GomokuServiceClient::new(channel(
+            &self.gomoku.url,
+            &self.mm.keys,
+            player,
+            Role::Player,
+        ))
     }
 
-    fn doudizhu(
-        &self,
-        player: &str,
-    ) -> DoudizhuServiceClient<gamehub_platform::client::ServiceChannel> {
-        DoudizhuServiceClient::new(
-            service_channel(
-                &self.doudizhu_url,
-                TokenSource::Static(self.mm.token(player, Role::Player)),
-                Duration::from_secs(10),
-            )
-            .unwrap(),
-        )
+    fn doudizhu(&self, player: &str) -> DoudizhuServiceClient<ServiceChannel> {
+        DoudizhuServiceClient::new(channel(
+            &self.doudizhu.url,
+            &self.mm.keys,
+            player,
+            Role::Player,
+        ))
     }
 }
 

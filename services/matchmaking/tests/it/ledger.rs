@@ -16,7 +16,7 @@ use gamehub_proto::matchmaking::{GetTicketRequest, TicketState};
 
 use crate::support::*;
 
-async fn matchmaking_on(ledger: &TestLedger) -> (Mm, Arc<FakeTables>) {
+async fn matchmaking_on(ledger: &TestLedger) -> (TestMatchmaking, Arc<FakeTables>) {
     let mut config = test_config();
     config.common.ledger_url = ledger.url.clone();
     let peer = Arc::new(LedgerPeer::new(&config.common, Duration::from_secs(5)).unwrap());

@@ -14,7 +14,7 @@ use tonic::Code;
 
 use crate::support::*;
 
-async fn with_fakes() -> (Mm, Arc<FakeLedger>, Arc<FakeTables>) {
+async fn with_fakes() -> (TestMatchmaking, Arc<FakeLedger>, Arc<FakeTables>) {
     let ledger = Arc::new(FakeLedger::default());
     let tables = Arc::new(FakeTables::default());
     let mm = spawn_with(test_config(), ledger.clone(), tables.clone()).await;
@@ -560,7 +560,7 @@ async fn players_act_only_for_themselves() {
         .await
         .unwrap();
 
-    let anonymous = client(&mm.url, "not-a-jwt".into())
+    let anonymous = client(mm.url(), "not-a-jwt".into())
         .list_rooms(ListRoomsRequest {})
         .await
         .unwrap_err();
@@ -672,7 +672,7 @@ async fn the_health_subcommand_says_whether_matchmaking_serves() {
     let (mm, _, _) = with_fakes().await;
     let binary = env!("CARGO_BIN_EXE_gamehub-matchmaking");
     let serving = tokio::process::Command::new(binary)
-        .args(["health", "--addr", &mm.url])
+        .args(["health", "--addr", mm.url()])
         .status()
         .await
         .unwrap();

@@ -1,12 +1,13 @@
-//! The load generator end to end, small: an in-process ledger on a scratch database,
-//! random games with duplicates, and a one-second pgbench.
+//! The ledger load generator end to end, small: an in-process ledger on a scratch
+//! database, random games with duplicates, and a one-second pgbench.
+#![allow(clippy::unwrap_used)]
 
 use gamehub_ledger::LedgerConfig;
-use gamehub_ledger::loadgen::{LoadgenArgs, run};
+use gamehub_loadgen::ledger::{Args, run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loadgen_reports_settlements_latency_and_pgbench() {
-    let args = LoadgenArgs {
+    let args = Args {
         clients: 8,
         games: 300,
         players: 30,
@@ -14,7 +15,7 @@ async fn loadgen_reports_settlements_latency_and_pgbench() {
         pgbench_seconds: 1,
         pgbench_clients: 4,
         seed: Some(7),
-        ..LoadgenArgs::default()
+        ..Args::default()
     };
     let report = run(&args, &LedgerConfig::for_tests()).await.unwrap();
     assert_eq!((report.settlements, report.errors), (300, 0), "{report}");

@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use anyhow::Context;
+use gamehub_testkit::postgres::scratch_database_url;
 
 /// `redis-benchmark` requests when a load generator is not told otherwise: enough for a
 /// steady figure (a few seconds at the usual 50,000–90,000/s).
@@ -216,26 +217,6 @@ fn parse_pgbench(output: &str) -> Option<PgbenchReport> {
     })
 }
 
-/// `url` (a `postgres://` URL) with its database name replaced by `database`, its query
-/// options kept: a scratch database on the same server.
-pub fn scratch_database_url(url: &str, database: &str) -> anyhow::Result<String> {
-    let (base, query) = match url.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (url, None),
-    };
-    let rest = base
-        .strip_prefix("postgres://")
-        .or_else(|| base.strip_prefix("postgresql://"))
-        .context("DATABASE_URL must start with postgres://")?;
-    let authority = rest.split('/').next().unwrap_or(rest);
-    let mut scratch = format!("postgres://{authority}/{database}");
-    if let Some(query) = query {
-        scratch.push('?');
-        scratch.push_str(query);
-    }
-    Ok(scratch)
-}
-
 /// How long a psql statement of the pgbench baseline may take.
 const PSQL_LIMIT: Duration = Duration::from_secs(60);
 
@@ -272,6 +253,61 @@ fn command_line(program: &str, args: &[&str]) -> String {
         }
     }
     line
+}
+
+/// `gamehub-loadgen baseline` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// EVAL requests redis-benchmark makes (0 skips it).
+    #[arg(long, default_value_t = REDIS_EVAL_REQUESTS)]
+    pub redis_requests: u64,
+    /// pgbench scale (branches of 100,000 accounts).
+    #[arg(long, default_value_t = 10)]
+    pub pgbench_scale: u32,
+    /// pgbench clients (-c); threads (-j) are 2.
+    #[arg(long, default_value_t = 32)]
+    pub pgbench_clients: u32,
+    /// How long pgbench runs, in seconds (0 skips it).
+    #[arg(long, default_value_t = 20)]
+    pub pgbench_seconds: u32,
+}
+
+/// Measures the baselines of `config`'s Redis and PostgreSQL server; the report, one
+/// line each, with the command to repeat.
+pub async fn run(
+    args: &Args,
+    config: &gamehub_platform::config::CommonConfig,
+) -> anyhow::Result<String> {
+    let mut report = String::new();
+    if args.redis_requests > 0 {
+        let eval = redis_eval(config.redis_url.expose(), args.redis_requests).await?;
+        report.push_str(&format!(
+            "redis-benchmark EVAL/s {:.0}  ({})\n",
+            eval.per_second, eval.command
+        ));
+    }
+    if args.pgbench_seconds > 0 {
+        let pgbench = Pgbench {
+            scale: args.pgbench_scale,
+            clients: args.pgbench_clients,
+            seconds: args.pgbench_seconds,
+        };
+        let measured = pgbench.run(config.database_url.expose()).await?;
+        report.push_str(&format!(
+            "pgbench TPC-B tps {:.0}  (scale {}, {} clients, {} s; latency average {})\n",
+            measured.tps,
+            pgbench.scale,
+            pgbench.clients,
+            pgbench.seconds,
+            measured
+                .latency_average
+                .map_or("not printed".to_owned(), |l| format!(
+                    "{:.2} ms",
+                    l.as_secs_f64() * 1000.0
+                ))
+        ));
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -385,22 +421,6 @@ tps = 4270.194820 (excluding connections establishing)
     fn quantiles_of_microseconds_are_in_milliseconds() {
         assert_eq!(quantile_ms(&[250, 1_500, 40_000], 0.5), 1.5);
         assert_eq!(quantile_ms(&[], 0.99), 0.0);
-    }
-
-    #[test]
-    fn scratch_urls_keep_the_server_and_options() {
-        assert_eq!(
-            scratch_database_url("postgres://postgres@127.0.0.1:5432/gamehub", "x").unwrap(),
-            "postgres://postgres@127.0.0.1:5432/x"
-        );
-        assert_eq!(
-            scratch_database_url("postgresql://u:p@h/db?sslmode=disable", "x").unwrap(),
-            "postgres://u:p@h/x?sslmode=disable"
-        );
-        assert_eq!(
-            scratch_database_url("postgres://postgres@127.0.0.1:5432", "x").unwrap(),
-            "postgres://postgres@127.0.0.1:5432/x"
-        );
     }
 
     #[tokio::test]

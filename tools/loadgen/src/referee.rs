@@ -1,12 +1,14 @@
-//! The load generator: N concurrent tables of random legal games played through the
-//! gRPC API as real clients would (a service token opens each table, player tokens
-//! play), reporting moves per second, latency percentiles and errors by status; then
-//! the EVAL throughput of the same Redis measured with `redis-benchmark`, so the
-//! figure can be read against what Redis itself can do on the machine.
+//! `gamehub-loadgen referee`: N concurrent tables of random legal games played through
+//! a running Gomoku referee's gRPC API as real clients would (a service token opens
+//! each table, player tokens play), reporting moves per second, latency percentiles and
+//! errors by status; then the EVAL throughput of the same Redis measured with
+//! `redis-benchmark`, so the figure can be read against what Redis itself can do on the
+//! machine.
 //!
 //! Each table plays its games to the end and starts the next one (both players call
-//! NextGame), so the number of live tables stays at N. Moves go near the stones already
-//! on the board, which makes games of realistic length (a few dozen stones).
+//! NextGame), so the number of live tables stays at N. Stones go within two points of
+//! the stones already on the board ([`RandomGomoku`]), which makes games of realistic
+//! length (a few dozen stones).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -14,59 +16,50 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gamehub_platform::auth::{Keys, Role};
-use gamehub_platform::baseline::{self, quantile_ms};
-use gamehub_platform::client::{OutgoingInterceptor, TokenSource};
-use gamehub_platform::config::Secret;
+use gamehub_platform::client::{OutgoingInterceptor, ServiceChannel, TokenSource};
+use gamehub_platform::config::CommonConfig;
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
+use gomoku_rules::Action;
+use rand::Rng;
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
-type Client = GomokuServiceClient<InterceptedService<Channel, OutgoingInterceptor>>;
+use crate::baseline::{self, quantile_ms};
+use crate::players::gomoku::{self as player, RandomGomoku};
 
-/// What to run.
-#[derive(Debug, Clone)]
-pub struct LoadgenConfig {
-    /// The referee, e.g. `http://127.0.0.1:50052`.
-    pub url: String,
-    /// The signing key of the deployment, to mint the service and player tokens.
-    pub jwt_secret: Secret,
+type Client = GomokuServiceClient<ServiceChannel>;
+
+/// `gamehub-loadgen referee` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
     /// Tables played at once.
+    #[arg(long, default_value_t = 500)]
     pub tables: usize,
-    /// How long to play.
-    pub duration: Duration,
-    /// The rooms' rules.
-    pub rule_set: pb::RuleSet,
-    /// HTTP/2 connections shared by all clients.
+    /// Seconds to play.
+    #[arg(long, default_value_t = 30)]
+    pub duration: u64,
+    /// The referee's URL; tokens are minted with GAMEHUB_JWT_SECRET.
+    #[arg(long, default_value = "http://127.0.0.1:50052")]
+    pub addr: String,
+    /// Rule set: freestyle, renju-lose (or renju), renju-refuse, renju-claim, renju-swap.
+    #[arg(long, default_value = "freestyle")]
+    pub rules: String,
+    /// HTTP/2 connections shared by the clients.
+    #[arg(long, default_value_t = 4)]
     pub connections: usize,
-    /// Offered load in calls per second over all tables (each table acts at
-    /// `rate / tables` per second, an open loop, so latency is the service time at that
-    /// load); 0 plays as fast as the server answers (a closed loop: each table waits
-    /// only for its previous answer, so latency then includes all the queueing).
+    /// Offered calls per second over all tables (open loop: each table acts at
+    /// `rate / tables` per second, so latency is the service time at that load);
+    /// 0 = as fast as answered (a closed loop: each table waits only for its previous
+    /// answer, so latency then includes all the queueing).
+    #[arg(long, default_value_t = 0.0)]
     pub rate: f64,
-    /// The Redis to benchmark after the run (`redis://host:port`); None skips it.
-    pub redis_url: Option<String>,
-    /// Requests `redis-benchmark` makes.
+    /// Requests redis-benchmark makes (0 skips it); it uses REDIS_URL.
+    #[arg(long, default_value_t = baseline::REDIS_EVAL_REQUESTS)]
     pub redis_benchmark_requests: u64,
-}
-
-impl Default for LoadgenConfig {
-    fn default() -> Self {
-        Self {
-            url: "http://127.0.0.1:50052".into(),
-            jwt_secret: Secret::new(gamehub_platform::config::DEVELOPMENT_JWT_SECRET),
-            tables: 500,
-            duration: Duration::from_secs(30),
-            rule_set: pb::RuleSet::Freestyle,
-            connections: 4,
-            rate: 0.0,
-            redis_url: Some("redis://127.0.0.1:6379".into()),
-            redis_benchmark_requests: baseline::REDIS_EVAL_REQUESTS,
-        }
-    }
 }
 
 /// What a run measured.
@@ -183,12 +176,16 @@ fn client(channel: &Channel, keys: &Keys, subject: &str, role: Role) -> anyhow::
     )))
 }
 
-/// Plays `config.tables` tables for `config.duration`, then benchmarks Redis.
-pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
+/// Plays `args.tables` tables for `args.duration` seconds, then benchmarks the Redis of
+/// `config` (the deployment's settings: its signing key and `REDIS_URL`).
+pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
+    let rule_set = gomoku_rules::RuleSet::parse(&args.rules)
+        .ok_or_else(|| anyhow::anyhow!("unknown rule set {:?}", args.rules))?;
+    let rule_set = gamehub_gomoku_referee::convert::rule_set(rule_set);
     let keys = Keys::new(&config.jwt_secret);
     let mut channels = Vec::new();
-    for _ in 0..config.connections.max(1) {
-        let channel = tonic::transport::Endpoint::from_shared(config.url.clone())?
+    for _ in 0..args.connections.max(1) {
+        let channel = tonic::transport::Endpoint::from_shared(args.addr.clone())?
             .tcp_nodelay(true)
             .connect()
             .await?;
@@ -196,10 +193,10 @@ pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
     }
     let run_id = uuid::Uuid::new_v4().simple().to_string();
     let run_id = Arc::<str>::from(&run_id[..8]);
-    let deadline = Instant::now() + config.duration;
+    let deadline = Instant::now() + Duration::from_secs(args.duration);
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for i in 0..config.tables {
+    for i in 0..args.tables {
         let channel = channels[i % channels.len()].clone();
         let service = client(&channel, &keys, "loadgen", Role::Service)?;
         let a = format!("lg{run_id}-{i}-a");
@@ -213,19 +210,21 @@ pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
             players,
             player_ids: [a, b],
             request_id: format!("lg{run_id}-{i}"),
-            rule_set: config.rule_set,
+            rule_set,
+            player: RandomGomoku::new(rule_set, 2, i as u64)
+                .ok_or_else(|| anyhow::anyhow!("no rule set"))?,
             rng: StdRng::seed_from_u64(i as u64),
             deadline,
             tally: TableTally::default(),
             counter: 0,
-            pace: (config.rate > 0.0)
-                .then(|| Duration::from_secs_f64(config.tables as f64 / config.rate)),
+            pace: (args.rate > 0.0)
+                .then(|| Duration::from_secs_f64(args.tables as f64 / args.rate)),
         };
         tasks.push(tokio::spawn(table.play()));
     }
     let mut report = Report {
-        tables: config.tables,
-        offered_rate: config.rate,
+        tables: args.tables,
+        offered_rate: args.rate,
         ..Report::default()
     };
     let mut latencies: Vec<u32> = Vec::new();
@@ -244,8 +243,8 @@ pub async fn run(config: LoadgenConfig) -> anyhow::Result<Report> {
     report.p50_ms = quantile_ms(&latencies, 0.50);
     report.p99_ms = quantile_ms(&latencies, 0.99);
     report.max_ms = quantile_ms(&latencies, 1.0);
-    if let Some(url) = &config.redis_url {
-        match baseline::redis_eval(url, config.redis_benchmark_requests).await {
+    if args.redis_benchmark_requests > 0 {
+        match baseline::redis_eval(config.redis_url.expose(), args.redis_benchmark_requests).await {
             Ok(eval) => {
                 report.redis_eval_per_second = Some(eval.per_second);
                 report.redis_benchmark_command = Some(eval.command);
@@ -263,6 +262,9 @@ struct TableDriver {
     player_ids: [String; 2],
     request_id: String,
     rule_set: pb::RuleSet,
+    /// Every seat's choices.
+    player: RandomGomoku,
+    /// Where the open loop's ticks start.
     rng: StdRng,
     deadline: Instant,
     tally: TableTally,
@@ -385,59 +387,21 @@ impl TableDriver {
         if table.status != pb::TableStatus::Playing as i32 {
             return None;
         }
-        let seat = usize::try_from(game.to_act_seat?).ok()?.min(1);
+        let turn = self.player.next(game)?;
+        let seat = usize::from(turn.seat.number()).min(1);
         let request_id = self.next_request_id();
-        let table_id = table_id.to_owned();
-        let phase = pb::Phase::try_from(game.phase).unwrap_or(pb::Phase::Play);
         let started = Instant::now();
-        let result = match phase {
-            pb::Phase::ProposeFifth => {
-                let a = self.pick(game, true)?;
-                let mut b = self.pick(game, true)?;
-                for _ in 0..10 {
-                    if b.text != a.text {
-                        break;
-                    }
-                    b = self.pick(game, true)?;
-                }
-                self.players[seat]
-                    .propose_fifth_moves(pb::ProposeFifthMovesRequest {
-                        table_id,
-                        request_id,
-                        points: vec![a, b],
-                    })
-                    .await
-                    .map(|r| r.into_inner().table)
+        let result = player::send(&mut self.players[seat], table_id, request_id, turn).await;
+        if result.is_ok() {
+            self.player.accepted(turn);
+            if matches!(turn.action, Action::Place(_)) {
+                let us = started.elapsed().as_micros();
+                self.tally
+                    .latencies_us
+                    .push(u32::try_from(us).unwrap_or(u32::MAX));
+                self.tally.moves += 1;
             }
-            pb::Phase::ChooseFifth => self.players[seat]
-                .choose_fifth_move(pb::ChooseFifthMoveRequest {
-                    table_id,
-                    request_id,
-                    point: game.fifth_proposals.first().cloned(),
-                })
-                .await
-                .map(|r| r.into_inner().table),
-            _ => {
-                let black = game.to_move == pb::Color::Black as i32;
-                let point = self.pick(game, black)?;
-                let result = self.players[seat]
-                    .place_stone(pb::PlaceStoneRequest {
-                        table_id,
-                        request_id,
-                        point: Some(point),
-                    })
-                    .await
-                    .map(|r| r.into_inner().table);
-                if result.is_ok() {
-                    let us = started.elapsed().as_micros();
-                    self.tally
-                        .latencies_us
-                        .push(u32::try_from(us).unwrap_or(u32::MAX));
-                    self.tally.moves += 1;
-                }
-                result
-            }
-        };
+        }
         match result {
             Ok(Some(next)) => {
                 if next.status == pb::TableStatus::BetweenGames as i32
@@ -453,82 +417,5 @@ impl TableDriver {
                 None
             }
         }
-    }
-
-    /// A random empty point near the stones on the board (h8 first), avoiding black's
-    /// forbidden points when `black` (so refuse rooms see no refusals).
-    fn pick(&mut self, game: &pb::Game, black: bool) -> Option<pb::Point> {
-        let mut occupied = [[false; 15]; 15];
-        for stone in &game.stones {
-            let p = stone.point.as_ref()?;
-            let (x, y) = (usize::try_from(p.x).ok()?, usize::try_from(p.y).ok()?);
-            occupied[x.min(14)][y.min(14)] = true;
-        }
-        if game.stones.is_empty() {
-            return Some(pb::Point {
-                text: "h8".into(),
-                x: 7,
-                y: 7,
-            });
-        }
-        let forbidden: Vec<(i32, i32)> = if black {
-            game.forbidden_points
-                .iter()
-                .filter_map(|f| f.point.as_ref().map(|p| (p.x, p.y)))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let mut candidates = Vec::new();
-        // The swap room's opening: move 2 touches h8, move 3 lies in the central 5×5.
-        let opening_reach = match (self.rule_set, game.stones.len()) {
-            (pb::RuleSet::RenjuSwap, 1) => Some(1),
-            (pb::RuleSet::RenjuSwap, 2) => Some(2),
-            _ => None,
-        };
-        if let Some(reach) = opening_reach {
-            for x in 7 - reach..=7 + reach {
-                for y in 7 - reach..=7 + reach {
-                    if !occupied[x as usize][y as usize] {
-                        candidates.push((x, y));
-                    }
-                }
-            }
-        }
-        for stone in game.stones.iter().filter(|_| opening_reach.is_none()) {
-            let Some(p) = stone.point.as_ref() else {
-                continue;
-            };
-            for dx in -2..=2 {
-                for dy in -2..=2 {
-                    let (x, y) = (p.x + dx, p.y + dy);
-                    if (0..15).contains(&x)
-                        && (0..15).contains(&y)
-                        && !occupied[x as usize][y as usize]
-                        && !forbidden.contains(&(x, y))
-                    {
-                        candidates.push((x, y));
-                    }
-                }
-            }
-        }
-        if candidates.is_empty() {
-            for x in 0..15 {
-                for y in 0..15 {
-                    if !occupied[x as usize][y as usize] && !forbidden.contains(&(x, y)) {
-                        candidates.push((x, y));
-                    }
-                }
-            }
-        }
-        if candidates.is_empty() {
-            return None;
-        }
-        let (x, y) = candidates[self.rng.random_range(0..candidates.len())];
-        Some(pb::Point {
-            text: String::new(),
-            x,
-            y,
-        })
     }
 }

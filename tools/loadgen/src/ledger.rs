@@ -1,11 +1,12 @@
-//! The settlement load generator: concurrent clients settle random games (Gomoku and
-//! Dou Dizhu, every outcome, stakes that make the caps and balances bind) against a
-//! ledger and report settlements per second and latency percentiles, next to the
-//! pgbench TPC-B figure of the same PostgreSQL measured in the same run.
+//! `gamehub-loadgen ledger`: concurrent clients settle random games (Gomoku and Dou
+//! Dizhu, every outcome, stakes that make the caps and balances bind:
+//! [`gamehub_testkit::settlements::random_game`], what the ledger's concurrency tests
+//! settle too) against a ledger and report settlements per second and latency
+//! percentiles, next to the pgbench TPC-B figure of the same PostgreSQL measured in the
+//! same run.
 //!
 //! Without `--addr` a ledger is started in this process on a fresh scratch database,
-//! which is dropped afterwards. The random games ([`random_game`]) are also what the
-//! concurrency tests settle.
+//! which is dropped afterwards.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,28 +14,23 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use gamehub_ledger::LedgerConfig;
 use gamehub_platform::auth::{Keys, Role};
-use gamehub_platform::baseline::{Pgbench, quantile};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::server::Shutdown;
-use gamehub_proto::common::{GameType, RoomStakes};
+use gamehub_proto::ledger::GrantSilverRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
-use gamehub_proto::ledger::{
-    GameRecord, GrantSilverRequest, PlayerOutcome, PlayerResult, Role as SeatRole,
-    SettleGameRequest,
-};
+use gamehub_testkit::postgres::scratch_database_url;
+use gamehub_testkit::settlements::random_game;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sqlx::migrate::MigrateDatabase;
 
-use crate::LedgerConfig;
+use crate::baseline::{Pgbench, quantile};
 
-/// The scratch databases of the load run and the tests, on the server of DATABASE_URL.
-pub use gamehub_platform::baseline::scratch_database_url;
-
-/// `gamehub-ledger loadgen` options.
+/// `gamehub-loadgen ledger` options.
 #[derive(Debug, Clone, clap::Args)]
-pub struct LoadgenArgs {
+pub struct Args {
     /// Concurrent clients, each with its own connection.
     #[arg(long, default_value_t = 32)]
     pub clients: usize,
@@ -65,7 +61,7 @@ pub struct LoadgenArgs {
     pub seed: Option<u64>,
 }
 
-impl Default for LoadgenArgs {
+impl Default for Args {
     fn default() -> Self {
         Self {
             clients: 32,
@@ -149,160 +145,6 @@ impl fmt::Display for LoadReport {
     }
 }
 
-/// A random finished game between distinct players drawn from `players`, as a game
-/// service would report it: every Gomoku result of the points table; Dou Dizhu wins and
-/// losses with bids, bombs, rockets, springs and anti-springs, and escapes; free and
-/// paid rooms whose stakes often make the caps and balances bind.
-pub fn random_game(rng: &mut impl Rng, game_id: String, players: &[String]) -> SettleGameRequest {
-    use PlayerOutcome::{Draw, Escape, Loss, Void, Win};
-    let gomoku = rng.random_bool(0.5);
-    let seats = if gomoku { 2 } else { 3 };
-    let mut chosen: Vec<String> = Vec::with_capacity(seats);
-    while chosen.len() < seats {
-        let p = &players[rng.random_range(0..players.len())];
-        if !chosen.contains(p) {
-            chosen.push(p.clone());
-        }
-    }
-    let points_base = [1, 1, 2, 10][rng.random_range(0..4)];
-    let silver_per_point = [0, 10, 100, 1_000, 5_000][rng.random_range(0..5)];
-    let result = |i: usize, role: SeatRole, outcome: PlayerOutcome, points: i64| PlayerResult {
-        player_id: chosen[i].clone(),
-        role: role as i32,
-        outcome: outcome as i32,
-        points: points * points_base,
-        offered_draw: false,
-    };
-    let (results, reason, room) = if gomoku {
-        let (black, white) = (SeatRole::Black, SeatRole::White);
-        let (mut r, reason) = match rng.random_range(0..10) {
-            0 => (
-                vec![result(0, black, Win, 5), result(1, white, Loss, -5)],
-                "five",
-            ),
-            1 => (
-                vec![result(0, black, Loss, -5), result(1, white, Win, 5)],
-                "five",
-            ),
-            2 => (
-                vec![result(0, black, Loss, -3), result(1, white, Win, 3)],
-                "resign",
-            ),
-            3 => (
-                vec![result(0, black, Win, 2), result(1, white, Loss, -2)],
-                "resign",
-            ),
-            4 => (
-                vec![result(0, black, Escape, -10), result(1, white, Win, 0)],
-                "escape",
-            ),
-            5 => (
-                vec![result(0, black, Win, 0), result(1, white, Escape, -10)],
-                "escape",
-            ),
-            6 => (
-                vec![result(0, black, Draw, -1), result(1, white, Draw, 1)],
-                "draw_agreed",
-            ),
-            7 => (
-                vec![result(0, black, Draw, 0), result(1, white, Draw, 0)],
-                "natural_draw",
-            ),
-            8 => (
-                vec![result(0, black, Loss, -5), result(1, white, Win, 5)],
-                "timeout",
-            ),
-            _ => (
-                vec![result(0, black, Loss, -5), result(1, white, Win, 5)],
-                "forbidden_move",
-            ),
-        };
-        if reason == "draw_agreed" {
-            r[0].offered_draw = true;
-        }
-        (r, reason, "gomoku-renju")
-    } else if rng.random_bool(0.05) {
-        let escaper = rng.random_range(0..3);
-        let (role, points) = if rng.random_bool(0.3) {
-            (SeatRole::Bidder, 3)
-        } else {
-            let bid = rng.random_range(1..=3);
-            (SeatRole::Landlord, (bid * 3) << rng.random_range(0..3))
-        };
-        let r = (0..3)
-            .map(|i| {
-                let seat_role = match role {
-                    SeatRole::Bidder => SeatRole::Bidder,
-                    _ if i == 0 => SeatRole::Landlord,
-                    _ => SeatRole::Farmer,
-                };
-                if i == escaper {
-                    result(i, seat_role, Escape, -points)
-                } else {
-                    result(i, seat_role, Void, 0)
-                }
-            })
-            .collect();
-        (r, "escape", "doudizhu-classic")
-    } else {
-        let bid = rng.random_range(1..=3i64);
-        let bombs = rng.random_range(0..=2u32) + u32::from(rng.random_bool(0.1));
-        let landlord_won = rng.random_bool(0.6);
-        let spring = landlord_won && rng.random_bool(0.1);
-        let anti_spring = !landlord_won && rng.random_bool(0.05);
-        let multiplier = (1i64 << bombs) * if spring || anti_spring { 2 } else { 1 };
-        let each = bid * multiplier;
-        let (l, f) = if landlord_won {
-            (Win, Loss)
-        } else {
-            (Loss, Win)
-        };
-        let sign = if landlord_won { 1 } else { -1 };
-        let r = vec![
-            result(0, SeatRole::Landlord, l, 2 * each * sign),
-            result(1, SeatRole::Farmer, f, -each * sign),
-            result(2, SeatRole::Farmer, f, -each * sign),
-        ];
-        let reason = match (spring, anti_spring, landlord_won) {
-            (true, _, _) => "spring",
-            (_, true, _) => "anti_spring",
-            (_, _, true) => "landlord_won",
-            _ => "farmers_won",
-        };
-        (r, reason, "doudizhu-classic")
-    };
-    let now_ms = chrono::Utc::now().timestamp_millis();
-    SettleGameRequest {
-        game_id: game_id.clone(),
-        game_type: if gomoku {
-            GameType::Gomoku
-        } else {
-            GameType::Doudizhu
-        } as i32,
-        stakes: Some(RoomStakes {
-            room_id: room.into(),
-            points_base,
-            silver_per_point,
-            min_balance_silver: 0,
-            rated: gomoku && rng.random_bool(0.7),
-        }),
-        players: results,
-        reason: reason.into(),
-        table_id: format!("table-{}", rng.random_range(0..1000)),
-        started_at_unix_ms: now_ms - 60_000,
-        ended_at_unix_ms: now_ms,
-        record: Some(GameRecord {
-            format: if gomoku {
-                "gomoku-text"
-            } else {
-                "doudizhu-json"
-            }
-            .into(),
-            content: format!("[game {game_id}] {reason}"),
-        }),
-    }
-}
-
 /// A ledger client authenticating with a token of `role` minted from `keys`.
 pub fn client(
     url: &str,
@@ -319,7 +161,7 @@ pub fn client(
 
 /// Runs the load: grants every player some silver, settles `args.games` random games
 /// with `args.clients` clients, then measures pgbench on the same PostgreSQL.
-pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<LoadReport> {
+pub async fn run(args: &Args, config: &LedgerConfig) -> anyhow::Result<LoadReport> {
     anyhow::ensure!(args.clients > 0, "--clients must be at least 1");
     anyhow::ensure!(args.players >= 3, "--players must be at least 3");
     let run_id = &uuid::Uuid::new_v4().simple().to_string()[..8];
@@ -339,7 +181,7 @@ pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<Lo
             ledger_config.common.database_url =
                 gamehub_platform::config::Secret::new(db_url.clone());
             ledger_config.listen = "127.0.0.1:0".parse()?;
-            let started = crate::start(ledger_config, shutdown.clone()).await?;
+            let started = gamehub_ledger::start(ledger_config, shutdown.clone()).await?;
             let url = format!("http://{}", started.addr);
             in_process = Some((db_url, started.task));
             url
@@ -376,12 +218,7 @@ pub async fn run(args: &LoadgenArgs, config: &LedgerConfig) -> anyhow::Result<Lo
     Ok(report)
 }
 
-async fn load(
-    args: &LoadgenArgs,
-    keys: &Keys,
-    url: &str,
-    run_id: &str,
-) -> anyhow::Result<LoadReport> {
+async fn load(args: &Args, keys: &Keys, url: &str, run_id: &str) -> anyhow::Result<LoadReport> {
     let players: Arc<Vec<String>> = Arc::new(
         (0..args.players)
             .map(|i| format!("lg-{run_id}-p{i}"))
@@ -482,20 +319,4 @@ async fn load(
         pgbench_tps: None,
         pgbench_latency: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn random_games_pass_the_ledger_checks() {
-        let players: Vec<String> = (0..5).map(|i| format!("p{i}")).collect();
-        let mut rng = StdRng::seed_from_u64(7);
-        for i in 0..2_000 {
-            let game = random_game(&mut rng, format!("g{i}"), &players);
-            crate::api::parse::settle_request(&game)
-                .unwrap_or_else(|e| panic!("game {game:?} refused: {e}"));
-        }
-    }
 }

@@ -1,7 +1,7 @@
-//! `gamehub-matchmaking bench-matcher`: the matcher alone against the real Redis, with
-//! in-process eligibility and table fakes that answer at once, so the figures are the
-//! matcher's and Redis's own: seated tables per second and the time from enqueue to
-//! seat (p50/p99).
+//! `gamehub-loadgen matcher`: the matcher alone against the real Redis, with in-process
+//! eligibility and table fakes that answer at once ([`InstantLedger`], [`InstantTables`]),
+//! so the figures are the matcher's and Redis's own: seated tables per second and the
+//! time from enqueue to seat (p50/p99).
 //!
 //! Enqueuers put tickets in one room through the same two Redis scripts Enqueue uses
 //! (the player's reservation, then the room's queue) while the room's matcher loop runs
@@ -14,20 +14,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use gamehub_platform::baseline::quantile;
+use gamehub_matchmaking::MatchmakingConfig;
+use gamehub_matchmaking::matcher::Matcher;
+use gamehub_matchmaking::peers::TableOpener;
+use gamehub_matchmaking::store::{Reservation, StoreSettings, TicketStore};
+use gamehub_matchmaking::tickets::TicketId;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::now_ms;
+use gamehub_testkit::matchmaking::{InstantLedger, InstantTables};
 
-use crate::MatchmakingConfig;
-use crate::matcher::Matcher;
-use crate::peers::{BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, Verdict};
-use crate::rooms::{Game, Room};
-use crate::store::{Reservation, StoreSettings, TicketStore};
-use crate::tickets::TicketId;
+use crate::baseline::quantile;
 
-/// What to run.
+/// `gamehub-loadgen matcher` options.
 #[derive(Debug, Clone, clap::Args)]
-pub struct BenchArgs {
+pub struct Args {
     /// Tickets to enqueue (and seat).
     #[arg(long, default_value_t = 100_000)]
     pub tickets: usize,
@@ -82,7 +82,7 @@ impl fmt::Display for BenchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "bench-matcher: room {} ({})",
+            "matcher: room {} ({})",
             self.room,
             if self.prefill {
                 "queue filled first; times from the matcher's start"
@@ -126,55 +126,8 @@ impl fmt::Display for BenchReport {
     }
 }
 
-/// Everyone may sit; every rating is 2000 ± a little.
-#[derive(Debug, Default)]
-pub struct InstantLedger;
-
-impl Eligibility for InstantLedger {
-    fn check<'a>(&'a self, _: &'a str, _: &'a Room) -> BoxFuture<'a, Result<Verdict, PeerError>> {
-        Box::pin(async { Ok(Verdict::Eligible) })
-    }
-
-    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
-        let spread = player_id.bytes().map(i64::from).sum::<i64>() % 100;
-        Box::pin(async move { Ok(2000 + spread) })
-    }
-}
-
-/// Opens every table at once and counts them.
-#[derive(Debug, Default)]
-pub struct InstantTables {
-    /// Tables opened.
-    pub opened: AtomicUsize,
-}
-
-impl TableOpener for InstantTables {
-    fn open<'a>(
-        &'a self,
-        _: &'a Room,
-        match_id: &'a str,
-        _: &'a [String],
-    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
-        self.opened.fetch_add(1, Ordering::Relaxed);
-        Box::pin(async move {
-            Ok(OpenedTable {
-                table_id: format!("t-{match_id}"),
-            })
-        })
-    }
-
-    fn still_seated<'a>(
-        &'a self,
-        _: Game,
-        _: &'a str,
-        _: &'a str,
-    ) -> BoxFuture<'a, Result<bool, PeerError>> {
-        Box::pin(async { Ok(false) })
-    }
-}
-
 /// Runs the benchmark against `config`'s Redis.
-pub async fn run(args: &BenchArgs, config: &MatchmakingConfig) -> anyhow::Result<BenchReport> {
+pub async fn run(args: &Args, config: &MatchmakingConfig) -> anyhow::Result<BenchReport> {
     let room = config
         .rooms
         .get(&args.room)

@@ -1,18 +1,17 @@
-//! The load generator runs against an in-process dealer on the real Redis, plays deals
+//! The dealer load generator runs against an in-process dealer on the real Redis, plays deals
 //! through the API without a single refusal, and cleans up after itself.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use gamehub_doudizhu_dealer::DealerConfig;
-use gamehub_doudizhu_dealer::loadgen::{self, LoadgenArgs};
+use gamehub_loadgen::dealer::{self as loadgen, Args};
 use gamehub_platform::config::Env;
+use gamehub_testkit::redis::redis_url;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_load_plays_deals_without_refusals() {
-    let env = Env::from_pairs([("REDIS_URL", common::redis_url())]);
+    let env = Env::from_pairs([("REDIS_URL", redis_url())]);
     let config = DealerConfig::from_env(&env).unwrap();
-    let args = LoadgenArgs {
+    let args = Args {
         tables: 4,
         duration: 3,
         addr: None,
@@ -26,7 +25,7 @@ async fn a_short_load_plays_deals_without_refusals() {
     assert!(report.p50_ms > 0.0 && report.p99_ms >= report.p50_ms);
 
     // Paced (open loop): the tables together act at about the offered rate.
-    let paced = LoadgenArgs { rate: 40.0, ..args };
+    let paced = Args { rate: 40.0, ..args };
     let report = loadgen::run(&paced, &config).await.unwrap();
     assert!(report.errors.is_empty(), "{report}");
     assert!(

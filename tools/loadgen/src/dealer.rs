@@ -1,8 +1,9 @@
-//! The load generator: N tables playing random legal deals through the gRPC API at
-//! once, as fast as the dealer answers. Each table is one task holding its three
-//! players' tokens; bids are random valid bids, plays random legal plays chosen with the
-//! rules crate from the seat's own hand (what its own views show), a pass 30% of the
-//! time when passing is allowed; finished deals are followed by NextDeal from all three.
+//! `gamehub-loadgen dealer`: N tables playing random legal deals through the Dou Dizhu
+//! dealer's gRPC API at once, as fast as the dealer answers (or at an offered rate).
+//! Each table is one task holding its three players' tokens; bids are random valid bids,
+//! plays random legal plays chosen with the rules crate from the seat's own hand (what
+//! its own views show), a pass 30% of the time when passing is allowed
+//! ([`crate::players::doudizhu`]); finished deals are followed by NextDeal from all three.
 //!
 //! It reports actions per second (Bid, Play, Pass, NextDeal), their latency p50/p99,
 //! refusals by status code, and, for scale, `redis-benchmark`'s EVAL throughput on the
@@ -10,34 +11,36 @@
 //!
 //! Without `--addr` it starts a dealer in this process on a key prefix of its own (and
 //! removes that prefix's keys afterwards), whose settler delivers finished deals to a
-//! stub ledger in this process that acknowledges each at once: the figures are the
-//! dealer's own, settlement delivery included, without PostgreSQL's work.
+//! stub ledger in this process that acknowledges each at once
+//! ([`gamehub_testkit::stub_ledger`]): the figures are the dealer's own, settlement
+//! delivery included, without PostgreSQL's work.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
 use doudizhu_rules::{Card, CardSet, classify, legal_plays};
+use gamehub_doudizhu_dealer::DealerConfig;
 use gamehub_platform::auth::{Keys, Role};
-use gamehub_platform::baseline::{self, quantile_ms};
 use gamehub_platform::client::{OutgoingInterceptor, ServiceChannel, TokenSource};
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
-use gamehub_proto::ledger;
-use gamehub_proto::ledger::ledger_service_server::{LedgerService, LedgerServiceServer};
+use gamehub_testkit::redis::remove_keys;
+use gamehub_testkit::stub_ledger::StubLedger;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tonic::service::interceptor::InterceptedService;
 
-use crate::DealerConfig;
+use crate::baseline::{self, quantile_ms};
+use crate::players::doudizhu::{Turn, random_bid, random_turn};
 
 type Client = DoudizhuServiceClient<ServiceChannel>;
 
-/// What to run.
+/// `gamehub-loadgen dealer` options.
 #[derive(Debug, Clone, clap::Args)]
-pub struct LoadgenArgs {
+pub struct Args {
     /// Tables playing at once.
     #[arg(long, default_value_t = 300)]
     pub tables: usize,
@@ -137,7 +140,7 @@ struct Tally {
 }
 
 /// Runs the load and reports.
-pub async fn run(args: &LoadgenArgs, config: &DealerConfig) -> anyhow::Result<Report> {
+pub async fn run(args: &Args, config: &DealerConfig) -> anyhow::Result<Report> {
     let keys = Keys::new(&config.common.jwt_secret);
     let redis_url = config.common.redis_url.expose().to_owned();
     let redis_eval_per_second = if args.no_baseline {
@@ -160,9 +163,9 @@ pub async fn run(args: &LoadgenArgs, config: &DealerConfig) -> anyhow::Result<Re
             let prefix = format!("ghload{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
             local.common.redis_prefix = prefix.clone();
             local.common.limits.player_rate_per_second = 0;
-            local.common.ledger_url = stub_ledger(shutdown.clone()).await?;
+            local.common.ledger_url = StubLedger::default().serve(shutdown.clone()).await?;
             local_prefix = Some(prefix);
-            let started = crate::start(local, shutdown.clone()).await?;
+            let started = gamehub_doudizhu_dealer::start(local, shutdown.clone()).await?;
             format!("http://{}", started.addr)
         }
     };
@@ -321,8 +324,7 @@ async fn play_table(
                 let s = s.min(2);
                 let reply = if view.phase == pb::Phase::Bidding as i32 {
                     let highest = view.bids.iter().map(|b| b.points).max().unwrap_or(0);
-                    let choices: Vec<i32> = std::iter::once(0).chain(highest + 1..=3).collect();
-                    let points = choices[rng.random_range(0..choices.len())];
+                    let points = random_bid(highest, &mut rng);
                     seats[s]
                         .bid(pb::BidRequest {
                             table_id: table_id.clone(),
@@ -337,29 +339,30 @@ async fn play_table(
                         .as_ref()
                         .and_then(|t| classify(&cards_of(&t.cards).rank_counts()));
                     let plays = legal_plays(&hands[s].rank_counts(), previous.as_ref());
-                    if previous.is_some() && (plays.is_empty() || rng.random_bool(0.3)) {
-                        seats[s]
+                    match random_turn(&plays, previous.is_some(), 0.3, &mut rng) {
+                        Turn::Pass => seats[s]
                             .pass(pb::PassRequest {
                                 table_id: table_id.clone(),
                                 request_id: request_id(&mut rng),
                             })
                             .await
-                            .map(|r| r.into_inner().table)
-                    } else if plays.is_empty() {
-                        hands_of_deal = 0;
-                        continue;
-                    } else {
-                        let play = plays[rng.random_range(0..plays.len())];
-                        let ranks: String = play.ranks.iter().map(|r| r.symbol()).collect();
-                        seats[s]
-                            .play(pb::PlayRequest {
-                                table_id: table_id.clone(),
-                                request_id: request_id(&mut rng),
-                                ranks,
-                                cards: vec![],
-                            })
-                            .await
-                            .map(|r| r.into_inner().table)
+                            .map(|r| r.into_inner().table),
+                        Turn::Stuck => {
+                            hands_of_deal = 0;
+                            continue;
+                        }
+                        Turn::Play(play) => {
+                            let ranks: String = play.ranks.iter().map(|r| r.symbol()).collect();
+                            seats[s]
+                                .play(pb::PlayRequest {
+                                    table_id: table_id.clone(),
+                                    request_id: request_id(&mut rng),
+                                    ranks,
+                                    cards: vec![],
+                                })
+                                .await
+                                .map(|r| r.into_inner().table)
+                        }
                     }
                 };
                 (Some(s), reply)
@@ -443,138 +446,4 @@ fn get(table_id: &str) -> pb::GetTableRequest {
 
 fn request_id(rng: &mut StdRng) -> String {
     format!("{:016x}", rng.random::<u64>())
-}
-
-/// A ledger that acknowledges every settlement at once (local runs only).
-struct AckLedger;
-
-fn unimplemented<T>() -> Result<tonic::Response<T>, tonic::Status> {
-    Err(tonic::Status::unimplemented(
-        "the load generator's stub ledger only settles",
-    ))
-}
-
-#[tonic::async_trait]
-impl LedgerService for AckLedger {
-    async fn get_account(
-        &self,
-        _: tonic::Request<ledger::GetAccountRequest>,
-    ) -> Result<tonic::Response<ledger::GetAccountResponse>, tonic::Status> {
-        unimplemented()
-    }
-    async fn grant_silver(
-        &self,
-        _: tonic::Request<ledger::GrantSilverRequest>,
-    ) -> Result<tonic::Response<ledger::GrantSilverResponse>, tonic::Status> {
-        unimplemented()
-    }
-    async fn settle_game(
-        &self,
-        request: tonic::Request<ledger::SettleGameRequest>,
-    ) -> Result<tonic::Response<ledger::SettleGameResponse>, tonic::Status> {
-        let request = request.into_inner();
-        Ok(tonic::Response::new(ledger::SettleGameResponse {
-            players: request
-                .players
-                .iter()
-                .map(|p| ledger::PlayerSettlement {
-                    player_id: p.player_id.clone(),
-                    points_delta: p.points,
-                    ..Default::default()
-                })
-                .collect(),
-            game_id: request.game_id,
-            replayed: false,
-            house_silver: 0,
-        }))
-    }
-    /// Everyone may play: the dealer asks before each next deal.
-    async fn check_eligibility(
-        &self,
-        _: tonic::Request<ledger::CheckEligibilityRequest>,
-    ) -> Result<tonic::Response<ledger::CheckEligibilityResponse>, tonic::Status> {
-        Ok(tonic::Response::new(ledger::CheckEligibilityResponse {
-            eligible: true,
-            ..Default::default()
-        }))
-    }
-    async fn list_history(
-        &self,
-        _: tonic::Request<ledger::ListHistoryRequest>,
-    ) -> Result<tonic::Response<ledger::ListHistoryResponse>, tonic::Status> {
-        unimplemented()
-    }
-    async fn get_game_record(
-        &self,
-        _: tonic::Request<ledger::GetGameRecordRequest>,
-    ) -> Result<tonic::Response<ledger::GetGameRecordResponse>, tonic::Status> {
-        unimplemented()
-    }
-    async fn list_games(
-        &self,
-        _: tonic::Request<ledger::ListGamesRequest>,
-    ) -> Result<tonic::Response<ledger::ListGamesResponse>, tonic::Status> {
-        unimplemented()
-    }
-    async fn get_leaderboard(
-        &self,
-        _: tonic::Request<ledger::GetLeaderboardRequest>,
-    ) -> Result<tonic::Response<ledger::GetLeaderboardResponse>, tonic::Status> {
-        unimplemented()
-    }
-    async fn set_professional(
-        &self,
-        _: tonic::Request<ledger::SetProfessionalRequest>,
-    ) -> Result<tonic::Response<ledger::SetProfessionalResponse>, tonic::Status> {
-        unimplemented()
-    }
-}
-
-/// Serves [`AckLedger`] on a free local port until `shutdown`; returns its URL.
-async fn stub_ledger(shutdown: Shutdown) -> anyhow::Result<String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let mut stop = shutdown.listener();
-    tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(LedgerServiceServer::new(AckLedger))
-            .serve_with_incoming_shutdown(
-                tokio_stream::wrappers::TcpListenerStream::new(listener),
-                async move {
-                    stop.wait().await;
-                },
-            ),
-    );
-    Ok(format!("http://{addr}"))
-}
-
-/// Deletes every key under `prefix` (a local run's tables, events, outbox).
-async fn remove_keys(redis_url: &str, prefix: &str) {
-    let Ok(client) = redis::Client::open(redis_url) else {
-        return;
-    };
-    let Ok(mut conn) = client.get_multiplexed_async_connection().await else {
-        return;
-    };
-    let mut cursor: u64 = 0;
-    loop {
-        let reply: Result<(u64, Vec<String>), _> = redis::cmd("SCAN")
-            .arg(cursor)
-            .arg("MATCH")
-            .arg(format!("{prefix}:*"))
-            .arg("COUNT")
-            .arg(10_000)
-            .query_async(&mut conn)
-            .await;
-        let Ok((next, keys)) = reply else {
-            return;
-        };
-        if !keys.is_empty() {
-            let _: Result<(), _> = redis::cmd("DEL").arg(&keys).query_async(&mut conn).await;
-        }
-        if next == 0 {
-            return;
-        }
-        cursor = next;
-    }
 }

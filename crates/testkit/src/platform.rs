@@ -1,17 +1,21 @@
-//! What the cross-service tests share: a whole platform on free ports with its own
-//! database and Redis key prefix, and clients holding tokens of any role.
-
-use std::time::Duration;
-
-pub mod grpc_web_client;
+//! The whole platform in the test's process, as `gamehub serve` runs it (four services,
+//! each on its own free port) over a scratch database and a Redis key prefix of the
+//! test's own, and clients holding tokens of any role.
 
 use gamehub::api::{Clients, Endpoints};
 use gamehub::serve::{Platform, Ports, start_all};
-use gamehub_ledger::testing::ScratchDatabase;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::gomoku as gm;
+use gamehub_proto::ledger as lg;
+
+use crate::postgres::ScratchDatabase;
+
+/// The prefix of these tests' databases.
+const TEST_DB_PREFIX: &str = "gamehub_platform_test_";
 
 /// A running platform for one test.
 pub struct TestPlatform {
@@ -25,26 +29,21 @@ pub struct TestPlatform {
     pub config: CommonConfig,
     /// The test's database.
     pub database: ScratchDatabase,
-}
-
-/// The prefix of these tests' databases.
-const TEST_DB_PREFIX: &str = "gamehub_e2e_";
-
-/// The Redis the tests use.
-pub fn redis_url() -> String {
-    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+    /// The test's Redis key prefix, whose keys are removed at the end.
+    pub prefix: String,
 }
 
 impl TestPlatform {
-    /// Starts the four services with a fresh database and key prefix; `extra` adds or
-    /// overrides configuration.
+    /// Starts the four services with a fresh database and key prefix, no per-player
+    /// rate limit and a fast matcher and sweeper; `extra` adds or overrides
+    /// configuration.
     pub async fn start(extra: &[(&str, &str)]) -> anyhow::Result<TestPlatform> {
-        let id = uuid::Uuid::new_v4().simple().to_string();
         let database = ScratchDatabase::fresh(TEST_DB_PREFIX).await;
+        let prefix = crate::redis::fresh_prefix("tp");
         let mut pairs: Vec<(String, String)> = vec![
             ("DATABASE_URL".into(), database.url.clone()),
-            ("REDIS_URL".into(), redis_url()),
-            ("GAMEHUB_REDIS_PREFIX".into(), format!("e2e{}", &id[..12])),
+            ("REDIS_URL".into(), crate::redis::redis_url()),
+            ("GAMEHUB_REDIS_PREFIX".into(), prefix.clone()),
             ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
             ("GAMEHUB_MATCHMAKING_INTERVAL_MS".into(), "20".into()),
             ("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS".into(), "50".into()),
@@ -63,24 +62,35 @@ impl TestPlatform {
             pairs,
             config,
             database,
+            prefix,
         })
     }
 
     /// Clients acting as `subject` in `role`.
     pub fn clients(&self, subject: &str, role: Role) -> Clients {
-        let token = Keys::new(&self.config.jwt_secret)
-            .mint(subject, role, Duration::from_secs(3600))
-            .unwrap_or_else(|e| panic!("minting a test token: {e}"));
+        let token = crate::tokens::token(&Keys::new(&self.config.jwt_secret), subject, role);
         Clients::new(&self.endpoints, TokenSource::Static(token))
             .unwrap_or_else(|e| panic!("test clients: {e}"))
+    }
+
+    /// Grants `player` `amount` silver as an operator.
+    pub async fn grant(&self, player: &str, amount: i64) {
+        self.clients("test-operator", Role::Operator)
+            .ledger
+            .grant_silver(lg::GrantSilverRequest {
+                request_id: gamehub::api::request_id(),
+                player_id: player.into(),
+                amount_silver: amount,
+                reason: "test".into(),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("granting {amount} silver to {player}: {e}"));
     }
 
     /// Opens a free freestyle Gomoku table without clocks for `black` (seat 0) and
     /// `white` (seat 1), as matchmaking would; returns its id.
     pub async fn open_free_gomoku_table(&self, black: &str, white: &str) -> String {
-        use gamehub_proto::common::RoomStakes;
-        use gamehub_proto::gomoku as gm;
-        self.clients("e2e-matchmaker", Role::Service)
+        self.clients("test-matchmaker", Role::Service)
             .gomoku
             .open_table(gm::OpenTableRequest {
                 request_id: gamehub::api::request_id(),
@@ -105,9 +115,10 @@ impl TestPlatform {
             .table_id
     }
 
-    /// Stops the services and drops the test's database.
+    /// Stops the services, drops the test's database and removes its Redis keys.
     pub async fn stop(self) {
         self.platform.stop().await;
         self.database.drop().await;
+        crate::redis::remove_keys(&crate::redis::redis_url(), &self.prefix).await;
     }
 }

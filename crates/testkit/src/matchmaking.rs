@@ -1,0 +1,281 @@
+//! Matchmaking in the test's process: with in-process fakes of its peers (a ledger and
+//! game services that answer at once and can be told to refuse, lose answers or be
+//! down), or against the real services; and the matcher benchmark's instant peers.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use gamehub_matchmaking::MatchmakingConfig;
+use gamehub_matchmaking::peers::{
+    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, Verdict,
+};
+use gamehub_matchmaking::rooms::{Game, Room};
+use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::client::ServiceChannel;
+use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
+
+use crate::server::TestServer;
+
+/// A matchmaking client of a test.
+pub type Client = MatchmakingServiceClient<ServiceChannel>;
+
+/// A ledger that answers at once: everyone eligible unless refused here, ratings 2000
+/// unless set here, or down.
+#[derive(Debug, Default)]
+pub struct FakeLedger {
+    /// Players refused, with the refusal code and message.
+    pub refused: Mutex<HashMap<String, (i32, String)>>,
+    /// Ratings other than 2000.
+    pub ratings: Mutex<HashMap<String, i64>>,
+    /// While set, every check fails as unavailable.
+    pub down: AtomicBool,
+    /// Eligibility checks received.
+    pub checks: AtomicUsize,
+}
+
+impl FakeLedger {
+    /// Refuses `player` with `refusal` (a `Refusal` code) and `message`.
+    pub fn refuse(&self, player: &str, refusal: i32, message: &str) {
+        self.refused
+            .lock()
+            .unwrap()
+            .insert(player.to_owned(), (refusal, message.to_owned()));
+    }
+}
+
+impl Eligibility for FakeLedger {
+    fn check<'a>(
+        &'a self,
+        player_id: &'a str,
+        _room: &'a Room,
+    ) -> BoxFuture<'a, Result<Verdict, PeerError>> {
+        self.checks.fetch_add(1, Ordering::SeqCst);
+        let answer = if self.down.load(Ordering::SeqCst) {
+            Err(PeerError::Unavailable("ledger down (fake)".into()))
+        } else {
+            Ok(match self.refused.lock().unwrap().get(player_id) {
+                Some((refusal, message)) => Verdict::Refused {
+                    refusal: *refusal,
+                    message: message.clone(),
+                },
+                None => Verdict::Eligible,
+            })
+        };
+        Box::pin(async move { answer })
+    }
+
+    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
+        let rating = self
+            .ratings
+            .lock()
+            .unwrap()
+            .get(player_id)
+            .copied()
+            .unwrap_or(2000);
+        Box::pin(async move { Ok(rating) })
+    }
+}
+
+/// One OpenTable call the fake received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenCall {
+    /// The room.
+    pub room: String,
+    /// The match id (the idempotency key of the call).
+    pub match_id: String,
+    /// The players, in seat order.
+    pub players: Vec<String>,
+}
+
+/// Game services that open tables at once (table id derived from the match id, so a
+/// retry gets the same table) and remember them.
+#[derive(Debug, Default)]
+pub struct FakeTables {
+    /// Every call, in order.
+    pub calls: Mutex<Vec<OpenCall>>,
+    /// Answer this many calls with "unavailable" after opening the table (the outcome
+    /// a crash or a timeout leaves unknown).
+    pub lose_answers: AtomicUsize,
+    /// Refuse this many calls outright.
+    pub refuse: AtomicUsize,
+    /// Players the fake says still sit at their table.
+    pub still_seated: Mutex<HashSet<String>>,
+}
+
+impl FakeTables {
+    /// The table id the fake gives the match `match_id`.
+    pub fn table_of(match_id: &str) -> String {
+        format!("tbl-{match_id}")
+    }
+
+    /// The calls so far.
+    pub fn calls(&self) -> Vec<OpenCall> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+fn take_one(counter: &AtomicUsize) -> bool {
+    counter
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+impl TableOpener for FakeTables {
+    fn open<'a>(
+        &'a self,
+        room: &'a Room,
+        match_id: &'a str,
+        players: &'a [String],
+    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
+        let answer = if take_one(&self.refuse) {
+            Err(PeerError::Refused("refused (fake)".into()))
+        } else {
+            self.calls.lock().unwrap().push(OpenCall {
+                room: room.id.clone(),
+                match_id: match_id.to_owned(),
+                players: players.to_vec(),
+            });
+            if take_one(&self.lose_answers) {
+                Err(PeerError::Unavailable("answer lost (fake)".into()))
+            } else {
+                Ok(OpenedTable {
+                    table_id: Self::table_of(match_id),
+                })
+            }
+        };
+        Box::pin(async move { answer })
+    }
+
+    fn still_seated<'a>(
+        &'a self,
+        _game: Game,
+        _table_id: &'a str,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PeerError>> {
+        let seated = self.still_seated.lock().unwrap().contains(player_id);
+        Box::pin(async move { Ok(seated) })
+    }
+}
+
+/// The matcher benchmark's ledger: everyone may sit; every rating is 2000 plus a little
+/// (0–99, from the player id), so a rated room has ratings to pair by. No locks, no
+/// counters: the fastest answer there is.
+#[derive(Debug, Default)]
+pub struct InstantLedger;
+
+impl Eligibility for InstantLedger {
+    fn check<'a>(&'a self, _: &'a str, _: &'a Room) -> BoxFuture<'a, Result<Verdict, PeerError>> {
+        Box::pin(async { Ok(Verdict::Eligible) })
+    }
+
+    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
+        let spread = player_id.bytes().map(i64::from).sum::<i64>() % 100;
+        Box::pin(async move { Ok(2000 + spread) })
+    }
+}
+
+/// The matcher benchmark's game services: open every table at once and count them.
+#[derive(Debug, Default)]
+pub struct InstantTables {
+    /// Tables opened.
+    pub opened: AtomicUsize,
+}
+
+impl TableOpener for InstantTables {
+    fn open<'a>(
+        &'a self,
+        _: &'a Room,
+        match_id: &'a str,
+        _: &'a [String],
+    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async move {
+            Ok(OpenedTable {
+                table_id: format!("t-{match_id}"),
+            })
+        })
+    }
+
+    fn still_seated<'a>(
+        &'a self,
+        _: Game,
+        _: &'a str,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PeerError>> {
+        Box::pin(async { Ok(false) })
+    }
+}
+
+/// Matchmaking running for one test; stops when dropped.
+#[derive(Debug)]
+pub struct TestMatchmaking {
+    /// The server.
+    pub server: TestServer,
+    /// Its signing keys, to mint tokens.
+    pub keys: Keys,
+}
+
+/// The test defaults: a prefix of its own, a fast matcher and reaper.
+pub fn test_config() -> MatchmakingConfig {
+    let mut config = MatchmakingConfig::for_tests();
+    config.matcher.interval = Duration::from_millis(20);
+    config.matcher.reaper_interval = Duration::from_millis(100);
+    config.watch.poll_interval = Duration::from_millis(200);
+    config
+}
+
+/// Starts matchmaking with `config` and these peers.
+pub async fn spawn_with(
+    config: MatchmakingConfig,
+    eligibility: Arc<dyn Eligibility>,
+    tables: Arc<dyn TableOpener>,
+) -> TestMatchmaking {
+    let keys = Keys::new(&config.common.jwt_secret);
+    let server = TestServer::start(|shutdown| {
+        gamehub_matchmaking::start_with(config, shutdown, eligibility, tables)
+    })
+    .await;
+    TestMatchmaking { server, keys }
+}
+
+/// Starts matchmaking against the real services named in `config`.
+pub async fn spawn_real(config: MatchmakingConfig) -> TestMatchmaking {
+    let keys = Keys::new(&config.common.jwt_secret);
+    let server = TestServer::start(|shutdown| gamehub_matchmaking::start(config, shutdown)).await;
+    TestMatchmaking { server, keys }
+}
+
+impl TestMatchmaking {
+    /// Its URL.
+    pub fn url(&self) -> &str {
+        &self.server.url
+    }
+
+    /// A token for `subject` in `role`.
+    pub fn token(&self, subject: &str, role: Role) -> String {
+        crate::tokens::token(&self.keys, subject, role)
+    }
+
+    /// A client acting as `player`.
+    pub fn player(&self, player: &str) -> Client {
+        Client::new(crate::tokens::channel(
+            self.url(),
+            &self.keys,
+            player,
+            Role::Player,
+        ))
+    }
+
+    /// A client with a service token.
+    pub fn service(&self) -> Client {
+        Client::new(crate::tokens::channel(
+            self.url(),
+            &self.keys,
+            "tester",
+            Role::Service,
+        ))
+    }
+}

@@ -1,0 +1,166 @@
+//! A ledger in the test's (or load run's) process that settles every game at once and
+//! answers everyone eligible, so a game service can be tested or measured without
+//! PostgreSQL. Switches make it go down ([`StubLedger::down`]) or refuse chosen games
+//! ([`StubLedger::refuse`]); it counts what it was sent. Other RPCs are UNIMPLEMENTED,
+//! except GetAccount, which answers with the caller's identity (`subject/role`) so a
+//! test can see what the server's auth layer put in the request.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use gamehub_platform::Caller;
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::ledger::ledger_service_server::{LedgerService, LedgerServiceServer};
+use gamehub_proto::ledger::*;
+use tonic::{Request, Response, Status};
+
+/// The stand-in ledger; clones share their state.
+#[derive(Debug, Default, Clone)]
+pub struct StubLedger {
+    /// While set, SettleGame answers UNAVAILABLE (an outage).
+    pub down: Arc<AtomicBool>,
+    /// SettleGame calls received, answered or not.
+    pub calls: Arc<AtomicUsize>,
+    /// How many times each game was settled (more than once: replays).
+    pub settled: Arc<Mutex<HashMap<String, usize>>>,
+    /// Games refused with INVALID_ARGUMENT, as the ledger refuses a malformed one.
+    refused: Arc<Mutex<HashSet<String>>>,
+}
+
+impl StubLedger {
+    /// Refuses to settle `game_id` from now on.
+    pub fn refuse(&self, game_id: &str) {
+        self.refused.lock().unwrap().insert(game_id.to_owned());
+    }
+
+    /// Serves it on a free local port (without auth) until `shutdown`; returns its URL.
+    pub async fn serve(self, shutdown: Shutdown) -> anyhow::Result<String> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let mut stop = shutdown.listener();
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(LedgerServiceServer::new(self))
+                .serve_with_incoming_shutdown(
+                    tokio_stream::wrappers::TcpListenerStream::new(listener),
+                    async move {
+                        stop.wait().await;
+                    },
+                ),
+        );
+        Ok(format!("http://{addr}"))
+    }
+}
+
+fn unimplemented<T>() -> Result<Response<T>, Status> {
+    Err(Status::unimplemented("the stub ledger only settles"))
+}
+
+#[tonic::async_trait]
+impl LedgerService for StubLedger {
+    async fn get_account(
+        &self,
+        request: Request<GetAccountRequest>,
+    ) -> Result<Response<GetAccountResponse>, Status> {
+        let caller = Caller::of(&request)?;
+        Ok(Response::new(GetAccountResponse {
+            account: Some(Account {
+                player_id: format!("{}/{}", caller.subject, caller.role.as_str()),
+                ..Default::default()
+            }),
+        }))
+    }
+
+    async fn grant_silver(
+        &self,
+        _: Request<GrantSilverRequest>,
+    ) -> Result<Response<GrantSilverResponse>, Status> {
+        unimplemented()
+    }
+
+    /// Settles at once: each player's points as sent, no silver; a game sent again is
+    /// answered as a replay.
+    async fn settle_game(
+        &self,
+        request: Request<SettleGameRequest>,
+    ) -> Result<Response<SettleGameResponse>, Status> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.down.load(Ordering::SeqCst) {
+            return Err(Status::unavailable("the stub ledger is down"));
+        }
+        let request = request.into_inner();
+        if self.refused.lock().unwrap().contains(&request.game_id) {
+            return Err(Status::invalid_argument(format!(
+                "game {} refused by the stub ledger",
+                request.game_id
+            )));
+        }
+        let replayed = {
+            let mut settled = self.settled.lock().unwrap();
+            let count = settled.entry(request.game_id.clone()).or_default();
+            *count += 1;
+            *count > 1
+        };
+        Ok(Response::new(SettleGameResponse {
+            players: request
+                .players
+                .iter()
+                .map(|p| PlayerSettlement {
+                    player_id: p.player_id.clone(),
+                    points_delta: p.points,
+                    ..Default::default()
+                })
+                .collect(),
+            game_id: request.game_id,
+            replayed,
+            house_silver: 0,
+        }))
+    }
+
+    /// Everyone may play (the game services ask before each next game).
+    async fn check_eligibility(
+        &self,
+        _: Request<CheckEligibilityRequest>,
+    ) -> Result<Response<CheckEligibilityResponse>, Status> {
+        Ok(Response::new(CheckEligibilityResponse {
+            eligible: true,
+            ..Default::default()
+        }))
+    }
+
+    async fn list_history(
+        &self,
+        _: Request<ListHistoryRequest>,
+    ) -> Result<Response<ListHistoryResponse>, Status> {
+        unimplemented()
+    }
+
+    async fn get_game_record(
+        &self,
+        _: Request<GetGameRecordRequest>,
+    ) -> Result<Response<GetGameRecordResponse>, Status> {
+        unimplemented()
+    }
+
+    async fn list_games(
+        &self,
+        _: Request<ListGamesRequest>,
+    ) -> Result<Response<ListGamesResponse>, Status> {
+        unimplemented()
+    }
+
+    async fn get_leaderboard(
+        &self,
+        _: Request<GetLeaderboardRequest>,
+    ) -> Result<Response<GetLeaderboardResponse>, Status> {
+        unimplemented()
+    }
+
+    async fn set_professional(
+        &self,
+        _: Request<SetProfessionalRequest>,
+    ) -> Result<Response<SetProfessionalResponse>, Status> {
+        unimplemented()
+    }
+}

@@ -1,0 +1,268 @@
+//! `--spawn`: the four services as separate processes (the release binaries next to
+//! this one) on free ports, over a scratch database and a key prefix of the run's own;
+//! their CPU time and resident memory sampled from `/proc`; settlements counted from
+//! their metrics; and the `redis-benchmark` and `pgbench` baselines of the same Redis and
+//! PostgreSQL measured right after the load.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use gamehub::api::Endpoints;
+use gamehub_platform::config::CommonConfig;
+
+use super::{LoadOptions, ProcessCost, Report, run};
+use crate::baseline::{self, Pgbench};
+
+/// A service process started by [`run_spawned`].
+struct Spawned {
+    name: &'static str,
+    child: Child,
+}
+
+fn free_port() -> anyhow::Result<SocketAddr> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?)
+}
+
+/// CPU ticks (user + system) and RSS (KiB) of a process, from /proc.
+fn proc_sample(pid: u32) -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()?;
+    Some((ticks, rss))
+}
+
+/// Clock ticks per second of /proc CPU times.
+const CLOCK_TICKS: f64 = 100.0;
+
+/// Starts the four services as separate processes (binaries next to this one), runs the
+/// load, measures the baselines, and stops them.
+pub async fn run_spawned(
+    config: &CommonConfig,
+    options: &LoadOptions,
+    warm_up: Duration,
+    postgres_server: &str,
+) -> anyhow::Result<Report> {
+    let dir: PathBuf = std::env::current_exe()?
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| anyhow::anyhow!("cannot locate the service binaries"))?;
+    let id = &uuid::Uuid::new_v4().simple().to_string()[..10];
+    let database = format!("loadgen_{id}");
+    let addrs: Vec<SocketAddr> = (0..4).map(|_| free_port()).collect::<anyhow::Result<_>>()?;
+    let metrics: Vec<SocketAddr> = (0..4).map(|_| free_port()).collect::<anyhow::Result<_>>()?;
+    let url = |a: SocketAddr| format!("http://{a}");
+    let endpoints = Endpoints {
+        matchmaking: url(addrs[0]),
+        gomoku: url(addrs[1]),
+        doudizhu: url(addrs[2]),
+        ledger: url(addrs[3]),
+    };
+    let common: Vec<(String, String)> = vec![
+        (
+            "DATABASE_URL".into(),
+            format!("{postgres_server}/{database}"),
+        ),
+        ("REDIS_URL".into(), config.redis_url.expose().to_owned()),
+        ("GAMEHUB_REDIS_PREFIX".into(), format!("lg{id}")),
+        (
+            "GAMEHUB_JWT_SECRET".into(),
+            config.jwt_secret.expose().to_owned(),
+        ),
+        (
+            "GAMEHUB_MATCHMAKING_URL".into(),
+            endpoints.matchmaking.clone(),
+        ),
+        ("GAMEHUB_GOMOKU_URL".into(), endpoints.gomoku.clone()),
+        ("GAMEHUB_DOUDIZHU_URL".into(), endpoints.doudizhu.clone()),
+        ("GAMEHUB_LEDGER_URL".into(), endpoints.ledger.clone()),
+        ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
+        ("RUST_LOG".into(), "warn".into()),
+    ];
+    let services: [(&'static str, &str, &str, usize); 4] = [
+        ("ledger", "gamehub-ledger", "GAMEHUB_LEDGER_ADDR", 3),
+        (
+            "gomoku-referee",
+            "gamehub-gomoku-referee",
+            "GAMEHUB_GOMOKU_ADDR",
+            1,
+        ),
+        (
+            "doudizhu-dealer",
+            "gamehub-doudizhu-dealer",
+            "GAMEHUB_DOUDIZHU_ADDR",
+            2,
+        ),
+        (
+            "matchmaking",
+            "gamehub-matchmaking",
+            "GAMEHUB_MATCHMAKING_ADDR",
+            0,
+        ),
+    ];
+    let mut spawned: Vec<Spawned> = Vec::new();
+    for (name, binary, addr_key, index) in services {
+        let child = Command::new(dir.join(binary))
+            .arg("serve")
+            .envs(common.iter().cloned())
+            .env(addr_key, addrs[index].to_string())
+            .env("GAMEHUB_METRICS_ADDR", metrics[index].to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "starting {}: {e} (build the release binaries first)",
+                    dir.join(binary).display()
+                )
+            })?;
+        spawned.push(Spawned { name, child });
+        let target = url(addrs[index]);
+        let started = Instant::now();
+        while !gamehub_platform::client::check_health(&target, "")
+            .await
+            .unwrap_or(false)
+        {
+            if started.elapsed() > Duration::from_secs(60) {
+                anyhow::bail!("{name} did not become healthy at {target}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let metrics_urls = [
+        format!("http://{}/metrics", metrics[1]),
+        format!("http://{}/metrics", metrics[2]),
+    ];
+
+    let before: Vec<Option<(u64, u64)>> =
+        spawned.iter().map(|s| proc_sample(s.child.id())).collect();
+    let own_before = proc_sample(std::process::id());
+    let wall = Instant::now();
+    let result = run(&endpoints, config, options, warm_up, &metrics_urls).await;
+    let elapsed = wall.elapsed().as_secs_f64();
+    let after: Vec<Option<(u64, u64)>> =
+        spawned.iter().map(|s| proc_sample(s.child.id())).collect();
+    let own_after = proc_sample(std::process::id());
+
+    let cost = |name: &str, before: Option<(u64, u64)>, after: Option<(u64, u64)>| ProcessCost {
+        name: name.to_owned(),
+        cpu_percent: match (before, after) {
+            (Some(b), Some(a)) => (a.0.saturating_sub(b.0)) as f64 / CLOCK_TICKS / elapsed * 100.0,
+            _ => 0.0,
+        },
+        rss_mib: after.map_or(0.0, |a| a.1 as f64 / 1024.0),
+    };
+    let mut processes: Vec<ProcessCost> = spawned
+        .iter()
+        .zip(before.iter().zip(&after))
+        .map(|(s, (b, a))| cost(s.name, *b, *a))
+        .collect();
+    processes.push(cost("loadgen (this)", own_before, own_after));
+
+    let (mut report, stop) = match result {
+        Ok(ok) => ok,
+        Err(e) => {
+            stop_all(&mut spawned);
+            return Err(e);
+        }
+    };
+    stop.store(true, Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop_all(&mut spawned);
+    report.processes = processes;
+    // The baselines, on the same Redis and PostgreSQL, right after the load.
+    report.redis_eval_per_second =
+        baseline::redis_eval(config.redis_url.expose(), baseline::REDIS_EVAL_REQUESTS)
+            .await
+            .inspect_err(|e| tracing::warn!(error = %e, "redis-benchmark did not run"))
+            .ok()
+            .map(|eval| eval.per_second);
+    let pgbench = Pgbench {
+        scale: 10,
+        clients: 32,
+        seconds: 20,
+    };
+    report.pgbench_tps = pgbench
+        .run(postgres_server)
+        .await
+        .inspect_err(|e| tracing::warn!(error = %e, "pgbench did not run"))
+        .ok()
+        .map(|measured| measured.tps);
+    let _ = Command::new("psql")
+        .args([
+            &format!("{postgres_server}/postgres"),
+            "-qc",
+            &format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
+        ])
+        .output();
+    Ok(report)
+}
+
+fn stop_all(spawned: &mut [Spawned]) {
+    for s in spawned.iter_mut() {
+        let _ = Command::new("kill")
+            .args(["-TERM", &s.child.id().to_string()])
+            .status();
+    }
+    for s in spawned.iter_mut() {
+        let _ = s.child.wait();
+    }
+}
+
+/// Sum of `gamehub_settlements_total{result="ok"}` over the given /metrics URLs.
+pub(super) async fn settlements_acknowledged(urls: &[String]) -> Option<f64> {
+    if urls.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    for url in urls {
+        let text = http_get(url).await?;
+        for line in text.lines() {
+            if line.starts_with("gamehub_settlements_total") && line.contains("result=\"ok\"") {
+                total += line
+                    .rsplit(' ')
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(0.0);
+            }
+        }
+    }
+    Some(total)
+}
+
+/// The body of a plain `GET http://host:port/path` (the services' metrics endpoint).
+async fn http_get(url: &str) -> Option<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://")?;
+    let (host, path) = rest
+        .split_once('/')
+        .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
+    let mut stream =
+        tokio::time::timeout(Duration::from_secs(3), tokio::net::TcpStream::connect(host))
+            .await
+            .ok()?
+            .ok()?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+        .await
+        .ok()?;
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(3), stream.read_to_end(&mut response))
+        .await
+        .ok()?
+        .ok()?;
+    let text = String::from_utf8_lossy(&response).into_owned();
+    text.split_once("\r\n\r\n").map(|(_, body)| body.to_owned())
+}

@@ -1,0 +1,62 @@
+//! The referee load generator against a referee in this process (settling at a stub
+//! ledger), closed loop and paced, in every rule set: games are played (and finished)
+//! without a single refusal.
+#![allow(clippy::unwrap_used)]
+
+use gamehub_loadgen::referee::{Args, run};
+use gamehub_platform::config::CommonConfig;
+use gamehub_platform::server::Shutdown;
+use gamehub_testkit::redis::{fresh_prefix, redis_url, remove_keys};
+use gamehub_testkit::stub_ledger::StubLedger;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_load_plays_games_without_refusals_in_every_rule_set() {
+    let ledger = Shutdown::new();
+    let ledger_url = StubLedger::default().serve(ledger.clone()).await.unwrap();
+    let prefix = fresh_prefix("lgref");
+    let referee = gamehub_testkit::referee::start_on(&prefix, &ledger_url).await;
+    let mut games = 0;
+    for rules in [
+        "freestyle",
+        "renju-lose",
+        "renju-refuse",
+        "renju-claim",
+        "renju-swap",
+    ] {
+        let args = Args {
+            tables: 4,
+            duration: 2,
+            addr: referee.url.clone(),
+            rules: rules.into(),
+            connections: 2,
+            rate: 0.0,
+            redis_benchmark_requests: 0,
+        };
+        let report = run(&args, &CommonConfig::for_tests()).await.unwrap();
+        assert!(report.errors.is_empty(), "{rules}: {report}");
+        assert!(report.moves > 40, "{rules}: {report}");
+        assert!(report.p50_ms > 0.0 && report.p99_ms >= report.p50_ms);
+        games += report.games;
+    }
+    // A debug build plays a few hundred stones in two seconds: not every rule set's
+    // random games end that soon, but some do.
+    assert!(games > 0, "games are played to the end");
+    // Paced (open loop): the tables together act at about the offered rate.
+    let paced = Args {
+        tables: 4,
+        duration: 2,
+        addr: referee.url.clone(),
+        rules: "freestyle".into(),
+        connections: 2,
+        rate: 40.0,
+        redis_benchmark_requests: 0,
+    };
+    let report = run(&paced, &CommonConfig::for_tests()).await.unwrap();
+    assert!(report.errors.is_empty(), "{report}");
+    assert!(
+        report.moves_per_second() < 60.0,
+        "an offered 40/s is not exceeded much: {report}"
+    );
+    ledger.trigger();
+    remove_keys(&redis_url(), &prefix).await;
+}
