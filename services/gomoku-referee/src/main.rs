@@ -49,7 +49,7 @@ enum Command {
         /// The referee's URL.
         #[arg(long, default_value = "http://127.0.0.1:50052")]
         addr: String,
-        /// Rule set: freestyle, renju-lose (or renju), renju-refuse, renju-claim, renju-swap.
+        /// Rule set: freestyle, renju-lose, renju-refuse, renju-claim, renju-swap.
         #[arg(long, default_value = "freestyle")]
         rules: String,
         /// HTTP/2 connections shared by the clients.
