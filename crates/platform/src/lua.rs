@@ -146,7 +146,7 @@ impl<'a> Reply<'a> {
         size: usize,
     ) -> Result<std::slice::ChunksExact<'a, Value>, UnexpectedReply> {
         let items = self.array(value)?;
-        if size > 0 && items.len() % size == 0 {
+        if size > 0 && items.len().is_multiple_of(size) {
             Ok(items.chunks_exact(size))
         } else {
             Err(self.unexpected(format!(

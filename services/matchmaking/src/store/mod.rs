@@ -95,14 +95,14 @@ impl SeatRecord {
     /// Reads a stored record; one that does not read is an error, not "no seat" (the
     /// one-seat check fails closed).
     fn decode(raw: String) -> Result<Self, ApiError> {
-        let mut parts = raw.splitn(3, '|');
-        let parsed = (|| {
+        fn parts(raw: &str) -> Option<(Game, String, String)> {
+            let mut parts = raw.splitn(3, '|');
             let game = Game::parse(parts.next()?)?;
             let table_id = parts.next().filter(|t| !t.is_empty())?.to_owned();
             let ticket_id = parts.next().filter(|t| !t.is_empty())?.to_owned();
             Some((game, table_id, ticket_id))
-        })();
-        let Some((game, table_id, ticket_id)) = parsed else {
+        }
+        let Some((game, table_id, ticket_id)) = parts(&raw) else {
             return Err(ApiError::internal(anyhow::anyhow!(
                 "a seat record {:?} is not game|table|ticket",
                 raw.chars().take(80).collect::<String>()

@@ -224,19 +224,31 @@ impl Rig {
             .unwrap();
     }
 
+    /// Deletes the test's keys (SCAN, not KEYS: the Redis is shared).
     async fn cleanup(self) {
         let mut conn = self.conn();
-        let keys: Vec<String> = redis::cmd("KEYS")
-            .arg(format!("{}:*", self.prefix))
-            .query_async(&mut conn)
-            .await
-            .unwrap();
-        if !keys.is_empty() {
-            let _: () = redis::cmd("DEL")
-                .arg(&keys)
+        let mut cursor = 0u64;
+        loop {
+            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(format!("{}:*", self.prefix))
+                .arg("COUNT")
+                .arg(1000)
                 .query_async(&mut conn)
                 .await
                 .unwrap();
+            if !keys.is_empty() {
+                let _: () = redis::cmd("DEL")
+                    .arg(&keys)
+                    .query_async(&mut conn)
+                    .await
+                    .unwrap();
+            }
+            if next == 0 {
+                return;
+            }
+            cursor = next;
         }
     }
 }

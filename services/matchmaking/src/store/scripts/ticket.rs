@@ -91,7 +91,7 @@ struct TicketHash<'a> {
 impl<'a> TicketHash<'a> {
     /// Reads every field; an unknown field or an unreadable value is an error.
     fn read(reply: &Reply<'a>, fields: &'a [Value]) -> Result<Self, UnexpectedReply> {
-        if fields.len() % 2 != 0 {
+        if !fields.len().is_multiple_of(2) {
             return Err(reply.unexpected("a ticket hash has a field without its value"));
         }
         let mut hash = TicketHash::default();
