@@ -594,6 +594,29 @@ total_time_ms = 60000
     }
 
     #[test]
+    fn stakes_are_bounded_as_every_service_bounds_them() {
+        use gamehub_terms::stakes::{MAX_POINTS_BASE, MAX_SILVER_PER_POINT};
+        let largest = with(&format!(
+            "points_base = {MAX_POINTS_BASE}\nsilver_per_point = {MAX_SILVER_PER_POINT}"
+        ));
+        let rooms = parse(&largest).unwrap();
+        let room = rooms.get("r").unwrap();
+        assert_eq!(
+            (room.points_base, room.silver_per_point),
+            (MAX_POINTS_BASE, MAX_SILVER_PER_POINT)
+        );
+        assert_eq!(room.min_balance_silver, DEFAULT_GAME_LOSS_CAP_SILVER);
+
+        let e = error_of(&with(&format!(
+            "silver_per_point = {}",
+            MAX_SILVER_PER_POINT + 1
+        )));
+        assert_eq!(e.field.as_deref(), Some("silver_per_point"));
+        let e = error_of(&with(&format!("points_base = {}", MAX_POINTS_BASE + 1)));
+        assert_eq!(e.field.as_deref(), Some("points_base"));
+    }
+
+    #[test]
     fn doudizhu_rooms_cannot_be_rated_or_carry_gomoku_clocks() {
         let ddz = r#"
 [[rooms]]

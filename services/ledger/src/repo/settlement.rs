@@ -99,6 +99,7 @@ impl SeatRead {
 /// One settlement as `ledger_apply_settlement` takes it: the game, its seats in request
 /// order, its history rows. Every value is computed in Rust; the SQL only writes them
 /// (and checks the seats' snapshot still holds).
+#[derive(Debug)]
 pub struct SettlementRecord {
     /// The game row, its record and transfer.
     pub game: SettledGame,
