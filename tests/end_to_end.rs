@@ -489,3 +489,233 @@ async fn two_matchmaking_replicas_never_seat_a_ticket_twice() {
     let _ = second.task.await;
     tp.stop().await;
 }
+
+/// A rooms file with a Gomoku and a Dou Dizhu room at the largest stakes every service
+/// accepts.
+fn largest_stakes_rooms() -> String {
+    use gamehub_terms::stakes::{MAX_POINTS_BASE, MAX_SILVER_PER_POINT};
+    format!(
+        r#"
+[[rooms]]
+id = "gomoku-max"
+name = "Gomoku at the largest stakes"
+game = "gomoku"
+rules = "freestyle"
+move_time_ms = 60_000
+total_time_ms = 900_000
+points_base = {MAX_POINTS_BASE}
+silver_per_point = {MAX_SILVER_PER_POINT}
+
+[[rooms]]
+id = "doudizhu-max"
+name = "Dou Dizhu at the largest stakes"
+game = "doudizhu"
+rules = "classic"
+turn_time_ms = 20_000
+points_base = {MAX_POINTS_BASE}
+silver_per_point = {MAX_SILVER_PER_POINT}
+"#
+    )
+}
+
+/// Settlements the ledger refused (dead letters) and settlements not yet delivered, in
+/// every shard of `game`'s outboxes.
+async fn undelivered(tp: &TestPlatform, game: &'static str) -> (u64, u64) {
+    use gamehub_platform::tables::{StoreLimits, TableStore, connect};
+    let prefix = tp
+        .pairs
+        .iter()
+        .find(|(k, _)| k == "GAMEHUB_REDIS_PREFIX")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    let store = TableStore::new(
+        connect(&gamehub_testkit::redis::redis_url()).await.unwrap(),
+        &prefix,
+        game,
+        StoreLimits::default(),
+    );
+    (
+        store.dead_letters().await.unwrap(),
+        store.settlement_backlog().await.unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_never_open() {
+    use gamehub_terms::stakes::{MAX_POINTS_BASE, MAX_SILVER_PER_POINT};
+    let rooms_file = std::env::temp_dir().join(format!("rooms-{}.toml", request_id()));
+    std::fs::write(&rooms_file, largest_stakes_rooms()).unwrap();
+    let tp = TestPlatform::start(&[("GAMEHUB_ROOMS_FILE", rooms_file.to_str().unwrap())])
+        .await
+        .unwrap();
+    let mut operator = tp.clients("e2e-operator", Role::Operator);
+    let cap = gamehub_terms::caps::DEFAULT_GAME_LOSS_CAP_SILVER;
+
+    // ---- Gomoku: a scripted five; black is owed 5 × 10^6 points × 10^6 silver.
+    let stakes = room(&mut operator, "gomoku-max").await.stakes.unwrap();
+    assert_eq!(
+        (stakes.points_base, stakes.silver_per_point),
+        (MAX_POINTS_BASE, MAX_SILVER_PER_POINT)
+    );
+    let players: Vec<String> = vec!["max-ann".into(), "max-ben".into()];
+    for p in &players {
+        grant(&mut operator, p, 4 * cap).await;
+    }
+    let seats = seat_all(&tp, "gomoku-max", &players).await;
+    let table_id = seats[0].table_id.clone();
+    let table = tp
+        .clients(&players[0], Role::Player)
+        .gomoku
+        .get_table(gm::GetTableRequest {
+            table_id: table_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    let black_seat = table.game.unwrap().black_seat;
+    let player_at = |black: bool| {
+        table
+            .players
+            .iter()
+            .find(|p| (p.seat == black_seat) == black)
+            .unwrap()
+            .player_id
+            .clone()
+    };
+    let (black, white) = (player_at(true), player_at(false));
+    for (who, point) in [
+        (&black, "h8"),
+        (&white, "a1"),
+        (&black, "h9"),
+        (&white, "a2"),
+        (&black, "h10"),
+        (&white, "a3"),
+        (&black, "h11"),
+        (&white, "a4"),
+        (&black, "h12"),
+    ] {
+        tp.clients(who, Role::Player)
+            .gomoku
+            .place_stone(gm::PlaceStoneRequest {
+                table_id: table_id.clone(),
+                request_id: request_id(),
+                point: Some(gm::Point {
+                    text: point.into(),
+                    x: 0,
+                    y: 0,
+                }),
+            })
+            .await
+            .unwrap();
+    }
+    let black_account = settled(&mut operator, &black, GameType::Gomoku, 1).await;
+    let white_account = settled(&mut operator, &white, GameType::Gomoku, 1).await;
+    assert_eq!(
+        standing(&black_account, GameType::Gomoku).points,
+        5 * MAX_POINTS_BASE
+    );
+    assert_eq!(
+        black_account.balance_silver,
+        4 * cap + cap,
+        "the win, capped"
+    );
+    assert_eq!(
+        white_account.balance_silver,
+        4 * cap - cap,
+        "the loss, capped"
+    );
+    assert_eq!(undelivered(&tp, "gomoku").await, (0, 0), "no dead letter");
+
+    // ---- Dou Dizhu: three bots play a deal to its end.
+    let players: Vec<String> = vec!["max-cat".into(), "max-dan".into(), "max-eve".into()];
+    for p in &players {
+        grant(&mut operator, p, 4 * cap).await;
+    }
+    let seats = seat_all(&tp, "doudizhu-max", &players).await;
+    let outcomes = join_all(players.iter().zip(&seats).map(|(p, seat)| {
+        let clients = tp.clients(p, Role::Player);
+        let table_id = seat.table_id.clone();
+        async move {
+            drive::doudizhu::play(
+                clients.doudizhu.clone(),
+                &table_id,
+                drive::doudizhu::Options {
+                    deals: 1,
+                    think: Duration::ZERO,
+                },
+                |_| {},
+            )
+            .await
+            .unwrap()
+        }
+    }))
+    .await;
+    let points = outcomes[0].results[0].points.clone();
+    let mut silver_total = 0;
+    for (seat_no, player) in seats[0].players.iter().enumerate() {
+        let account = settled(&mut operator, player, GameType::Doudizhu, 1).await;
+        assert_eq!(
+            standing(&account, GameType::Doudizhu).points,
+            points[seat_no]
+        );
+        let moved = account.balance_silver - 4 * cap;
+        assert!(
+            moved.abs() <= cap && moved.signum() == points[seat_no].signum(),
+            "{player} moved {moved} silver for {} points",
+            points[seat_no]
+        );
+        silver_total += moved;
+    }
+    assert_eq!(silver_total, 0);
+    assert_eq!(undelivered(&tp, "doudizhu").await, (0, 0), "no dead letter");
+
+    // ---- One silver per point more: neither game service opens the table.
+    let mut service = tp.clients("e2e-matchmaker", Role::Service);
+    let too_much = RoomStakes {
+        room_id: "too-much".into(),
+        points_base: 1,
+        silver_per_point: MAX_SILVER_PER_POINT + 1,
+        min_balance_silver: 0,
+        rated: false,
+    };
+    let status = service
+        .gomoku
+        .open_table(gm::OpenTableRequest {
+            request_id: request_id(),
+            stakes: Some(too_much.clone()),
+            rule_set: gm::RuleSet::Freestyle as i32,
+            time_control: Some(gm::TimeControl {
+                per_move_ms: 0,
+                total_ms: 0,
+            }),
+            player_ids: vec!["p1".into(), "p2".into()],
+            first_black_seat: 0,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    assert!(
+        status.message().contains("stakes.silver_per_point"),
+        "{status:?}"
+    );
+    let status = service
+        .doudizhu
+        .open_table(gamehub_proto::doudizhu::OpenTableRequest {
+            request_id: request_id(),
+            stakes: Some(too_much),
+            turn_time_ms: 0,
+            player_ids: vec!["p1".into(), "p2".into(), "p3".into()],
+            test_seeds: vec![],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    assert!(
+        status.message().contains("stakes.silver_per_point"),
+        "{status:?}"
+    );
+    tp.stop().await;
+    let _ = std::fs::remove_file(rooms_file);
+}

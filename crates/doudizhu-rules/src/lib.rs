@@ -12,6 +12,7 @@
 //! - [`seat`]: [`Seat`] and the first-bidder rotation.
 //! - [`bidding`]: the bidding (叫分) state machine.
 //! - [`scoring`]: points, spring, anti-spring, escape ([`Settlement`]).
+//! - [`rule_set`]: the rule sets played, by the name rooms give them ([`RuleSet`]).
 //! - [`mod@deal`]: one deal as a state machine ([`Deal`]) with events, errors, timeouts,
 //!   auto-play (托管), per-seat views and the record of a finished deal.
 #![forbid(unsafe_code)]
@@ -22,6 +23,7 @@ pub mod combination;
 pub mod deal;
 pub mod moves;
 pub mod ranks;
+pub mod rule_set;
 pub mod scoring;
 pub mod seat;
 pub mod shuffle;
@@ -36,6 +38,7 @@ pub use deal::{
 };
 pub use moves::{Play, leads, legal_plays, replies};
 pub use ranks::RankCounts;
+pub use rule_set::RuleSet;
 pub use scoring::{Outcome, PlayedOut, Settlement, settle, settle_escape};
 pub use seat::{Seat, first_bidder_of_first_deal, next_first_bidder};
 pub use shuffle::{Commitment, Dealt, Seed, VerifyError, deal, verify};

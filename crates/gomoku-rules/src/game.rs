@@ -136,12 +136,15 @@ impl RuleSet {
         matches!(self, RuleSet::Renju(_))
     }
 
-    /// Reads [`RuleSet::name`]; `renju` alone means `renju-lose`.
+    /// Reads [`RuleSet::name`], exactly: the one list of names rooms files, records and
+    /// stored tables use (no aliases, so every reader accepts the same names).
     pub fn parse(name: &str) -> Option<RuleSet> {
-        match name.trim() {
-            "renju" => Some(RuleSet::Renju(ForbiddenPolicy::Lose)),
-            other => RuleSet::ALL.into_iter().find(|r| r.name() == other),
-        }
+        RuleSet::ALL.into_iter().find(|r| r.name() == name.trim())
+    }
+
+    /// Every rule set's name, comma-separated, for messages that list them.
+    pub fn names() -> String {
+        RuleSet::ALL.map(RuleSet::name).join(", ")
     }
 }
 

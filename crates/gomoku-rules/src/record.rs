@@ -398,19 +398,32 @@ impl Record {
                     "Date" => info.date = value.to_owned(),
                     "RuleSet" => {
                         rule_set = Some(RuleSet::parse(value).ok_or_else(|| {
-                            syntax(format!("unknown rule set {value:?} (freestyle, renju-lose, renju-refuse, renju-claim, renju-swap)"))
+                            syntax(format!("unknown rule set {value:?} ({})", RuleSet::names()))
                         })?)
                     }
                     "TimeControl" => {
-                        let parsed = value
-                            .split_once('/')
-                            .and_then(|(a, b)| Some(TimeControl { per_move_ms: a.parse().ok()?, total_ms: b.parse().ok()? }));
-                        time_control = parsed.ok_or_else(|| syntax("TimeControl is \"per_move_ms/total_ms\"".into()))?;
+                        let parsed = value.split_once('/').and_then(|(a, b)| {
+                            Some(TimeControl {
+                                per_move_ms: a.parse().ok()?,
+                                total_ms: b.parse().ok()?,
+                            })
+                        });
+                        time_control = parsed.ok_or_else(|| {
+                            syntax("TimeControl is \"per_move_ms/total_ms\"".into())
+                        })?;
                     }
                     "BlackSeat" => {
-                        black_seat = value.parse::<u8>().ok().and_then(Seat::new).ok_or_else(|| syntax("BlackSeat is 0 or 1".into()))?
+                        black_seat = value
+                            .parse::<u8>()
+                            .ok()
+                            .and_then(Seat::new)
+                            .ok_or_else(|| syntax("BlackSeat is 0 or 1".into()))?
                     }
-                    "StartMs" => started_ms = value.parse().map_err(|_| syntax("StartMs is milliseconds".into()))?,
+                    "StartMs" => {
+                        started_ms = value
+                            .parse()
+                            .map_err(|_| syntax("StartMs is milliseconds".into()))?
+                    }
                     "Result" => declared_result = Some(value.to_owned()),
                     "Opening" => {
                         let parsed = Opening::parse(value).map_err(|e| syntax(e.to_string()))?;

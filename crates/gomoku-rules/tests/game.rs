@@ -47,6 +47,20 @@ fn refused(game: &mut Game, seat: Seat, action: gomoku_rules::Action) -> GameErr
 }
 
 #[test]
+fn rule_sets_are_read_by_their_exact_names_only() {
+    for rule_set in RuleSet::ALL {
+        assert_eq!(RuleSet::parse(rule_set.name()), Some(rule_set));
+    }
+    for alias in ["renju", "Renju-Lose", "renju_lose", ""] {
+        assert_eq!(RuleSet::parse(alias), None, "{alias:?}");
+    }
+    assert_eq!(
+        RuleSet::names(),
+        "freestyle, renju-lose, renju-refuse, renju-claim, renju-swap"
+    );
+}
+
+#[test]
 fn black_first_stone_must_be_on_h8_in_every_rule_set() {
     for rule_set in RuleSet::ALL {
         let mut g = game(rule_set);

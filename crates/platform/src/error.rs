@@ -141,19 +141,10 @@ pub fn required<'a>(field: &str, value: &'a str, max: usize) -> Result<&'a str, 
     Ok(trimmed)
 }
 
-/// Checks an id field: 1–`max` characters of ASCII letters, digits, `-`, `_`, `.`, `:`.
+/// Checks an id field: 1–`max` characters of ASCII letters, digits, `-`, `_`, `.`, `:`,
+/// `@` (the rule is [`gamehub_terms::ids::check`]).
 pub fn id<'a>(field: &str, value: &'a str, max: usize) -> Result<&'a str, ApiError> {
-    let value = required(field, value, max)?;
-    if !value
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':' | b'@'))
-    {
-        return Err(invalid(
-            field,
-            "may contain only ASCII letters, digits and - _ . : @",
-        ));
-    }
-    Ok(value)
+    gamehub_terms::ids::check(value, max).map_err(|problem| invalid(field, problem))
 }
 
 #[cfg(test)]

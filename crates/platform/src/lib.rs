@@ -14,6 +14,7 @@
 //! - [`client`]: channels to other services carrying a service token and the trace;
 //! - [`error`]: [`error::ApiError`], the one mapping from service errors to gRPC statuses;
 //! - [`metrics`]: Prometheus metrics and their scrape endpoint;
+//! - [`lua`]: Redis Lua scripts as typed boundaries (strict reply readers);
 //! - [`notify`]: waking watchers in every replica through Redis pub/sub;
 //! - [`tables`]: live tables in Redis: the atomic step, event streams, watchers,
 //!   clock deadlines and the settlement outbox;
@@ -29,6 +30,7 @@ pub mod eligibility;
 pub mod error;
 pub mod game_api;
 pub mod grpc_web;
+pub mod lua;
 pub mod metrics;
 pub mod notify;
 pub mod runner;

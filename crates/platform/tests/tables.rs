@@ -581,3 +581,39 @@ async fn keys_made_after_the_opening_step_expire_too() {
         assert!(ttl > 0, "{key} has no lifetime (TTL {ttl})");
     }
 }
+
+/// An event whose audience cannot be read (a corrupt or foreign write) is an error, never
+/// shown to everybody: a private event such as a dealt hand fails closed.
+#[tokio::test]
+async fn an_event_with_an_unreadable_audience_is_refused_not_shown_to_everyone() {
+    let store = store(StoreLimits::default()).await;
+    store
+        .create(
+            "leaky",
+            &Counter { count: 0 },
+            change(vec![NewEvent::private(1, b"hand".to_vec())], None),
+            None,
+        )
+        .await
+        .unwrap();
+    let events = store.events_after("leaky", 0, 10).await.unwrap();
+    assert_eq!(events[0].audience, Audience::Seat(1));
+
+    let mut conn = store.redis();
+    let stream = store.companion_key("leaky", "ev");
+    for (id, fields) in [
+        ("0-2", vec![("a", "everyone"), ("p", "secret")]),
+        ("0-3", vec![("p", "no audience")]),
+    ] {
+        let _: String = redis::cmd("XADD")
+            .arg(&stream)
+            .arg(id)
+            .arg(fields)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        let after = id.strip_prefix("0-").unwrap().parse::<u64>().unwrap() - 1;
+        let refused = store.events_after("leaky", after, 10).await.unwrap_err();
+        assert!(matches!(refused, ApiError::Internal(_)), "{refused:?}");
+    }
+}

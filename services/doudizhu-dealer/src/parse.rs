@@ -9,10 +9,7 @@ use crate::error::DealerError;
 use crate::table::{PlayCards, Stakes};
 
 /// Longest id accepted (table, request, player, room).
-pub const MAX_ID_LEN: usize = 64;
-/// The largest points base accepted: keeps the worst deal (bid 3, 13 bombs, the
-/// rocket, spring) well inside the ledger's 10^12 points per game.
-pub const MAX_POINTS_BASE: i64 = 1_000_000;
+pub use gamehub_terms::ids::MAX_ID_LEN;
 /// Default time per turn.
 pub const DEFAULT_TURN_MS: u64 = 20_000;
 /// Shortest and longest time per turn accepted.
@@ -22,17 +19,9 @@ const MAX_PLAY_CARDS: usize = 20;
 
 /// An id: 1–64 ASCII letters, digits and `- _ . : @`.
 pub fn id(field: &'static str, value: &str) -> Result<String, DealerError> {
-    gamehub_platform::error::id(field, value, MAX_ID_LEN)
+    gamehub_terms::ids::check(value, MAX_ID_LEN)
         .map(str::to_owned)
-        .map_err(|e| DealerError::invalid(field, strip_field(field, &e.to_string())))
-}
-
-fn strip_field(field: &str, message: &str) -> String {
-    message
-        .strip_prefix(field)
-        .and_then(|m| m.strip_prefix(": "))
-        .unwrap_or(message)
-        .to_owned()
+        .map_err(|problem| DealerError::invalid(field, problem))
 }
 
 pub fn table_id(value: &str) -> Result<String, DealerError> {
@@ -113,25 +102,13 @@ impl OpenTable {
             .stakes
             .as_ref()
             .ok_or_else(|| DealerError::invalid("stakes", "is required"))?;
-        let room_id = id("stakes.room_id", &stakes.room_id)?;
-        if !(1..=MAX_POINTS_BASE).contains(&stakes.points_base) {
-            return Err(DealerError::invalid(
-                "stakes.points_base",
-                format!("must be 1 to {MAX_POINTS_BASE}"),
-            ));
-        }
-        if stakes.silver_per_point < 0 {
-            return Err(DealerError::invalid(
-                "stakes.silver_per_point",
-                "cannot be negative",
-            ));
-        }
-        if stakes.min_balance_silver < 0 {
-            return Err(DealerError::invalid(
-                "stakes.min_balance_silver",
-                "cannot be negative",
-            ));
-        }
+        // The bounds every service holds stakes to (the points base keeps the worst
+        // deal inside the ledger's points per game): a table opens only with stakes
+        // the ledger will settle.
+        let stakes = gamehub_terms::Stakes::from_proto(stakes)
+            .map_err(|e| DealerError::invalid(e.path(), e.problem))?;
+        let points_base = u32::try_from(stakes.points_base)
+            .map_err(|_| DealerError::invalid("stakes.points_base", "does not fit 32 bits"))?;
         let turn_ms = match request.turn_time_ms {
             0 => DEFAULT_TURN_MS,
             ms => u64::try_from(ms)
@@ -180,8 +157,8 @@ impl OpenTable {
         Ok(OpenTable {
             request_id,
             stakes: Stakes {
-                room_id,
-                points_base: u32::try_from(stakes.points_base).unwrap_or(1),
+                room_id: stakes.room_id,
+                points_base,
                 silver_per_point: stakes.silver_per_point,
                 min_balance_silver: stakes.min_balance_silver,
             },

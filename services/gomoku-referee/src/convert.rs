@@ -44,13 +44,7 @@ pub fn color(c: Color) -> pb::Color {
 
 /// A rule set.
 pub fn rule_set(r: RuleSet) -> pb::RuleSet {
-    match r {
-        RuleSet::Freestyle => pb::RuleSet::Freestyle,
-        RuleSet::Renju(ForbiddenPolicy::Lose) => pb::RuleSet::RenjuLose,
-        RuleSet::Renju(ForbiddenPolicy::Refuse) => pb::RuleSet::RenjuRefuse,
-        RuleSet::Renju(ForbiddenPolicy::Claim) => pb::RuleSet::RenjuClaim,
-        RuleSet::RenjuSwap => pb::RuleSet::RenjuSwap,
-    }
+    gamehub_terms::rule_sets::gomoku_to_proto(r)
 }
 
 /// A forbidden kind.

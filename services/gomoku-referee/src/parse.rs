@@ -3,43 +3,25 @@
 
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::gomoku as pb;
-use gomoku_rules::{ForbiddenPolicy, Point, RuleSet, Seat, TimeControl};
+use gamehub_terms::Stakes;
+use gomoku_rules::{Point, RuleSet, Seat, TimeControl};
 
 use crate::error::RefereeError;
 use crate::table::{OpenTable, Room};
 
 /// Ids (tables, requests, players, rooms) are at most this long.
-pub const MAX_ID_LEN: usize = 64;
+pub use gamehub_terms::ids::MAX_ID_LEN;
 /// The longest clock limit a room may set: one day.
 pub const MAX_CLOCK_MS: i64 = 24 * 3600 * 1000;
 /// The shortest non-zero clock limit a room may set. Tests use short clocks; a real
 /// room sets seconds at least.
 pub const MIN_CLOCK_MS: i64 = 100;
-/// The largest points base a room may set.
-pub const MAX_POINTS_BASE: i64 = 1_000_000;
 
 /// An id field: 1–64 characters of ASCII letters, digits and `- _ . : @`.
 pub fn id(field: &str, value: &str) -> Result<String, RefereeError> {
-    let value = value.trim();
-    if value.is_empty() {
-        return Err(RefereeError::invalid(field, "is required"));
-    }
-    if value.len() > MAX_ID_LEN {
-        return Err(RefereeError::invalid(
-            field,
-            format!("is longer than {MAX_ID_LEN} characters"),
-        ));
-    }
-    if !value
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':' | b'@'))
-    {
-        return Err(RefereeError::invalid(
-            field,
-            "may contain only ASCII letters, digits and - _ . : @",
-        ));
-    }
-    Ok(value.to_owned())
+    gamehub_terms::ids::check(value, MAX_ID_LEN)
+        .map(str::to_owned)
+        .map_err(|problem| RefereeError::invalid(field, problem))
 }
 
 /// A table id.
@@ -81,17 +63,15 @@ pub fn proposals(values: &[pb::Point]) -> Result<[Point; 2], RefereeError> {
 
 /// A rule set from the proto enum.
 pub fn rule_set(field: &str, value: i32) -> Result<RuleSet, RefereeError> {
-    match pb::RuleSet::try_from(value) {
-        Ok(pb::RuleSet::Freestyle) => Ok(RuleSet::Freestyle),
-        Ok(pb::RuleSet::RenjuLose) => Ok(RuleSet::Renju(ForbiddenPolicy::Lose)),
-        Ok(pb::RuleSet::RenjuRefuse) => Ok(RuleSet::Renju(ForbiddenPolicy::Refuse)),
-        Ok(pb::RuleSet::RenjuClaim) => Ok(RuleSet::Renju(ForbiddenPolicy::Claim)),
-        Ok(pb::RuleSet::RenjuSwap) => Ok(RuleSet::RenjuSwap),
-        Ok(pb::RuleSet::Unspecified) | Err(_) => Err(RefereeError::invalid(
+    gamehub_terms::rule_sets::gomoku_from_proto(value).ok_or_else(|| {
+        RefereeError::invalid(
             field,
-            "is required: one of RULE_SET_FREESTYLE, RULE_SET_RENJU_LOSE, RULE_SET_RENJU_REFUSE, RULE_SET_RENJU_CLAIM, RULE_SET_RENJU_SWAP",
-        )),
-    }
+            format!(
+                "is required: one of {}",
+                gamehub_terms::rule_sets::gomoku_proto_names().join(", ")
+            ),
+        )
+    })
 }
 
 fn clock_limit(field: &str, value: i64) -> Result<u64, RefereeError> {
@@ -155,33 +135,18 @@ fn stakes(value: Option<&RoomStakes>) -> Result<Room, RefereeError> {
             "is required (room_id, points_base, silver_per_point)",
         )
     })?;
-    let room_id = id("stakes.room_id", &value.room_id)?;
-    if !(1..=MAX_POINTS_BASE).contains(&value.points_base) {
-        return Err(RefereeError::invalid(
-            "stakes.points_base",
-            format!("must be 1 to {MAX_POINTS_BASE}, not {}", value.points_base),
-        ));
-    }
-    if value.silver_per_point < 0 {
-        return Err(RefereeError::invalid(
-            "stakes.silver_per_point",
-            "cannot be negative (0 makes a free room)",
-        ));
-    }
-    if value.min_balance_silver < 0 {
-        return Err(RefereeError::invalid(
-            "stakes.min_balance_silver",
-            "cannot be negative",
-        ));
-    }
+    // The bounds every service holds stakes to: a table opens only with stakes the
+    // ledger will settle.
+    let stakes = Stakes::from_proto(value)
+        .map_err(|e| RefereeError::invalid(format!("stakes.{}", e.field), e.problem))?;
     Ok(Room {
-        room_id,
+        room_id: stakes.room_id,
         rule_set: RuleSet::Freestyle,
         time_control: TimeControl::UNLIMITED,
-        points_base: value.points_base,
-        silver_per_point: value.silver_per_point,
-        min_balance_silver: value.min_balance_silver,
-        rated: value.rated,
+        points_base: stakes.points_base,
+        silver_per_point: stakes.silver_per_point,
+        min_balance_silver: stakes.min_balance_silver,
+        rated: stakes.rated,
     })
 }
 

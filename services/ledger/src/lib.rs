@@ -10,8 +10,8 @@
 //! - this file: [`LedgerConfig`] and [`start`], which the `gamehub-ledger` binary and the
 //!   all-in-one `gamehub` binary call.
 //!
-//! Migrations are in `services/ledger/migrations` and are applied by [`start`] (the
-//! database is created first if it does not exist).
+//! The schema is `services/ledger/migrations` (one migration until the first release),
+//! applied by [`start`] (the database is created first if it does not exist).
 #![forbid(unsafe_code)]
 
 pub mod api;
@@ -77,7 +77,7 @@ impl LedgerConfig {
                 defaults.game_win_silver,
             )?,
             game_loss_silver: silver(
-                "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER",
+                gamehub_terms::caps::GAME_LOSS_CAP_VAR,
                 defaults.game_loss_silver,
             )?,
             daily_win_silver: silver(
@@ -147,11 +147,25 @@ pub async fn connect_database(config: &LedgerConfig) -> anyhow::Result<PgPool> {
         .connect_with(options)
         .await
         .context("cannot connect to the ledger database")?;
-    MIGRATOR
-        .run(&pool)
-        .await
-        .context("cannot apply the ledger migrations")?;
+    MIGRATOR.run(&pool).await.map_err(migration_error)?;
     Ok(pool)
+}
+
+/// What to do about a failed migration. A database made by the unreleased development
+/// schema (migrations 0002–0004, since squashed into 0001) does not match the released
+/// history; sqlx refuses it rather than mis-migrate it, and this says why and what to do.
+fn migration_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
+    use sqlx::migrate::MigrateError;
+    match error {
+        MigrateError::VersionMismatch(_) | MigrateError::VersionMissing(_) => anyhow::anyhow!(
+            "{error}: the ledger database was created by a development version of gamehub \
+             whose schema history was squashed before the first release; it cannot be \
+             migrated. It holds development data only: drop it (e.g. `dropdb gamehub`, or \
+             the database named in DATABASE_URL) and start the ledger again to create it \
+             afresh"
+        ),
+        other => anyhow::Error::new(other).context("cannot apply the ledger migrations"),
+    }
 }
 
 /// Starts the ledger: database, migrations, and the gRPC server in the background.

@@ -327,13 +327,14 @@ impl MatchmakingApi {
     async fn cancel(&self, caller: &Caller, ticket_id: &str) -> Result<pb::CancelTicketResponse> {
         let ticket = self.readable_ticket(caller, ticket_id).await?;
         match self.store.cancel(&ticket.id, now_ms()).await? {
-            Cancelled::Now => {
+            // Cancelled now, or by an earlier call whose freeing of the live slot may not
+            // have happened (a retry finishes it; freeing is idempotent).
+            Cancelled::Now | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {
                 self.store
                     .clear_live(&ticket.player_id, ticket.id.as_str())
                     .await?;
             }
-            Cancelled::Requested
-            | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {}
+            Cancelled::Requested => {}
             Cancelled::AlreadyEnded(state) => {
                 return Err(MatchmakingError::AlreadyEnded {
                     ticket_id: ticket.id.to_string(),

@@ -72,7 +72,7 @@ impl MatchmakingConfig {
             &format!("0.0.0.0:{}", ports::MATCHMAKING),
         )?;
         let cap = env.parse(
-            "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER",
+            gamehub_terms::caps::GAME_LOSS_CAP_VAR,
             DEFAULT_GAME_LOSS_CAP_SILVER,
             "a whole number of silver",
         )?;
@@ -80,7 +80,7 @@ impl MatchmakingConfig {
             // The ledger refuses to start with it; here it would make every default
             // minimum balance negative, which the ledger then refuses on every seat.
             return Err(ConfigError {
-                name: "GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER".into(),
+                name: gamehub_terms::caps::GAME_LOSS_CAP_VAR.into(),
                 value: cap.to_string(),
                 reason: "a cap cannot be negative".into(),
             });

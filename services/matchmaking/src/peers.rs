@@ -20,7 +20,7 @@ use gamehub_proto::gomoku as gmk;
 use gamehub_proto::ledger;
 use tonic::Code;
 
-use crate::rooms::{Game, Room, TimeControl};
+use crate::rooms::{Game, Room, Rules, TimeControl};
 
 /// A boxed future, so the traits can be used as `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -178,14 +178,12 @@ impl GamePeers {
     }
 }
 
-fn gomoku_rule_set(rules: &str) -> gmk::RuleSet {
+/// The API code of a room's Gomoku rule set (Unspecified, which the referee refuses,
+/// for a room of another game: a rooms file cannot make one).
+fn gomoku_rule_set(rules: Rules) -> gmk::RuleSet {
     match rules {
-        "freestyle" => gmk::RuleSet::Freestyle,
-        "renju-lose" => gmk::RuleSet::RenjuLose,
-        "renju-claim" => gmk::RuleSet::RenjuClaim,
-        "renju-refuse" => gmk::RuleSet::RenjuRefuse,
-        "renju-swap" => gmk::RuleSet::RenjuSwap,
-        _ => gmk::RuleSet::Unspecified,
+        Rules::Gomoku(rule_set) => gamehub_terms::rule_sets::gomoku_to_proto(rule_set),
+        Rules::Doudizhu(_) => gmk::RuleSet::Unspecified,
     }
 }
 
@@ -211,7 +209,7 @@ impl TableOpener for GamePeers {
                         .open_table(gmk::OpenTableRequest {
                             request_id: match_id.to_owned(),
                             stakes: Some(room.stakes()),
-                            rule_set: gomoku_rule_set(&room.rules) as i32,
+                            rule_set: gomoku_rule_set(room.rules) as i32,
                             time_control: Some(gmk::TimeControl {
                                 per_move_ms: to_i64(move_time_ms),
                                 total_ms: to_i64(total_time_ms),

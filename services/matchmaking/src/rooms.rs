@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::matchmaking as pb;
+use gamehub_terms::stakes::{self, StakesError};
 use serde::Deserialize;
 
 /// The rooms of a default install.
@@ -22,7 +23,7 @@ pub const MAX_ROOMS: usize = 100;
 pub const MAX_ROOM_ID_LEN: usize = 32;
 
 /// The per-game loss cap of the ledger's default configuration (SPEC section 5).
-pub const DEFAULT_GAME_LOSS_CAP_SILVER: i64 = 50_000;
+pub use gamehub_terms::caps::DEFAULT_GAME_LOSS_CAP_SILVER;
 
 /// Gomoku's worst result for one player: an escape costs 10 points × base (seed 001).
 const GOMOKU_WORST_LOSS_POINTS: i64 = 10;
@@ -70,17 +71,38 @@ impl Game {
         }
     }
 
-    /// The rule sets of this game, in the game service's words.
-    pub fn rule_sets(self) -> &'static [&'static str] {
+    /// The names of this game's rule sets (the rule crate's), comma-separated.
+    pub fn rule_set_names(self) -> String {
         match self {
-            Game::Gomoku => &[
-                "freestyle",
-                "renju-lose",
-                "renju-claim",
-                "renju-refuse",
-                "renju-swap",
-            ],
-            Game::Doudizhu => &["classic"],
+            Game::Gomoku => gomoku_rules::RuleSet::names(),
+            Game::Doudizhu => doudizhu_rules::RuleSet::names(),
+        }
+    }
+}
+
+/// A room's rule set, as its game's rule crate names and plays it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rules {
+    /// A Gomoku rule set (`freestyle`, `renju-lose`, …).
+    Gomoku(gomoku_rules::RuleSet),
+    /// A Dou Dizhu rule set (`classic`).
+    Doudizhu(doudizhu_rules::RuleSet),
+}
+
+impl Rules {
+    /// The rule set of `game` named `name` (the rule crate's exact name).
+    pub fn parse(game: Game, name: &str) -> Option<Rules> {
+        match game {
+            Game::Gomoku => gomoku_rules::RuleSet::parse(name).map(Rules::Gomoku),
+            Game::Doudizhu => doudizhu_rules::RuleSet::parse(name).map(Rules::Doudizhu),
+        }
+    }
+
+    /// The rule set's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rules::Gomoku(rule_set) => rule_set.name(),
+            Rules::Doudizhu(rule_set) => rule_set.name(),
         }
     }
 }
@@ -111,8 +133,8 @@ pub struct Room {
     pub name: String,
     /// The game played.
     pub game: Game,
-    /// The rule set, one of [`Game::rule_sets`].
-    pub rules: String,
+    /// The rule set.
+    pub rules: Rules,
     /// The clock.
     pub time_control: TimeControl,
     /// 底分: every points figure is multiplied by it.
@@ -163,7 +185,7 @@ impl Room {
             room_id: self.id.clone(),
             display_name: self.name.clone(),
             game_type: self.game.game_type() as i32,
-            rule_set: self.rules.clone(),
+            rule_set: self.rules.as_str().to_owned(),
             time_control: Some(time_control),
             stakes: Some(self.stakes()),
             seats: i32::try_from(self.seats()).unwrap_or(i32::MAX),
@@ -341,28 +363,28 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
             format!("unknown game {game_name:?}; expected gomoku or doudizhu"),
         )
     })?;
-    let rules = entry.rules.ok_or_else(|| {
+    let rules_name = entry.rules.ok_or_else(|| {
         fail(
             &room,
             "rules",
             format!(
                 "is required; {} rule sets: {}",
                 game.as_str(),
-                game.rule_sets().join(", ")
+                game.rule_set_names()
             ),
         )
     })?;
-    if !game.rule_sets().contains(&rules.as_str()) {
-        return Err(fail(
+    let rules = Rules::parse(game, &rules_name).ok_or_else(|| {
+        fail(
             &room,
             "rules",
             format!(
-                "unknown rule set {rules:?} for {}; expected one of {}",
+                "unknown rule set {rules_name:?} for {}; expected one of {}",
                 game.as_str(),
-                game.rule_sets().join(", ")
+                game.rule_set_names()
             ),
-        ));
-    }
+        )
+    })?;
     let ms = |field: &str, value: Option<i64>, min: i64, max: i64| -> Result<u64, RoomsError> {
         let value = value.ok_or_else(|| fail(&room, field, "is required".into()))?;
         if !(min..=max).contains(&value) {
@@ -409,22 +431,13 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
             }
         }
     };
-    let points_base = entry.points_base.unwrap_or(1);
-    if !(1..=1_000_000).contains(&points_base) {
-        return Err(fail(
-            &room,
-            "points_base",
-            format!("{points_base} is outside 1..=1000000"),
-        ));
-    }
-    let silver_per_point = entry.silver_per_point.unwrap_or(0);
-    if !(0..=1_000_000).contains(&silver_per_point) {
-        return Err(fail(
-            &room,
-            "silver_per_point",
-            format!("{silver_per_point} is outside 0..=1000000 (0 makes a free room)"),
-        ));
-    }
+    // The stakes' bounds are the ones every service holds them to: a room cannot
+    // offer a table the game services would refuse or the ledger would not settle.
+    let stakes_error = |e: StakesError| fail(&room, e.field, e.problem);
+    let points_base =
+        stakes::check_points_base(entry.points_base.unwrap_or(1)).map_err(stakes_error)?;
+    let silver_per_point = stakes::check_silver_per_point(entry.silver_per_point.unwrap_or(0))
+        .map_err(stakes_error)?;
     let rated = entry.rated.unwrap_or(false);
     if rated && game != Game::Gomoku {
         return Err(fail(
@@ -434,14 +447,7 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
         ));
     }
     let min_balance_silver = match entry.min_balance_silver {
-        Some(value) if value < 0 => {
-            return Err(fail(
-                &room,
-                "min_balance_silver",
-                format!("{value} is negative"),
-            ));
-        }
-        Some(value) => value,
+        Some(value) => stakes::check_min_balance_silver(value).map_err(stakes_error)?,
         None => default_min_balance(game, points_base, silver_per_point, cap),
     };
     Ok(Room {
@@ -585,6 +591,29 @@ total_time_ms = 60000
 
         let e = error_of(&ONE.replace("name = \"R\"\n", ""));
         assert_eq!(e.field.as_deref(), Some("name"));
+    }
+
+    #[test]
+    fn stakes_are_bounded_as_every_service_bounds_them() {
+        use gamehub_terms::stakes::{MAX_POINTS_BASE, MAX_SILVER_PER_POINT};
+        let largest = with(&format!(
+            "points_base = {MAX_POINTS_BASE}\nsilver_per_point = {MAX_SILVER_PER_POINT}"
+        ));
+        let rooms = parse(&largest).unwrap();
+        let room = rooms.get("r").unwrap();
+        assert_eq!(
+            (room.points_base, room.silver_per_point),
+            (MAX_POINTS_BASE, MAX_SILVER_PER_POINT)
+        );
+        assert_eq!(room.min_balance_silver, DEFAULT_GAME_LOSS_CAP_SILVER);
+
+        let e = error_of(&with(&format!(
+            "silver_per_point = {}",
+            MAX_SILVER_PER_POINT + 1
+        )));
+        assert_eq!(e.field.as_deref(), Some("silver_per_point"));
+        let e = error_of(&with(&format!("points_base = {}", MAX_POINTS_BASE + 1)));
+        assert_eq!(e.field.as_deref(), Some("points_base"));
     }
 
     #[test]

@@ -9,6 +9,10 @@
 
 use std::time::Duration;
 
+/// The script redis-benchmark evaluates: the cheapest script step, the unit every
+/// service's Redis cost is compared with (`EVAL` of one `INCR`).
+const EVAL_SCRIPT: &str = include_str!("baseline.lua").trim_ascii_end();
+
 use anyhow::Context;
 use gamehub_testkit::postgres::scratch_database_url;
 
@@ -68,7 +72,7 @@ pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisE
         "1",
         "-q",
         "eval",
-        "return redis.call('incr',KEYS[1])",
+        EVAL_SCRIPT,
         "1",
         REDIS_BENCHMARK_KEY,
     ];
@@ -315,9 +319,13 @@ mod tests {
     use super::*;
 
     /// `redis-benchmark -h 127.0.0.1 -p 6379 -n 2000 -c 50 -P 1 -q eval
-    /// "return redis.call('incr',KEYS[1])" 1 loadgen:redis-benchmark` (redis-benchmark
+    /// "<baseline.lua>" 1 loadgen:redis-benchmark` (redis-benchmark
     /// 7.0.15), byte for byte: a progress line, its blanking, then the result.
-    const REDIS_BENCHMARK_QUIET: &str = " \reval return redis.call('incr',KEYS[1]) 1 loadgen:redis-benchmark: rps=0.0 (overall: -nan) avg_msec=-nan (overall: -nan)\r                                                                                                                        \reval return redis.call('incr',KEYS[1]) 1 loadgen:redis-benchmark: 86956.52 requests per second, p50=0.487 msec\n\n";
+    fn redis_benchmark_quiet() -> String {
+        format!(
+            " \reval {EVAL_SCRIPT} 1 loadgen:redis-benchmark: rps=0.0 (overall: -nan) avg_msec=-nan (overall: -nan)\r                                                                                                                        \reval {EVAL_SCRIPT} 1 loadgen:redis-benchmark: 86956.52 requests per second, p50=0.487 msec\n\n"
+        )
+    }
 
     /// `pgbench -c 4 -j 2 -T 1` (pgbench 15.20), its standard output.
     const PGBENCH_15: &str = "pgbench (15.20 (Debian 15.20-0+deb12u1))
@@ -343,14 +351,16 @@ tps = 4270.194820 (excluding connections establishing)
 
     #[test]
     fn redis_benchmark_rate_is_read_from_the_last_quiet_line() {
-        assert_eq!(parse_redis_benchmark(REDIS_BENCHMARK_QUIET), Some(86956.52));
+        assert_eq!(
+            parse_redis_benchmark(&redis_benchmark_quiet()),
+            Some(86956.52)
+        );
     }
 
     #[test]
     fn redis_benchmark_progress_alone_has_no_rate() {
-        let progress = REDIS_BENCHMARK_QUIET
-            .split_once("86956")
-            .map_or("", |(before, _)| before);
+        let output = redis_benchmark_quiet();
+        let progress = output.split_once("86956").map_or("", |(before, _)| before);
         assert_eq!(parse_redis_benchmark(progress), None);
         assert_eq!(parse_redis_benchmark(""), None);
     }
@@ -375,11 +385,8 @@ tps = 4270.194820 (excluding connections establishing)
     #[test]
     fn the_printed_redis_command_can_be_pasted_into_a_shell() {
         assert_eq!(
-            command_line(
-                "redis-benchmark",
-                &["-q", "eval", "return redis.call('incr',KEYS[1])", "1", "k"]
-            ),
-            "redis-benchmark -q eval \"return redis.call('incr',KEYS[1])\" 1 k"
+            command_line("redis-benchmark", &["-q", "eval", EVAL_SCRIPT, "1", "k"]),
+            format!("redis-benchmark -q eval \"{EVAL_SCRIPT}\" 1 k")
         );
     }
 

@@ -2,7 +2,8 @@
 //! Dizhu dealer.
 //!
 //! A table is a state snapshot with a version, an event stream and a few companions.
-//! Every change is **one atomic step** ([`TableStore::commit`], a Lua script): check
+//! Every change is **one atomic step** ([`TableStore::commit`], the Lua script
+//! `lua/commit.lua` behind a typed wrapper that reads its reply strictly): check
 //! the version (and the request's idempotency key), write the new state, append the
 //! events, set or clear the next clock deadline, record a settlement in the outbox,
 //! and notify watchers. Two replicas racing on one table: exactly one step applies;
@@ -17,18 +18,22 @@
 //! | key (prefix `gh`) | type | holds |
 //! |---|---|---|
 //! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
-//! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound |
+//! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound: `a` audience (`*` or a seat number; anything else is an error, never "everyone"), `p` payload |
 //! | `gh:{G:SS}:t:ID:rq` | sorted set | recent request keys, scored by the sequence they reached (idempotency) |
 //! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms) |
 //! | `gh:{G:SS}:outbox` | hash | game id → settlement not yet acknowledged |
+//! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
 //! | `gh:{G:SS}:live` | set | open table ids |
 //!
 //! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
 //! share its tag, so the design runs unchanged on Redis Cluster.
 
 pub mod hub;
+mod scripts;
 pub mod settler;
 pub mod sweeper;
+
+pub use scripts::CommitOutcome;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -74,17 +79,19 @@ pub enum Audience {
 }
 
 impl Audience {
-    fn encode(self) -> String {
-        match self {
-            Audience::All => "*".to_owned(),
-            Audience::Seat(seat) => seat.to_string(),
+    /// Reads an audience as stored beside an event (`*` or a seat number). Anything
+    /// else is an error, never "everyone": an event whose audience cannot be read is
+    /// shown to nobody.
+    pub fn decode(text: &str) -> Result<Self, ApiError> {
+        if text == "*" {
+            return Ok(Audience::All);
         }
-    }
-
-    fn decode(text: &str) -> Self {
-        match text.parse() {
-            Ok(seat) => Audience::Seat(seat),
-            Err(_) => Audience::All,
+        match text.parse::<u8>() {
+            Ok(seat) if seat.to_string() == text => Ok(Audience::Seat(seat)),
+            _ => Err(ApiError::internal(anyhow::anyhow!(
+                "an event's audience {:?} is neither * nor a seat",
+                text.chars().take(16).collect::<String>()
+            ))),
         }
     }
 
@@ -262,103 +269,6 @@ impl Default for StoreLimits {
     }
 }
 
-const COMMIT_SCRIPT: &str = r"
--- KEYS: 1 state, 2 events, 3 request keys, 4 deadlines, 5 outbox, 6 live
--- ARGV: 1 expected version, 2 state, 3 deadline ('' = none), 4 table id, 5 stream max length,
---       6 request key ('' = none), 7 max request keys, 8 outbox field ('' = none),
---       9 outbox value, 10 close ('1'), 11 ttl seconds, 12 notify channel, 13 event count,
---       then an (audience, payload) pair per event
-local rk = ARGV[6]
-if rk ~= '' then
-  local prev = redis.call('ZSCORE', KEYS[3], rk)
-  if prev then return {2, tonumber(prev)} end
-end
-local cur = redis.call('HMGET', KEYS[1], 'v', 'q')
-local v = tonumber(cur[1] or '0')
-if v ~= tonumber(ARGV[1]) then return {0, v} end
-local q = tonumber(cur[2] or '0')
-local n = tonumber(ARGV[13])
-for i = 0, n - 1 do
-  q = q + 1
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '0-' .. q, 'a', ARGV[14 + 2 * i], 'p', ARGV[15 + 2 * i])
-end
-v = v + 1
-redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2], 'q', q)
-if ARGV[3] ~= '' then
-  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[4])
-else
-  redis.call('ZREM', KEYS[4], ARGV[4])
-end
-if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[5], ARGV[8], ARGV[9])
-end
--- A key this step created (the first events, the first request key) gets its lifetime
--- now, not at the next refresh, so an abandoned table leaves no key without one.
-local created = n > 0 and q == n
-if rk ~= '' then
-  -- Scored by the sequence the request reached; the newest ones are kept, trimmed in
-  -- batches of 16 so that a step rarely pays for it.
-  redis.call('ZADD', KEYS[3], q, rk)
-  local held = redis.call('ZCARD', KEYS[3])
-  if held == 1 then
-    created = true
-  elseif held > tonumber(ARGV[7]) + 16 then
-    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[7]) - 1)
-  end
-end
--- The live set and the keys' lifetime change when a table opens or closes; while it
--- is open the lifetime is refreshed every 16 steps (it is a day, a safety net).
-local close = ARGV[10] == '1'
-if close then
-  redis.call('SREM', KEYS[6], ARGV[4])
-elseif v == 1 then
-  redis.call('SADD', KEYS[6], ARGV[4])
-end
-if close or created or v % 16 == 1 then
-  for i = 1, 3 do
-    redis.call('EXPIRE', KEYS[i], ARGV[11])
-  end
-end
-if n > 0 then
-  redis.call('PUBLISH', ARGV[12], ARGV[4])
-end
-return {1, v, q}
-";
-
-const RESCHEDULE_SCRIPT: &str = r"
--- KEYS: 1 state, 2 deadlines; ARGV: 1 version seen, 2 deadline ('' = none), 3 table id
-local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if v ~= tonumber(ARGV[1]) then return 0 end
-if ARGV[2] ~= '' and v > 0 then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-else
-  redis.call('ZREM', KEYS[2], ARGV[3])
-end
-return 1
-";
-
-/// The low-level result of a commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CommitOutcome {
-    /// Written: the new version and last event sequence.
-    Applied {
-        /// New version.
-        version: u64,
-        /// Last event sequence.
-        last_seq: u64,
-    },
-    /// Not written: the table's version is not the expected one.
-    Conflict {
-        /// The version found.
-        current_version: u64,
-    },
-    /// Not written: the request key was applied before.
-    Duplicate {
-        /// The last sequence of that application.
-        last_seq: u64,
-    },
-}
-
 /// The live tables of one game in Redis.
 #[derive(Clone)]
 pub struct TableStore {
@@ -366,8 +276,8 @@ pub struct TableStore {
     prefix: Arc<str>,
     game: &'static str,
     limits: StoreLimits,
-    commit_script: Arc<redis::Script>,
-    reschedule_script: Arc<redis::Script>,
+    commit_script: Arc<scripts::CommitScript>,
+    reschedule_script: Arc<scripts::RescheduleScript>,
 }
 
 impl std::fmt::Debug for TableStore {
@@ -409,8 +319,8 @@ impl TableStore {
             prefix: Arc::from(prefix),
             game,
             limits,
-            commit_script: Arc::new(redis::Script::new(COMMIT_SCRIPT)),
-            reschedule_script: Arc::new(redis::Script::new(RESCHEDULE_SCRIPT)),
+            commit_script: Arc::new(scripts::CommitScript::new()),
+            reschedule_script: Arc::new(scripts::RescheduleScript::new()),
         }
     }
 
@@ -595,52 +505,37 @@ impl TableStore {
             )),
             None => None,
         };
-        let mut invocation = self.commit_script.prepare_invoke();
-        invocation
-            .key(&table_key)
-            .key(self.events_key(table_id))
-            .key(format!("{table_key}:rq"))
-            .key(self.deadlines_key(shard))
-            .key(self.outbox_key(shard))
-            .key(self.live_key(shard))
-            .arg(expected_version)
-            .arg(state)
-            .arg(
-                change
-                    .deadline_ms
-                    .map(|d| d.to_string())
-                    .unwrap_or_default(),
-            )
-            .arg(table_id)
-            .arg(self.limits.max_events_per_table)
-            .arg(request_key.unwrap_or(""))
-            .arg(self.limits.max_request_keys)
-            .arg(outbox.as_ref().map(|(k, _)| k.as_str()).unwrap_or(""))
-            .arg(outbox.as_ref().map(|(_, v)| v.as_slice()).unwrap_or(b""))
-            .arg(if change.close { "1" } else { "0" })
-            .arg(ttl.as_secs().max(1))
-            .arg(self.notify_channel())
-            .arg(change.events.len());
-        for event in &change.events {
-            invocation.arg(event.audience.encode()).arg(&event.payload);
-        }
+        let (events_key, requests_key) = (self.events_key(table_id), format!("{table_key}:rq"));
+        let (deadlines_key, outbox_key, live_key) = (
+            self.deadlines_key(shard),
+            self.outbox_key(shard),
+            self.live_key(shard),
+        );
+        let notify_channel = self.notify_channel();
+        let args = scripts::CommitArgs {
+            state_key: &table_key,
+            events_key: &events_key,
+            requests_key: &requests_key,
+            deadlines_key: &deadlines_key,
+            outbox_key: &outbox_key,
+            live_key: &live_key,
+            table_id,
+            expected_version,
+            state,
+            deadline_ms: change.deadline_ms,
+            max_events: self.limits.max_events_per_table,
+            request_key,
+            max_request_keys: self.limits.max_request_keys,
+            settlement: outbox
+                .as_ref()
+                .map(|(game_id, entry)| (game_id.as_str(), entry.as_slice())),
+            close: change.close,
+            ttl_secs: ttl.as_secs(),
+            notify_channel: &notify_channel,
+            events: &change.events,
+        };
         let mut conn = self.redis.clone();
-        let reply: Vec<u64> = invocation.invoke_async(&mut conn).await?;
-        match reply.as_slice() {
-            [1, version, last_seq] => Ok(CommitOutcome::Applied {
-                version: *version,
-                last_seq: *last_seq,
-            }),
-            [0, current_version] => Ok(CommitOutcome::Conflict {
-                current_version: *current_version,
-            }),
-            [2, last_seq] => Ok(CommitOutcome::Duplicate {
-                last_seq: *last_seq,
-            }),
-            other => Err(ApiError::internal(anyhow::anyhow!(
-                "unexpected commit reply {other:?}"
-            ))),
-        }
+        self.commit_script.run(&mut conn, &args).await
     }
 
     /// Creates a table with its first state; refuses with ALREADY_EXISTS when the id is
@@ -762,17 +657,20 @@ impl TableStore {
         version_seen: u64,
         deadline_ms: Option<u64>,
     ) -> Result<bool, ApiError> {
+        let (state_key, deadlines_key) = (
+            self.table_key(table_id),
+            self.deadlines_key(shard_of(table_id)),
+        );
+        let args = scripts::RescheduleArgs {
+            state_key: &state_key,
+            deadlines_key: &deadlines_key,
+            table_id,
+            version_seen,
+            deadline_ms,
+        };
         let mut conn = self.redis.clone();
-        let applied: u64 = self
-            .reschedule_script
-            .key(self.table_key(table_id))
-            .key(self.deadlines_key(shard_of(table_id)))
-            .arg(version_seen)
-            .arg(deadline_ms.map(|d| d.to_string()).unwrap_or_default())
-            .arg(table_id)
-            .invoke_async(&mut conn)
-            .await?;
-        Ok(applied == 1)
+        let done = self.reschedule_script.run(&mut conn, &args).await?;
+        Ok(done == scripts::Rescheduled::Done)
     }
 
     /// Events after sequence `after_seq`, oldest first, at most `limit`.
@@ -798,11 +696,19 @@ impl TableStore {
                 .split_once('-')
                 .and_then(|(_, s)| s.parse::<u64>().ok())
                 .ok_or_else(|| ApiError::internal(anyhow::anyhow!("bad stream id {}", entry.id)))?;
-            let audience: String = entry.get("a").unwrap_or_default();
-            let payload: Vec<u8> = entry.get("p").unwrap_or_default();
+            // An event without its audience or payload is refused whole, not shown to
+            // everybody: private events (a dealt hand) fail closed.
+            let (Some(audience), Some(payload)) =
+                (entry.get::<String>("a"), entry.get::<Vec<u8>>("p"))
+            else {
+                return Err(ApiError::internal(anyhow::anyhow!(
+                    "table {table_id} event {} lacks its audience or payload",
+                    entry.id
+                )));
+            };
             events.push(StoredEvent {
                 seq,
-                audience: Audience::decode(&audience),
+                audience: Audience::decode(&audience)?,
                 payload,
             });
         }
@@ -899,6 +805,18 @@ impl TableStore {
         let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
         Ok(counts.iter().sum())
     }
+
+    /// Number of settlements the ledger refused, moved to the dead letters for an
+    /// operator, across shards.
+    pub async fn dead_letters(&self) -> Result<u64, ApiError> {
+        let mut pipe = redis::pipe();
+        for shard in 0..SHARDS {
+            pipe.cmd("HLEN").arg(self.dead_letter_key(shard));
+        }
+        let mut conn = self.redis.clone();
+        let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
+        Ok(counts.iter().sum())
+    }
 }
 
 #[cfg(test)]
@@ -918,11 +836,18 @@ mod tests {
     #[test]
     fn audiences_round_trip() {
         for audience in [Audience::All, Audience::Seat(0), Audience::Seat(2)] {
-            assert_eq!(Audience::decode(&audience.encode()), audience);
+            assert_eq!(Audience::decode(&audience.encode()).ok(), Some(audience));
         }
         assert!(Audience::All.admits(None));
         assert!(Audience::Seat(1).admits(Some(1)));
         assert!(!Audience::Seat(1).admits(Some(0)));
         assert!(!Audience::Seat(1).admits(None));
+    }
+
+    #[test]
+    fn an_unreadable_audience_fails_closed() {
+        for text in ["", "all", "-1", "256", "01", " 1", "1 ", "*1", "seat 1"] {
+            assert!(Audience::decode(text).is_err(), "{text:?} must not decode");
+        }
     }
 }

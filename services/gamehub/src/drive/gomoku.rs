@@ -13,7 +13,7 @@ use gamehub_bots::gomoku as strategy;
 use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::gomoku::{self as gm, table_event, watch_response};
-use gomoku_rules::{Action, ForbiddenPolicy, Game, GameConfig, Point, RuleSet, Seat, TimeControl};
+use gomoku_rules::{Action, Game, GameConfig, Point, RuleSet, Seat, TimeControl};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -51,14 +51,7 @@ pub struct Outcome {
 
 /// Maps the API's rule set to the rule crate's.
 pub fn rule_set(proto: gm::RuleSet) -> Option<RuleSet> {
-    Some(match proto {
-        gm::RuleSet::Freestyle => RuleSet::Freestyle,
-        gm::RuleSet::RenjuLose => RuleSet::Renju(ForbiddenPolicy::Lose),
-        gm::RuleSet::RenjuRefuse => RuleSet::Renju(ForbiddenPolicy::Refuse),
-        gm::RuleSet::RenjuClaim => RuleSet::Renju(ForbiddenPolicy::Claim),
-        gm::RuleSet::RenjuSwap => RuleSet::RenjuSwap,
-        gm::RuleSet::Unspecified => return None,
-    })
+    gamehub_terms::rule_sets::gomoku_from_proto(proto as i32)
 }
 
 fn point(p: Option<&gm::Point>) -> Option<Point> {

@@ -5,10 +5,7 @@ use gamehub_proto::common;
 use gamehub_proto::ledger as pb;
 
 use crate::domain::grant::{Grant, MAX_GRANT_SILVER, MAX_REASON_CHARS};
-use crate::domain::settle::{
-    GameReport, MAX_POINTS_BASE, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, MAX_SILVER_PER_POINT, Seat,
-    Stakes,
-};
+use crate::domain::settle::{GameReport, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, Seat, Stakes};
 use crate::domain::{GameType, HistoryKind, MAX_ID_LEN, Outcome, PlayerId, Role};
 use crate::error::LedgerError;
 use crate::repo::Board;
@@ -47,38 +44,11 @@ pub fn game_type_filter(field: &str, value: i32) -> Result<Option<GameType>, Led
     }
 }
 
-/// A room's stakes.
+/// A room's stakes, checked by the rule every service shares ([`Stakes::from_proto`]).
 pub fn stakes(field: &str, value: Option<&common::RoomStakes>) -> Result<Stakes, LedgerError> {
     let s = value.ok_or_else(|| LedgerError::invalid(field, "is required"))?;
-    let room_id = id(&format!("{field}.room_id"), &s.room_id, MAX_ID_LEN)?.to_owned();
-    if !(1..=MAX_POINTS_BASE).contains(&s.points_base) {
-        return Err(LedgerError::invalid(
-            format!("{field}.points_base"),
-            format!("must be 1 to {MAX_POINTS_BASE}; got {}", s.points_base),
-        ));
-    }
-    if !(0..=MAX_SILVER_PER_POINT).contains(&s.silver_per_point) {
-        return Err(LedgerError::invalid(
-            format!("{field}.silver_per_point"),
-            format!(
-                "must be 0 (free room) to {MAX_SILVER_PER_POINT}; got {}",
-                s.silver_per_point
-            ),
-        ));
-    }
-    if s.min_balance_silver < 0 {
-        return Err(LedgerError::invalid(
-            format!("{field}.min_balance_silver"),
-            "cannot be negative",
-        ));
-    }
-    Ok(Stakes {
-        room_id,
-        points_base: s.points_base,
-        silver_per_point: s.silver_per_point,
-        min_balance_silver: s.min_balance_silver,
-        rated: s.rated,
-    })
+    Stakes::from_proto(s)
+        .map_err(|e| LedgerError::invalid(format!("{field}.{}", e.field), e.problem))
 }
 
 fn role(field: &str, value: i32) -> Result<Role, LedgerError> {

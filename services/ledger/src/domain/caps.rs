@@ -36,11 +36,12 @@ pub struct Caps {
 
 impl Default for Caps {
     fn default() -> Self {
+        use gamehub_terms::caps;
         Self {
-            game_win_silver: 50_000,
-            game_loss_silver: 50_000,
-            daily_win_silver: 150_000,
-            daily_loss_silver: 150_000,
+            game_win_silver: caps::DEFAULT_GAME_WIN_CAP_SILVER,
+            game_loss_silver: caps::DEFAULT_GAME_LOSS_CAP_SILVER,
+            daily_win_silver: caps::DEFAULT_DAILY_WIN_CAP_SILVER,
+            daily_loss_silver: caps::DEFAULT_DAILY_LOSS_CAP_SILVER,
         }
     }
 }

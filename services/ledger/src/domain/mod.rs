@@ -16,12 +16,14 @@ pub mod rating;
 pub mod settle;
 pub mod titles;
 
+use gamehub_proto::common;
+use gamehub_proto::ledger as pb;
 use serde::Serialize;
 
 use crate::error::LedgerError;
 
 /// The most characters an id (player, game, table, room, request) may have.
-pub const MAX_ID_LEN: usize = 64;
+pub use gamehub_terms::ids::MAX_ID_LEN;
 
 /// A player's id: 1–64 ASCII letters, digits and `-_.:@` (the `sub` of its token).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -47,13 +49,14 @@ impl std::fmt::Display for PlayerId {
     }
 }
 
-/// The games the ledger settles. The codes are the proto's and the database's.
+/// The games the ledger settles. The codes are the proto's (their one definition); the
+/// database stores them as they are and interprets none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum GameType {
     /// Gomoku / Renju (五子棋).
-    Gomoku = 1,
+    Gomoku = common::GameType::Gomoku as isize,
     /// Dou Dizhu (斗地主).
-    Doudizhu = 2,
+    Doudizhu = common::GameType::Doudizhu as isize,
 }
 
 impl GameType {
@@ -67,27 +70,23 @@ impl GameType {
 
     /// The game type of a stored code.
     pub fn from_code(code: i16) -> Option<Self> {
-        match code {
-            1 => Some(GameType::Gomoku),
-            2 => Some(GameType::Doudizhu),
-            _ => None,
-        }
+        GameType::ALL.into_iter().find(|t| t.code() == code)
     }
 }
 
-/// The seat a player held. The codes are the proto's and the database's.
+/// The seat a player held. The codes are the proto's, stored as they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Role {
     /// Gomoku: black at the end of the game.
-    Black = 1,
+    Black = pb::Role::Black as isize,
     /// Gomoku: white at the end of the game.
-    White = 2,
+    White = pb::Role::White as isize,
     /// Dou Dizhu: the landlord (地主).
-    Landlord = 3,
+    Landlord = pb::Role::Landlord as isize,
     /// Dou Dizhu: a farmer (农民).
-    Farmer = 4,
+    Farmer = pb::Role::Farmer as isize,
     /// Dou Dizhu: a seat of a deal that ended before a landlord was chosen.
-    Bidder = 5,
+    Bidder = pb::Role::Bidder as isize,
 }
 
 impl Role {
@@ -96,34 +95,51 @@ impl Role {
         self as i16
     }
 
+    /// Every role.
+    pub const ALL: [Role; 5] = [
+        Role::Black,
+        Role::White,
+        Role::Landlord,
+        Role::Farmer,
+        Role::Bidder,
+    ];
+
     /// The role of a stored code.
     pub fn from_code(code: i16) -> Option<Self> {
-        match code {
-            1 => Some(Role::Black),
-            2 => Some(Role::White),
-            3 => Some(Role::Landlord),
-            4 => Some(Role::Farmer),
-            5 => Some(Role::Bidder),
-            _ => None,
-        }
+        Role::ALL.into_iter().find(|r| r.code() == code)
     }
 }
 
-/// What a game meant for one player. The codes are the proto's and the database's; the
-/// settlement SQL (`ledger_apply_settlement`, migration 0004) counts wins, losses, draws,
-/// escapes and games by these codes itself, so they must not change.
+/// What a game meant for one player. The codes are the proto's, stored as they are; what
+/// an outcome counts is [`Outcome::counts`], computed here and passed to the settlement
+/// SQL, which interprets no code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Outcome {
     /// Won.
-    Win = 1,
+    Win = pb::PlayerOutcome::Win as isize,
     /// Lost.
-    Loss = 2,
+    Loss = pb::PlayerOutcome::Loss as isize,
     /// Drawn.
-    Draw = 3,
+    Draw = pb::PlayerOutcome::Draw as isize,
     /// Left mid-game (逃跑) and pays the penalty.
-    Escape = 4,
+    Escape = pb::PlayerOutcome::Escape as isize,
     /// Voided because another player escaped: counts nothing.
-    Void = 5,
+    Void = pb::PlayerOutcome::Void as isize,
+}
+
+/// What one game adds to a player's counts in its game type (`standings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Games won.
+    pub wins: i64,
+    /// Games lost (escapes are counted apart).
+    pub losses: i64,
+    /// Games drawn.
+    pub draws: i64,
+    /// Games left mid-game.
+    pub escapes: i64,
+    /// Games counted (every outcome but a void).
+    pub games: i64,
 }
 
 impl Outcome {
@@ -134,28 +150,43 @@ impl Outcome {
 
     /// The outcome of a stored code.
     pub fn from_code(code: i16) -> Option<Self> {
-        match code {
-            1 => Some(Outcome::Win),
-            2 => Some(Outcome::Loss),
-            3 => Some(Outcome::Draw),
-            4 => Some(Outcome::Escape),
-            5 => Some(Outcome::Void),
-            _ => None,
+        Outcome::ALL.into_iter().find(|o| o.code() == code)
+    }
+
+    /// Every outcome.
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Win,
+        Outcome::Loss,
+        Outcome::Draw,
+        Outcome::Escape,
+        Outcome::Void,
+    ];
+
+    /// What this outcome adds to the player's counts: one win, loss, draw or escape and
+    /// one game; a void adds nothing.
+    pub fn counts(self) -> Counts {
+        let one = |outcome| i64::from(self == outcome);
+        Counts {
+            wins: one(Outcome::Win),
+            losses: one(Outcome::Loss),
+            draws: one(Outcome::Draw),
+            escapes: one(Outcome::Escape),
+            games: i64::from(self != Outcome::Void),
         }
     }
 }
 
-/// What changed, in a history row. The codes are the proto's and the database's.
+/// What changed, in a history row. The codes are the proto's, stored as they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum HistoryKind {
     /// Silver moved.
-    Silver = 1,
+    Silver = pb::HistoryKind::Silver as isize,
     /// Points changed.
-    Points = 2,
+    Points = pb::HistoryKind::Points as isize,
     /// The title changed (values are levels).
-    Title = 3,
+    Title = pb::HistoryKind::Title as isize,
     /// A rated Gomoku game (the rating may be unchanged).
-    Rating = 4,
+    Rating = pb::HistoryKind::Rating as isize,
 }
 
 impl HistoryKind {
@@ -164,15 +195,17 @@ impl HistoryKind {
         self as i16
     }
 
+    /// Every kind.
+    pub const ALL: [HistoryKind; 4] = [
+        HistoryKind::Silver,
+        HistoryKind::Points,
+        HistoryKind::Title,
+        HistoryKind::Rating,
+    ];
+
     /// The kind of a stored code.
     pub fn from_code(code: i16) -> Option<Self> {
-        match code {
-            1 => Some(HistoryKind::Silver),
-            2 => Some(HistoryKind::Points),
-            3 => Some(HistoryKind::Title),
-            4 => Some(HistoryKind::Rating),
-            _ => None,
-        }
+        HistoryKind::ALL.into_iter().find(|k| k.code() == code)
     }
 }
 
@@ -180,20 +213,30 @@ impl HistoryKind {
 mod tests {
     use super::*;
 
-    /// `ledger_apply_settlement` counts standings by code: 1 win, 2 loss, 3 draw,
-    /// 4 escape, and every outcome but 5 (void) as a game.
     #[test]
-    fn outcome_codes_are_the_ones_the_settlement_sql_counts_by() {
-        let outcomes = [
-            (Outcome::Win, 1),
-            (Outcome::Loss, 2),
-            (Outcome::Draw, 3),
-            (Outcome::Escape, 4),
-            (Outcome::Void, 5),
-        ];
-        for (outcome, code) in outcomes {
-            assert_eq!(outcome.code(), code, "{outcome:?}");
-            assert_eq!(Outcome::from_code(code), Some(outcome));
+    fn codes_are_the_protos() {
+        for outcome in Outcome::ALL {
+            let code = pb::PlayerOutcome::try_from(i32::from(outcome.code())).unwrap();
+            assert_ne!(code, pb::PlayerOutcome::Unspecified);
+            assert_eq!(Outcome::from_code(outcome.code()), Some(outcome));
         }
+        assert_eq!(Outcome::from_code(0), None);
+        assert_eq!(Outcome::Escape.code(), pb::PlayerOutcome::Escape as i16);
+        assert_eq!(GameType::Doudizhu.code(), common::GameType::Doudizhu as i16);
+        assert_eq!(Role::Bidder.code(), pb::Role::Bidder as i16);
+        assert_eq!(HistoryKind::Rating.code(), pb::HistoryKind::Rating as i16);
+    }
+
+    #[test]
+    fn each_outcome_counts_once_and_a_void_counts_nothing() {
+        let counts = |outcome: Outcome| {
+            let c = outcome.counts();
+            [c.wins, c.losses, c.draws, c.escapes, c.games]
+        };
+        assert_eq!(counts(Outcome::Win), [1, 0, 0, 0, 1]);
+        assert_eq!(counts(Outcome::Loss), [0, 1, 0, 0, 1]);
+        assert_eq!(counts(Outcome::Draw), [0, 0, 1, 0, 1]);
+        assert_eq!(counts(Outcome::Escape), [0, 0, 0, 1, 1]);
+        assert_eq!(counts(Outcome::Void), [0, 0, 0, 0, 0]);
     }
 }

@@ -11,32 +11,16 @@ use sha2::{Digest, Sha256};
 use super::caps::{self, Caps, Limit, Stake};
 use super::rating::{self, RatedOutcome, RatedPlayer};
 use super::titles::{Title, title_for};
-use super::{GameType, HistoryKind, Outcome, PlayerId, Role};
+use super::{Counts, GameType, HistoryKind, Outcome, PlayerId, Role};
 use crate::error::LedgerError;
 
 /// The most points one player may score or lose in one game (after the points base).
 pub const MAX_POINTS_PER_GAME: i64 = 1_000_000_000_000;
-/// The largest points base a room may have.
-pub const MAX_POINTS_BASE: i64 = 1_000_000;
-/// The most silver per point a room may charge.
-pub const MAX_SILVER_PER_POINT: i64 = 1_000_000;
 /// The largest record kept (256 KiB).
 pub const MAX_RECORD_BYTES: usize = 256 * 1024;
 
-/// The money side of a room.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Stakes {
-    /// The room's id.
-    pub room_id: String,
-    /// Points base (底分), at least 1.
-    pub points_base: i64,
-    /// Silver per point; 0 is a free room.
-    pub silver_per_point: i64,
-    /// The least balance to sit down (eligibility only).
-    pub min_balance_silver: i64,
-    /// Whether Gomoku games here move ratings.
-    pub rated: bool,
-}
+/// The money side of a room, checked as every service checks it.
+pub use gamehub_terms::Stakes;
 
 /// One player's part, as reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -311,6 +295,10 @@ pub struct SeatPlan {
     pub rating_before: i64,
     /// The Gomoku rating after (equal to before unless a rated game moved it).
     pub rating_after: i64,
+    /// What the game adds to the player's counts in its game type.
+    pub counts: Counts,
+    /// Rated games it adds (1 in a rated Gomoku room, else 0).
+    pub rated_games_added: i64,
 }
 
 /// A history row to write.
@@ -445,6 +433,8 @@ pub fn plan(report: &GameReport, snapshots: &[PlayerSnapshot], caps: &Caps) -> S
                 lost_today_after: snapshot.lost_today_silver + (-moved).max(0),
                 rating_before: snapshot.gomoku_rating,
                 rating_after: ratings[i],
+                counts: seat.outcome.counts(),
+                rated_games_added: i64::from(report.rated()),
             }
         })
         .collect();

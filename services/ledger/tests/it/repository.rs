@@ -238,3 +238,45 @@ async fn contended_snapshots_are_redone_under_locks() {
     check_invariants(&db.pool, &Caps::default()).await;
     db.drop().await;
 }
+
+/// A database made by the development schema history (migrations 0002–0004, squashed into
+/// one before the first release) is refused with what to do, never mis-migrated.
+#[tokio::test]
+async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_do() {
+    use gamehub_platform::config::Secret;
+    let database = gamehub_testkit::postgres::ScratchDatabase::fresh(TEST_DB_PREFIX).await;
+    let mut config = gamehub_ledger::LedgerConfig::for_tests();
+    config.common.database_url = Secret::new(database.url.clone());
+    config.db_pool_size = 2;
+    let pool = gamehub_ledger::connect_database(&config).await.unwrap();
+    for (tamper, what) in [
+        (
+            // A migration applied then that is no longer there.
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (2, 'settle in one transaction', true, '\\x00', 0)",
+            "previously applied but is missing",
+        ),
+        (
+            // The first migration as it was then.
+            "UPDATE _sqlx_migrations SET checksum = '\\x00' WHERE version = 1",
+            "previously applied but has been modified",
+        ),
+    ] {
+        sqlx::query(tamper).execute(&pool).await.unwrap();
+        let error = gamehub_ledger::connect_database(&config)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(what), "{error}");
+        assert!(
+            error.contains("drop it") && error.contains("squashed"),
+            "the error says what to do: {error}"
+        );
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 2")
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    pool.close().await;
+    database.drop().await;
+}

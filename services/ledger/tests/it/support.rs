@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
+use gamehub_ledger::domain::rating::NEW_PLAYER_RATING;
+use gamehub_ledger::domain::{HistoryKind, Outcome};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::Secret;
@@ -444,31 +446,51 @@ pub async fn check_invariants(pool: &PgPool, caps: &Caps) {
            ON d.player_id = p.player_id AND d.cap_day = p.cap_day \
          WHERE p.won_today_silver <> coalesce(d.won, 0) OR p.lost_today_silver <> coalesce(d.lost, 0)")).await;
 
-    // Standings are the sums of the games.
+    // Standings are the sums of the games (counted here from the stored outcomes, apart
+    // from the Rust that computed what each game added).
+    let (win, loss, draw, escape, void) = (
+        Outcome::Win.code(),
+        Outcome::Loss.code(),
+        Outcome::Draw.code(),
+        Outcome::Escape.code(),
+        Outcome::Void.code(),
+    );
     none(
         pool,
         "points or counts differ from the games",
-        "SELECT s.player_id FROM standings s LEFT JOIN ( \
+        &format!(
+            "SELECT s.player_id FROM standings s LEFT JOIN ( \
            SELECT gp.player_id, g.game_type, sum(gp.points) AS points, \
-                  count(*) FILTER (WHERE gp.outcome = 1) AS wins, \
-                  count(*) FILTER (WHERE gp.outcome = 2) AS losses, \
-                  count(*) FILTER (WHERE gp.outcome = 3) AS draws, \
-                  count(*) FILTER (WHERE gp.outcome = 4) AS escapes, \
-                  count(*) FILTER (WHERE gp.outcome <> 5) AS games \
+                  count(*) FILTER (WHERE gp.outcome = {win}) AS wins, \
+                  count(*) FILTER (WHERE gp.outcome = {loss}) AS losses, \
+                  count(*) FILTER (WHERE gp.outcome = {draw}) AS draws, \
+                  count(*) FILTER (WHERE gp.outcome = {escape}) AS escapes, \
+                  count(*) FILTER (WHERE gp.outcome <> {void}) AS games \
            FROM game_players gp JOIN games g ON g.game_id = gp.game_id \
            GROUP BY gp.player_id, g.game_type) x \
          ON x.player_id = s.player_id AND x.game_type = s.game_type \
          WHERE s.points <> coalesce(x.points, 0) OR s.wins <> coalesce(x.wins, 0) \
             OR s.losses <> coalesce(x.losses, 0) OR s.draws <> coalesce(x.draws, 0) \
-            OR s.escapes <> coalesce(x.escapes, 0) OR s.games <> coalesce(x.games, 0)",
+            OR s.escapes <> coalesce(x.escapes, 0) OR s.games <> coalesce(x.games, 0)"
+        ),
     )
     .await;
 
     // History chains: each "before" is the previous "after"; the last "after" is now.
     for (what, partition, kind, start) in [
-        ("silver", "player_id", 1, 0),
-        ("points", "player_id, game_type", 2, 0),
-        ("rating", "player_id", 4, 2000),
+        ("silver", "player_id", HistoryKind::Silver.code(), 0),
+        (
+            "points",
+            "player_id, game_type",
+            HistoryKind::Points.code(),
+            0,
+        ),
+        (
+            "rating",
+            "player_id",
+            HistoryKind::Rating.code(),
+            NEW_PLAYER_RATING,
+        ),
     ] {
         none(
             pool,
@@ -507,7 +529,8 @@ pub async fn check_invariants(pool: &PgPool, caps: &Caps) {
     )
     .await;
     let rating_sum: i64 =
-        sqlx::query_scalar("SELECT coalesce(sum(gomoku_rating - 2000), 0)::bigint FROM players")
+        sqlx::query_scalar("SELECT coalesce(sum(gomoku_rating - $1), 0)::bigint FROM players")
+            .bind(NEW_PLAYER_RATING)
             .fetch_one(pool)
             .await
             .expect("ratings");

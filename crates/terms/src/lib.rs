@@ -1,0 +1,22 @@
+//! The terms every gamehub service agrees on, each defined once. Matchmaking writes them
+//! into a room, the game services take them in `OpenTable`, the ledger settles by them:
+//! when two services check the same term differently, a table can open that the ledger
+//! then refuses to settle. So they live here, in a crate all of them depend on.
+//!
+//! - [`stakes`]: a room's stakes ([`Stakes`]) and their bounds, checked the same way by
+//!   matchmaking's rooms file, the Gomoku referee, the Dou Dizhu dealer and the ledger;
+//! - [`caps`]: the ledger's default win/loss caps, which also size a room's default
+//!   minimum balance;
+//! - [`ids`]: what an id may hold (players, tables, rooms, requests);
+//! - [`rule_sets`]: rule-set names as rooms give them (from the rule crates) and their
+//!   codes in the API.
+//!
+//! No I/O and no runtime here: plain data, checks and conversions.
+#![forbid(unsafe_code)]
+
+pub mod caps;
+pub mod ids;
+pub mod rule_sets;
+pub mod stakes;
+
+pub use stakes::{Stakes, StakesError};

@@ -1,0 +1,121 @@
+//! The ledger's SQL, over a PostgreSQL pool, one module per feature:
+//!
+//! - [`settlement`]: settling a game (the snapshot, the typed settlement record and the
+//!   one call that writes it);
+//! - [`operator`]: operators' writes: grants and professional dans;
+//! - [`reads`]: accounts, history, games and records as the API reads them;
+//! - [`leaderboards`]: the points and rating boards.
+//!
+//! Writes lock the players' `accounts` rows first, always in account-id order (the
+//! `COLLATE "C"` order Rust's sort agrees with), so concurrent settlements, grants and
+//! flag changes of the same players queue instead of deadlocking. Whatever still fails
+//! with a serialization failure, a deadlock or a lost race on an idempotency key is
+//! retried as a whole transaction, a bounded number of times ([`MAX_ATTEMPTS`]).
+//!
+//! The SQL computes nothing the rules decide: a new player's rating, a game's counts,
+//! balances and caps are computed in Rust and passed in (see `migrations/0001_schema.sql`).
+
+pub mod leaderboards;
+pub mod operator;
+pub mod reads;
+pub mod settlement;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use sqlx::postgres::PgPool;
+
+use crate::domain::rating::NEW_PLAYER_RATING;
+use crate::error::{LedgerError, is_retryable};
+
+pub use leaderboards::{Board, BoardRow};
+pub use operator::Granted;
+pub use reads::{AccountRow, GamePlayerRow, GameRow, GameWithRecord, HistoryRecord, StandingRow};
+pub use settlement::Settled;
+
+/// How many times a transaction is tried before its error is returned.
+pub const MAX_ATTEMPTS: u32 = 10;
+
+/// The ledger's data in PostgreSQL.
+#[derive(Debug, Clone)]
+pub struct Repository {
+    pool: PgPool,
+    /// Settlements whose unlocked snapshot went stale and were redone under locks.
+    stale_snapshots: Arc<AtomicU64>,
+}
+
+impl Repository {
+    /// A repository over `pool` (already migrated).
+    pub fn new(pool: PgPool) -> Self {
+        Self {
+            pool,
+            stale_snapshots: Arc::default(),
+        }
+    }
+
+    /// How many settlements were redone under locks because their snapshot went stale.
+    pub fn stale_snapshots(&self) -> u64 {
+        self.stale_snapshots.load(Ordering::Relaxed)
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or [`MAX_ATTEMPTS`] are used,
+    /// backing off a little more after each retryable failure.
+    /// The closure gets the attempt's number, from 1.
+    async fn retrying<T, F, Fut>(&self, what: &str, mut attempt: F) -> Result<T, LedgerError>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, LedgerError>>,
+    {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match attempt(tries).await {
+                Err(LedgerError::Contended(why)) if tries < MAX_ATTEMPTS => {
+                    // Redone at once, under locks.
+                    self.stale_snapshots.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(what, attempt = tries, why, "snapshot went stale");
+                }
+                Err(err) if tries < MAX_ATTEMPTS && is_retryable(&err) => {
+                    tracing::debug!(what, attempt = tries, error = %err, "retrying transaction");
+                    let jitter = rand::random_range(0..=1u64 << tries.min(6));
+                    tokio::time::sleep(Duration::from_millis(jitter)).await;
+                }
+                result => return result,
+            }
+        }
+    }
+}
+
+/// Gives a player its rows if it has none yet (no lock is taken on existing rows); a new
+/// player starts at [`NEW_PLAYER_RATING`].
+async fn ensure_player(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    player: &str,
+) -> Result<(), LedgerError> {
+    sqlx::query(
+        "INSERT INTO accounts (account_id, kind) VALUES ($1, 'player') ON CONFLICT DO NOTHING",
+    )
+    .bind(player)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO players (player_id, gomoku_rating) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    )
+    .bind(player)
+    .bind(NEW_PLAYER_RATING)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// A stored professional dan (0–9 by the schema's CHECK).
+fn dan(code: i16) -> u8 {
+    u8::try_from(code).unwrap_or(0)
+}
