@@ -352,8 +352,8 @@ async fn a_player_at_the_daily_loss_cap_is_refused_a_seat_with_the_reason() {
     assert_eq!(ticket.refusal(), lg::Refusal::DailyLossCap);
     assert!(!ticket.message.is_empty(), "the refusal says why");
     let partner_ticket = tickets[1].clone();
-    // The partner went back to the queue at its place.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The partner went back to the queue at its place (in the same step as the refusal:
+    // one release of the claimed table).
     let partner_ticket = partner_clients
         .matchmaking
         .get_ticket(mm::GetTicketRequest {
@@ -533,6 +533,7 @@ async fn undelivered(tp: &TestPlatform, game: &'static str) -> (u64, u64) {
         &prefix,
         game,
         StoreLimits::default(),
+        gamehub_platform::Clock::system(),
     );
     (
         store.dead_letters().await.unwrap(),

@@ -42,3 +42,28 @@ pub async fn remove_keys(redis_url: &str, prefix: &str) {
         cursor = next;
     }
 }
+
+/// Settlements of `game` (`gomoku`, `doudizhu`) under `prefix` not yet acknowledged by
+/// the ledger. Once it is 0 nothing can be delivered again (a settler that read an entry
+/// before its acknowledgement finds it gone and skips it).
+pub async fn settlement_backlog(prefix: &str, game: &'static str) -> u64 {
+    use gamehub_platform::tables::{StoreLimits, TableStore, connect};
+    let store = TableStore::new(
+        connect(&redis_url()).await.unwrap(),
+        prefix,
+        game,
+        StoreLimits::default(),
+        gamehub_platform::Clock::system(),
+    );
+    store.settlement_backlog().await.unwrap()
+}
+
+/// How many deliveries of `game`'s settlements this process's settlers have had to
+/// retry so far: a test that stops the ledger waits for it to grow, to know the
+/// settlers tried while it was away.
+pub fn settlement_retries(game: &str) -> u64 {
+    gamehub_platform::metrics::metrics()
+        .settlements
+        .with_label_values(&[game, "retry"])
+        .get()
+}

@@ -281,7 +281,8 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
         .await;
     let id = &table.table_id;
     alice.place(id, "h8").await.unwrap();
-    // Bob never moves; the sweeper ends the game on time.
+    // Bob never moves; once his time has run out, the sweeper ends the game on time.
+    fx.run_out_the_clock(id).await;
     let over = fx.game_over(id).await;
     let r = result(&over);
     assert_eq!(r.reason(), pb::EndReason::Timeout);
@@ -291,15 +292,15 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
     fx.settled(id, 1).await;
     fx.assert_ledger("alice", 5, 1).await;
     fx.assert_ledger("bob", -5, 1).await;
-    // Nobody asks for the next game: the table closes.
-    let mut closed = fx.table(id).await;
-    for _ in 0..100 {
-        if closed.status() == pb::TableStatus::Closed {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-        closed = fx.table(id).await;
-    }
+    // Nobody asks for the next game: the table closes once its time has come.
+    assert_eq!(fx.table(id).await.status(), pb::TableStatus::BetweenGames);
+    fx.clock
+        .advance_to(u64::try_from(over.closes_at_unix_ms).unwrap());
+    let closed = eventually("the idle table closed", Duration::from_secs(10), || async {
+        let table = fx.table(id).await;
+        (table.status() == pb::TableStatus::Closed).then_some(table)
+    })
+    .await;
     assert_eq!(closed.status(), pb::TableStatus::Closed);
     assert!(
         closed.closed_reason.contains("no next game"),
@@ -323,7 +324,7 @@ async fn a_move_after_the_deadline_is_refused_and_the_game_is_lost_on_time() {
         .await;
     let id = &table.table_id;
     alice.place(id, "h8").await.unwrap();
-    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    fx.run_out_the_clock(id).await;
     let late = bob.place(id, "h9").await.unwrap_err();
     assert_eq!(late.code(), Code::FailedPrecondition);
     assert!(
