@@ -101,6 +101,10 @@ mod tests {
         let clock = Clock::from_source(Arc::new(Fixed(5_000)));
         assert_eq!(clock.now_ms(), 5_000);
         assert_eq!(clock.elapsed_ms(4_000), 1_000);
-        assert_eq!(clock.elapsed_ms(6_000), 0, "a future instant is not negative");
+        assert_eq!(
+            clock.elapsed_ms(6_000),
+            0,
+            "a future instant is not negative"
+        );
     }
 }

@@ -8,13 +8,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gamehub_platform::{ApiError, Clock};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{TokenSource, check_health, service_channel};
 use gamehub_platform::config::CommonConfig;
 use gamehub_platform::server::{GrpcServer, Shutdown};
 use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
 use gamehub_platform::tables::{Change, OutboxEntry, StoreLimits, TableStore};
+use gamehub_platform::{ApiError, Clock};
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::ledger::ledger_service_server::LedgerServiceServer;
 use gamehub_proto::ledger::*;
@@ -211,9 +211,16 @@ async fn shutdown_reports_not_serving_before_stopping() {
     let fx = spawn(config).await;
     assert!(check_health(&fx.url(), "").await.unwrap());
     fx.shutdown.trigger();
-    let during = eventually("NOT_SERVING after the trigger", Duration::from_secs(10), || async {
-        check_health(&fx.url(), "").await.ok().filter(|serving| !serving)
-    })
+    let during = eventually(
+        "NOT_SERVING after the trigger",
+        Duration::from_secs(10),
+        || async {
+            check_health(&fx.url(), "")
+                .await
+                .ok()
+                .filter(|serving| !serving)
+        },
+    )
     .await;
     assert!(!during, "NOT_SERVING during the drain delay");
     eventually("the server stopped", Duration::from_secs(10), || async {
@@ -286,9 +293,11 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
             fx.shutdown.listener(),
         ));
     }
-    eventually("the settlers kept trying", Duration::from_secs(10), || async {
-        (fx.ledger.calls.load(Ordering::SeqCst) >= 2).then_some(())
-    })
+    eventually(
+        "the settlers kept trying",
+        Duration::from_secs(10),
+        || async { (fx.ledger.calls.load(Ordering::SeqCst) >= 2).then_some(()) },
+    )
     .await;
     assert!(
         fx.ledger.calls.load(Ordering::SeqCst) >= 2,

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use gamehub_platform::ApiError;
+use gamehub_platform::Clock;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits};
 use gamehub_platform::tables::sweeper::{DeadlineHandler, SweepConfig, run_sweeper};
 use gamehub_platform::tables::{
     Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated,
 };
-use gamehub_platform::Clock;
 use gamehub_testkit::clock::{ManualClock, eventually};
 use serde::{Deserialize, Serialize};
 
@@ -501,9 +501,11 @@ async fn a_deadline_is_applied_once_by_racing_sweepers() {
     }
     assert_eq!(handler.applied.load(Ordering::SeqCst), 0);
     clock.advance_to(deadline);
-    eventually("all ten timeouts applied", Duration::from_secs(10), || async {
-        (handler.applied.load(Ordering::SeqCst) >= 10).then_some(())
-    })
+    eventually(
+        "all ten timeouts applied",
+        Duration::from_secs(10),
+        || async { (handler.applied.load(Ordering::SeqCst) >= 10).then_some(()) },
+    )
     .await;
     // Stop the sweepers and wait for them: no sweep is still in flight when counting.
     shutdown.trigger();

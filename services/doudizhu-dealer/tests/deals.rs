@@ -758,7 +758,10 @@ async fn seats_not_ready_for_the_next_deal_in_time_close_the_table() {
         .play_out(|s, _, hints| if s == landlord { smallest(hints) } else { None })
         .await;
     driver.next_deal(0).await.unwrap();
-    let view = wait_for(&world, &driver, |v| v.status == pb::TableStatus::Closed as i32).await;
+    let view = wait_for(&world, &driver, |v| {
+        v.status == pb::TableStatus::Closed as i32
+    })
+    .await;
     assert_eq!(view.close_reason, pb::CloseReason::Abandoned as i32);
     world.finish().await;
 }
@@ -771,7 +774,10 @@ async fn a_table_whose_players_are_all_gone_closes_after_two_idle_redeals() {
     })
     .await;
     let driver = world.open(&[], 200).await;
-    let view = wait_for(&world, &driver, |v| v.status == pb::TableStatus::Closed as i32).await;
+    let view = wait_for(&world, &driver, |v| {
+        v.status == pb::TableStatus::Closed as i32
+    })
+    .await;
     assert_eq!(view.close_reason, pb::CloseReason::Abandoned as i32);
     assert_eq!(view.deal_number, 2);
     assert_eq!(view.result.unwrap().outcome, pb::Outcome::Redeal as i32);
@@ -782,11 +788,7 @@ async fn a_table_whose_players_are_all_gone_closes_after_two_idle_redeals() {
 /// Polls seat 0's view until `done` holds (at most 10 s), moving the dealer's clock to
 /// the table's next deadline (a turn, a redeal, the next deal) whenever it is not: the
 /// test lets time run out instead of waiting for it.
-async fn wait_for(
-    world: &World,
-    driver: &Driver,
-    done: impl Fn(&pb::Table) -> bool,
-) -> pb::Table {
+async fn wait_for(world: &World, driver: &Driver, done: impl Fn(&pb::Table) -> bool) -> pb::Table {
     eventually("the table's condition", Duration::from_secs(10), || async {
         let view = driver.view(0).await;
         if done(&view) {

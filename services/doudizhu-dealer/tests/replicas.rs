@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use common::*;
 use futures::StreamExt;
+use gamehub_doudizhu_dealer::service::GAME;
 use gamehub_platform::client::check_health;
 use gamehub_proto::doudizhu as pb;
-use gamehub_doudizhu_dealer::service::GAME;
 use gamehub_testkit::dealer::dealer_env;
 use tonic::Code;
 
@@ -124,9 +124,11 @@ async fn spawn_binary(world: &World, options: &Options) -> (tokio::process::Chil
         .kill_on_drop(true);
     let child = command.spawn().unwrap();
     let url = format!("http://{addr}");
-    eventually("the dealer binary healthy", Duration::from_secs(10), || async {
-        check_health(&url, "").await.unwrap_or(false).then_some(())
-    })
+    eventually(
+        "the dealer binary healthy",
+        Duration::from_secs(10),
+        || async { check_health(&url, "").await.unwrap_or(false).then_some(()) },
+    )
     .await;
     (child, url)
 }
@@ -185,7 +187,10 @@ async fn a_replica_killed_mid_deal_leaves_the_table_to_the_other() {
     // clock; the test's own replica runs on the test's clock, moved past the deadline.)
     let waiting = seat(before.to_act);
     let turns = before.turns.len();
-    assert!(before.turn_deadline_unix_ms > 0, "the seat to act has a clock");
+    assert!(
+        before.turn_deadline_unix_ms > 0,
+        "the seat to act has a clock"
+    );
     world
         .clock
         .advance_to(u64::try_from(before.turn_deadline_unix_ms).unwrap());
@@ -233,7 +238,9 @@ async fn a_deal_ending_while_the_ledger_is_down_is_settled_once_it_returns() {
     eventually(
         "the settler tried while the ledger was down",
         Duration::from_secs(10),
-        || async { (gamehub_testkit::redis::settlement_retries(GAME) >= retries + 2).then_some(()) },
+        || async {
+            (gamehub_testkit::redis::settlement_retries(GAME) >= retries + 2).then_some(())
+        },
     )
     .await;
     assert!(

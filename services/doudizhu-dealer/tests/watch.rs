@@ -139,35 +139,43 @@ fn facts(events: &[pb::TableEvent]) -> HashMap<i32, DealFacts> {
 /// Waits until `count` watchers have their first item (the snapshot of a fresh table),
 /// so none misses an event of the play that follows.
 async fn watching(received: &Log, count: usize) {
-    eventually("every watcher has its snapshot", Duration::from_secs(10), || async {
-        let snapshots = received
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|r| r.what == "snapshot")
-            .count();
-        (snapshots >= count).then_some(())
-    })
+    eventually(
+        "every watcher has its snapshot",
+        Duration::from_secs(10),
+        || async {
+            let snapshots = received
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|r| r.what == "snapshot")
+                .count();
+            (snapshots >= count).then_some(())
+        },
+    )
     .await;
 }
 
 /// Waits until each of `whos` has received, at each of `tables` (table id, last event
 /// id), everything up to that event.
 async fn caught_up(received: &Log, tables: &[(String, i64)], whos: &[Who]) {
-    eventually("every watcher caught up", Duration::from_secs(10), || async {
-        let received = received.lock().unwrap();
-        let all = tables.iter().all(|(table, last)| {
-            whos.iter().all(|who| {
-                received.iter().any(|r| {
-                    (r.what == "event" || r.what == "snapshot")
-                        && &r.table == table
-                        && r.who == *who
-                        && r.position >= *last
+    eventually(
+        "every watcher caught up",
+        Duration::from_secs(10),
+        || async {
+            let received = received.lock().unwrap();
+            let all = tables.iter().all(|(table, last)| {
+                whos.iter().all(|who| {
+                    received.iter().any(|r| {
+                        (r.what == "event" || r.what == "snapshot")
+                            && &r.table == table
+                            && r.who == *who
+                            && r.position >= *last
+                    })
                 })
-            })
-        });
-        all.then_some(())
-    })
+            });
+            all.then_some(())
+        },
+    )
     .await;
 }
 

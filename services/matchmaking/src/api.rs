@@ -250,7 +250,13 @@ impl MatchmakingApi {
         };
         let created = self
             .store
-            .create(ticket_id, player, request_id, rating, self.store.clock().now_ms())
+            .create(
+                ticket_id,
+                player,
+                request_id,
+                rating,
+                self.store.clock().now_ms(),
+            )
             .await?;
         if created == Created::QueueFull {
             self.store.unreserve(player, request_id, ticket_id).await?;
@@ -327,7 +333,11 @@ impl MatchmakingApi {
 
     async fn cancel(&self, caller: &Caller, ticket_id: &str) -> Result<pb::CancelTicketResponse> {
         let ticket = self.readable_ticket(caller, ticket_id).await?;
-        match self.store.cancel(&ticket.id, self.store.clock().now_ms()).await? {
+        match self
+            .store
+            .cancel(&ticket.id, self.store.clock().now_ms())
+            .await?
+        {
             // Cancelled now, or by an earlier call whose freeing of the live slot may not
             // have happened (a retry finishes it; freeing is idempotent).
             Cancelled::Now | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {

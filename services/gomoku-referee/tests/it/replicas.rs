@@ -73,12 +73,16 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
         .spawn()
         .unwrap();
     let child_url = format!("http://{addr}");
-    eventually("the child referee serves", Duration::from_secs(10), || async {
-        gamehub_platform::client::check_health(&child_url, "")
-            .await
-            .unwrap_or(false)
-            .then_some(())
-    })
+    eventually(
+        "the child referee serves",
+        Duration::from_secs(10),
+        || async {
+            gamehub_platform::client::check_health(&child_url, "")
+                .await
+                .unwrap_or(false)
+                .then_some(())
+        },
+    )
     .await;
     let mut service = fx.client_at(&child_url, "matchmaking", Role::Service);
     let table = service
@@ -147,7 +151,9 @@ async fn a_game_ending_while_the_ledger_is_down_is_settled_once_when_it_returns(
     eventually(
         "the settler tried while the ledger was down",
         Duration::from_secs(10),
-        || async { (gamehub_testkit::redis::settlement_retries(GAME) >= retries + 2).then_some(()) },
+        || async {
+            (gamehub_testkit::redis::settlement_retries(GAME) >= retries + 2).then_some(())
+        },
     )
     .await;
     let waiting = fx.table(&id).await;

@@ -195,7 +195,11 @@ impl Fixture {
             Duration::from_secs(10),
             || async {
                 let table = self.table(table_id).await;
-                let over = table.game.as_ref().and_then(|g| g.result.as_ref()).is_some();
+                let over = table
+                    .game
+                    .as_ref()
+                    .and_then(|g| g.result.as_ref())
+                    .is_some();
                 over.then_some(table)
             },
         )

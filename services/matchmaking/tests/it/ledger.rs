@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gamehub_matchmaking::peers::LedgerPeer;
-use gamehub_platform::auth::Role;
 use gamehub_platform::Clock;
+use gamehub_platform::auth::Role;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::ledger::{
     GameRecord, PlayerOutcome, PlayerResult, Refusal, Role as SeatRole, SettleGameRequest,
