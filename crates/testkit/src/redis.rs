@@ -59,11 +59,22 @@ pub async fn settlement_backlog(prefix: &str, game: &'static str) -> u64 {
 }
 
 /// How many deliveries of `game`'s settlements this process's settlers have had to
-/// retry so far: a test that stops the ledger waits for it to grow, to know the
-/// settlers tried while it was away.
+/// retry so far (read it before stopping the ledger, for [`settlers_retried`]).
 pub fn settlement_retries(game: &str) -> u64 {
     gamehub_platform::metrics::metrics()
         .settlements
         .with_label_values(&[game, "retry"])
         .get()
+}
+
+/// Waits (at most 10 s) until this process's settlers have retried `game`'s deliveries
+/// `times` more times than `since` (a [`settlement_retries`] reading): with the ledger
+/// stopped, they have tried and failed, instead of the test sleeping and hoping so.
+pub async fn settlers_retried(game: &str, since: u64, times: u64) {
+    crate::clock::eventually(
+        "the settlers retried while the ledger was down",
+        std::time::Duration::from_secs(10),
+        || async move { (settlement_retries(game) >= since + times).then_some(()) },
+    )
+    .await;
 }

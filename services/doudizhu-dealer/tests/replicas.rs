@@ -235,14 +235,7 @@ async fn a_deal_ending_while_the_ledger_is_down_is_settled_once_it_returns() {
         .play_out(|s, _, hints| if s == landlord { smallest(hints) } else { None })
         .await;
     let result = end.result.unwrap();
-    eventually(
-        "the settler tried while the ledger was down",
-        Duration::from_secs(10),
-        || async {
-            (gamehub_testkit::redis::settlement_retries(GAME) >= retries + 2).then_some(())
-        },
-    )
-    .await;
+    gamehub_testkit::redis::settlers_retried(GAME, retries, 2).await;
     assert!(
         driver.view(0).await.result.unwrap().settlement.is_empty(),
         "not settled while the ledger is down"

@@ -148,14 +148,7 @@ async fn a_game_ending_while_the_ledger_is_down_is_settled_once_when_it_returns(
     let end = alice.place(&id, "h12").await.unwrap();
     assert_eq!(result(&end).reason(), pb::EndReason::Five);
     // The result waits while the ledger is away (and the settlers keep trying).
-    eventually(
-        "the settler tried while the ledger was down",
-        Duration::from_secs(10),
-        || async {
-            (gamehub_testkit::redis::settlement_retries(GAME) >= retries + 2).then_some(())
-        },
-    )
-    .await;
+    gamehub_testkit::redis::settlers_retried(GAME, retries, 2).await;
     let waiting = fx.table(&id).await;
     assert!(waiting.finished_games[0].settlement.is_none());
     fx.ledger.resume().await;
