@@ -311,6 +311,41 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
 }
 
 #[tokio::test]
+async fn the_referee_tells_the_time_by_its_clock_alone() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    // An hour ahead of the wall clock: a step stamped by the wall clock would show.
+    let now = fx.clock.advance(Duration::from_secs(3600));
+    let alice = fx.player("alice");
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (1_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    assert_eq!(table.server_time_unix_ms, i64::try_from(now).unwrap());
+    assert_eq!(
+        game(&table).turn_deadline_unix_ms,
+        i64::try_from(now + 1_000).unwrap()
+    );
+    let now = fx.clock.advance(Duration::from_millis(400));
+    let moved = alice.place(id, "h8").await.unwrap();
+    assert_eq!(
+        game(&moved).turn_deadline_unix_ms,
+        i64::try_from(now + 1_000).unwrap()
+    );
+    // Bob's second runs out by the referee's clock, whatever the wall clock says.
+    fx.clock.advance(Duration::from_millis(1_000));
+    let over = fx.game_over(id).await;
+    assert_eq!(result(&over).reason(), pb::EndReason::Timeout);
+    assert_eq!(
+        over.closes_at_unix_ms,
+        i64::try_from(fx.clock.now_ms() + 60_000).unwrap(),
+        "the table waits a minute (the test referee's setting) from the timeout"
+    );
+    fx.settled(id, 1).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
 async fn a_move_after_the_deadline_is_refused_and_the_game_is_lost_on_time() {
     // No sweep during the test: the late move itself must apply the timeout.
     let fx = Fixture::with(|env| {

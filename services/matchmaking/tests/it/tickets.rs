@@ -487,6 +487,10 @@ async fn tickets_expire_and_watchers_see_it() {
     let mut jack = mm.player("jack");
     let ticket = enqueue(&mut jack, "doudizhu-free").await;
     assert!(ticket.expires_at_unix_ms > ticket.created_at_unix_ms);
+    // Both told by the service's clock, not the wall clock.
+    let now = i64::try_from(clock.now_ms()).unwrap();
+    assert_eq!(ticket.created_at_unix_ms, now);
+    assert_eq!(ticket.expires_at_unix_ms, now + 400);
     let mut stream = jack
         .watch_ticket(WatchTicketRequest {
             ticket_id: ticket.ticket_id.clone(),
