@@ -688,6 +688,11 @@ async fn timeouts_play_for_the_seat_and_two_in_a_row_put_it_on_auto_play() {
     })
     .await;
     let driver = world.open(&[find_seed(80, |_| true)], 300).await;
+    // The turn is timed by the dealer's clock (which stands still until advanced).
+    assert_eq!(
+        driver.view(0).await.turn_deadline_unix_ms,
+        i64::try_from(world.clock.now_ms() + 300).unwrap()
+    );
     let f = seat(driver.view(0).await.first_bidder);
     let landlord = (f + 1) % 3;
     let farmer = (f + 2) % 3;
