@@ -20,7 +20,7 @@
 //! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
 //! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound: `a` audience (`*` or a seat number; anything else is an error, never "everyone"), `p` payload |
 //! | `gh:{G:SS}:t:ID:rq` | sorted set | recent request keys, scored by the sequence they reached (idempotency) |
-//! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms) |
+//! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms by the store's [`Clock`], the one source of "now" for steps and sweeps) |
 //! | `gh:{G:SS}:outbox` | hash | game id → settlement not yet acknowledged |
 //! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
 //! | `gh:{G:SS}:live` | set | open table ids |
