@@ -17,6 +17,7 @@ use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::platform::TestPlatform;
 
 async fn grant(operator: &mut Clients, player: &str, amount: i64) {
@@ -352,8 +353,8 @@ async fn a_player_at_the_daily_loss_cap_is_refused_a_seat_with_the_reason() {
     assert_eq!(ticket.refusal(), lg::Refusal::DailyLossCap);
     assert!(!ticket.message.is_empty(), "the refusal says why");
     let partner_ticket = tickets[1].clone();
-    // The partner went back to the queue at its place.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The partner went back to the queue at its place (in the same step as the refusal:
+    // one release of the claimed table).
     let partner_ticket = partner_clients
         .matchmaking
         .get_ticket(mm::GetTicketRequest {
@@ -410,7 +411,6 @@ async fn a_cancelled_ticket_is_never_seated() {
         .into_inner()
         .ticket
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let waiting = newcomer
         .matchmaking
         .get_ticket(mm::GetTicketRequest {
@@ -423,6 +423,43 @@ async fn a_cancelled_ticket_is_never_seated() {
         .unwrap();
     assert_eq!(waiting.state(), mm::TicketState::Waiting);
     assert_eq!(waiting.position, 1, "alone in the queue");
+    // The newcomer's first table is with the next player to come, not the quitter: the
+    // matcher ran with the newcomer waiting (no sleep needed to be sure it had the chance).
+    let mut latecomer = tp.clients("latecomer", Role::Player);
+    let late_seat = tokio::time::timeout(
+        Duration::from_secs(10),
+        drive::matchmaking::seat(&mut latecomer.matchmaking, "gomoku-free", "", |_| {}),
+    )
+    .await
+    .expect("the latecomer is seated")
+    .unwrap();
+    let seated = eventually("the newcomer seated", Duration::from_secs(10), || {
+        let mut newcomer = newcomer.matchmaking.clone();
+        let ticket_id = waiting.ticket_id.clone();
+        async move {
+            let ticket = newcomer
+                .get_ticket(mm::GetTicketRequest { ticket_id })
+                .await
+                .unwrap()
+                .into_inner()
+                .ticket
+                .unwrap();
+            (ticket.state() == mm::TicketState::Seated).then_some(ticket)
+        }
+    })
+    .await;
+    assert_eq!(seated.seat.unwrap().table_id, late_seat.table_id);
+    let quitter_ticket = quitter
+        .matchmaking
+        .get_ticket(mm::GetTicketRequest {
+            ticket_id: ticket.ticket_id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap();
+    assert_eq!(quitter_ticket.state(), mm::TicketState::Cancelled);
     tp.stop().await;
 }
 
@@ -533,6 +570,7 @@ async fn undelivered(tp: &TestPlatform, game: &'static str) -> (u64, u64) {
         &prefix,
         game,
         StoreLimits::default(),
+        gamehub_platform::Clock::system(),
     );
     (
         store.dead_letters().await.unwrap(),

@@ -237,6 +237,9 @@ pub struct CommonConfig {
     pub matchmaking_url: String,
     /// `GAMEHUB_CORS_ORIGINS`: the web pages that may call from a browser (gRPC-Web).
     pub browser_origins: crate::grpc_web::AllowedOrigins,
+    /// Where every stored deadline's "now" comes from: the system clock (no variable
+    /// sets it); tests put their own manual clock here (see [`crate::clock`]).
+    pub clock: crate::clock::Clock,
 }
 
 /// Default ports of the four services.
@@ -359,6 +362,7 @@ impl CommonConfig {
             doudizhu_url: env.string("GAMEHUB_DOUDIZHU_URL", &local(ports::DOUDIZHU)),
             matchmaking_url: env.string("GAMEHUB_MATCHMAKING_URL", &local(ports::MATCHMAKING)),
             browser_origins,
+            clock: crate::clock::Clock::system(),
         })
     }
 

@@ -2,6 +2,8 @@
 //! between its `.proto` API and a rule crate; everything they have in common is here:
 //!
 //! - [`config`]: settings from environment variables, laptop defaults, secrets that never print;
+//! - [`clock`]: [`clock::Clock`], the one source of "now" for every deadline a service stores
+//!   (the system clock, or a test's own);
 //! - [`telemetry`]: `tracing` logs (text or JSON), OpenTelemetry traces over OTLP, W3C
 //!   trace context in and out of every call;
 //! - [`auth`]: JWT bearer tokens, the typed [`auth::Caller`] the server puts into each
@@ -25,6 +27,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod clock;
 pub mod config;
 pub mod eligibility;
 pub mod error;
@@ -39,4 +42,5 @@ pub mod tables;
 pub mod telemetry;
 
 pub use auth::{Caller, Role};
+pub use clock::Clock;
 pub use error::ApiError;

@@ -8,16 +8,17 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gamehub_platform::ApiError;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{TokenSource, check_health, service_channel};
 use gamehub_platform::config::CommonConfig;
 use gamehub_platform::server::{GrpcServer, Shutdown};
 use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
 use gamehub_platform::tables::{Change, OutboxEntry, StoreLimits, TableStore};
+use gamehub_platform::{ApiError, Clock};
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::ledger::ledger_service_server::LedgerServiceServer;
 use gamehub_proto::ledger::*;
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::stub_ledger::StubLedger;
 use tonic::{Code, Status};
 
@@ -210,12 +211,22 @@ async fn shutdown_reports_not_serving_before_stopping() {
     let fx = spawn(config).await;
     assert!(check_health(&fx.url(), "").await.unwrap());
     fx.shutdown.trigger();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(
-        !check_health(&fx.url(), "").await.unwrap(),
-        "NOT_SERVING during the drain delay"
-    );
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let during = eventually(
+        "NOT_SERVING after the trigger",
+        Duration::from_secs(10),
+        || async {
+            check_health(&fx.url(), "")
+                .await
+                .ok()
+                .filter(|serving| !serving)
+        },
+    )
+    .await;
+    assert!(!during, "NOT_SERVING during the drain delay");
+    eventually("the server stopped", Duration::from_secs(10), || async {
+        check_health(&fx.url(), "").await.is_err().then_some(())
+    })
+    .await;
     assert!(
         check_health(&fx.url(), "").await.is_err(),
         "stopped after the drain"
@@ -242,10 +253,14 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
         "gh",
         game,
         StoreLimits::default(),
+        Clock::system(),
     );
     for (game_id, table_id) in [("g1", "t1"), ("g2", "t2"), ("bad-3", "t3")] {
         let mut change = Change::new(vec![], None, ());
-        change.settlement = Some(OutboxEntry::new(&settle_request(game_id, table_id)));
+        change.settlement = Some(OutboxEntry::new(
+            &settle_request(game_id, table_id),
+            store.clock().now_ms(),
+        ));
         change.close = true;
         store.create(table_id, &0u8, change, None).await.unwrap();
     }
@@ -278,7 +293,12 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
             fx.shutdown.listener(),
         ));
     }
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    eventually(
+        "the settlers kept trying",
+        Duration::from_secs(10),
+        || async { (fx.ledger.calls.load(Ordering::SeqCst) >= 2).then_some(()) },
+    )
+    .await;
     assert!(
         fx.ledger.calls.load(Ordering::SeqCst) >= 2,
         "the settlers kept trying"
@@ -290,13 +310,12 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
     );
 
     fx.ledger.down.store(false, Ordering::SeqCst);
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while store.settlement_backlog().await.unwrap() > 0 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the backlog drains once the ledger is back");
+    eventually(
+        "the backlog drains once the ledger is back",
+        Duration::from_secs(10),
+        || async { (store.settlement_backlog().await.unwrap() == 0).then_some(()) },
+    )
+    .await;
     let settled = fx.ledger.settled.lock().unwrap().clone();
     assert_eq!(settled.get("g1"), Some(&1), "g1 applied once: {settled:?}");
     assert_eq!(settled.get("g2"), Some(&1), "g2 applied once: {settled:?}");

@@ -8,12 +8,14 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use gamehub_platform::ApiError;
+use gamehub_platform::Clock;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits};
 use gamehub_platform::tables::sweeper::{DeadlineHandler, SweepConfig, run_sweeper};
 use gamehub_platform::tables::{
-    Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated, now_ms,
+    Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated,
 };
+use gamehub_testkit::clock::{ManualClock, eventually};
 use serde::{Deserialize, Serialize};
 
 fn redis_url() -> String {
@@ -22,12 +24,17 @@ fn redis_url() -> String {
 
 /// A store under a namespace of its own, so tests never see each other's keys.
 async fn store(limits: StoreLimits) -> TableStore {
+    store_with_clock(limits, Clock::system()).await
+}
+
+/// [`store`] telling the time by `clock`.
+async fn store_with_clock(limits: StoreLimits, clock: Clock) -> TableStore {
     let game: &'static str =
         Box::leak(format!("test{}", uuid::Uuid::new_v4().simple()).into_boxed_str());
     let conn = gamehub_platform::tables::connect(&redis_url())
         .await
         .unwrap();
-    TableStore::new(conn, "gh", game, limits)
+    TableStore::new(conn, "gh", game, limits, clock)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -451,13 +458,14 @@ impl DeadlineHandler for Timeouts {
 
 #[tokio::test]
 async fn a_deadline_is_applied_once_by_racing_sweepers() {
-    let store = store(StoreLimits::default()).await;
+    let clock = ManualClock::new();
+    let store = store_with_clock(StoreLimits::default(), clock.clock()).await;
     let shutdown = Shutdown::new();
     let handler = Arc::new(Timeouts {
         store: store.clone(),
         applied: AtomicUsize::new(0),
     });
-    let deadline = now_ms() + 300;
+    let deadline = clock.now_ms() + 300;
     for i in 0..10 {
         store
             .create(
@@ -476,23 +484,37 @@ async fn a_deadline_is_applied_once_by_racing_sweepers() {
         interval: Duration::from_millis(20),
         ..SweepConfig::default()
     };
-    for _ in 0..3 {
-        tokio::spawn(run_sweeper(
-            store.clone(),
-            handler.clone(),
-            config.clone(),
-            shutdown.listener(),
-        ));
+    let sweepers: Vec<_> = (0..3)
+        .map(|_| {
+            tokio::spawn(run_sweeper(
+                store.clone(),
+                handler.clone(),
+                config.clone(),
+                shutdown.listener(),
+            ))
+        })
+        .collect();
+    // Until the clock reaches the deadline, the sweepers leave the tables alone.
+    for _ in 0..2 {
+        let due = store.due_tables(clock.now_ms(), 100).await.unwrap();
+        assert!(due.is_empty(), "nothing is due before the deadline");
     }
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while handler.applied.load(Ordering::SeqCst) < 10 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("all ten timeouts applied");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(handler.applied.load(Ordering::SeqCst), 0);
+    clock.advance_to(deadline);
+    eventually(
+        "all ten timeouts applied",
+        Duration::from_secs(10),
+        || async { (handler.applied.load(Ordering::SeqCst) >= 10).then_some(()) },
+    )
+    .await;
+    // Stop the sweepers and wait for them: no sweep is still in flight when counting.
     shutdown.trigger();
+    for sweeper in sweepers {
+        tokio::time::timeout(Duration::from_secs(10), sweeper)
+            .await
+            .expect("the sweepers stop")
+            .unwrap();
+    }
     for i in 0..10 {
         let t = store
             .load::<Clocked>(&format!("c{i}"))

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use gamehub_doudizhu_dealer::DealerConfig;
+use gamehub_platform::Clock;
 use gamehub_platform::config::Env;
 
 use crate::server::TestServer;
@@ -19,6 +20,10 @@ pub struct Options {
     pub next_deal_timeout_ms: u64,
     /// `GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS`: the pause before a redeal.
     pub redeal_pause_ms: u64,
+    /// The dealer's clock (in this process only; a child process runs on the system
+    /// clock): a test's [`crate::clock::ManualClock`] makes turns run out only when the
+    /// test advances it.
+    pub clock: Clock,
 }
 
 impl Default for Options {
@@ -27,6 +32,7 @@ impl Default for Options {
             auto_turn_ms: 0,
             next_deal_timeout_ms: 60_000,
             redeal_pause_ms: 0,
+            clock: Clock::system(),
         }
     }
 }
@@ -75,5 +81,6 @@ pub async fn start(prefix: &str, ledger_url: &str, options: &Options) -> TestSer
     config.settler.min_backoff = Duration::from_millis(100);
     config.settler.max_backoff = Duration::from_millis(500);
     config.settler.lease = Duration::from_secs(2);
+    config.common.clock = options.clock.clone();
     TestServer::start(|shutdown| gamehub_doudizhu_dealer::start(config, shutdown)).await
 }

@@ -4,6 +4,8 @@
 //! as it runs against the same fakes and scratch databases.
 //!
 //! Always there:
+//! - [`clock`]: [`clock::ManualClock`], a clock a test advances instead of sleeping,
+//!   and [`clock::eventually`], waiting on a condition with a bound;
 //! - [`postgres`]: a PostgreSQL database of a test's own ([`postgres::ScratchDatabase`]),
 //!   leftovers of killed runs dropped on the next run;
 //! - [`redis`]: the Redis the tests use, key prefixes of their own, and removing them;
@@ -25,6 +27,7 @@
 // Test support fails loudly on a broken fixture.
 #![allow(clippy::unwrap_used)]
 
+pub mod clock;
 #[cfg(feature = "dealer")]
 pub mod dealer;
 #[cfg(feature = "web")]

@@ -42,3 +42,39 @@ pub async fn remove_keys(redis_url: &str, prefix: &str) {
         cursor = next;
     }
 }
+
+/// Settlements of `game` (`gomoku`, `doudizhu`) under `prefix` not yet acknowledged by
+/// the ledger. Once it is 0 nothing can be delivered again (a settler that read an entry
+/// before its acknowledgement finds it gone and skips it).
+pub async fn settlement_backlog(prefix: &str, game: &'static str) -> u64 {
+    use gamehub_platform::tables::{StoreLimits, TableStore, connect};
+    let store = TableStore::new(
+        connect(&redis_url()).await.unwrap(),
+        prefix,
+        game,
+        StoreLimits::default(),
+        gamehub_platform::Clock::system(),
+    );
+    store.settlement_backlog().await.unwrap()
+}
+
+/// How many deliveries of `game`'s settlements this process's settlers have had to
+/// retry so far (read it before stopping the ledger, for [`settlers_retried`]).
+pub fn settlement_retries(game: &str) -> u64 {
+    gamehub_platform::metrics::metrics()
+        .settlements
+        .with_label_values(&[game, "retry"])
+        .get()
+}
+
+/// Waits (at most 10 s) until this process's settlers have retried `game`'s deliveries
+/// `times` more times than `since` (a [`settlement_retries`] reading): with the ledger
+/// stopped, they have tried and failed, instead of the test sleeping and hoping so.
+pub async fn settlers_retried(game: &str, since: u64, times: u64) {
+    crate::clock::eventually(
+        "the settlers retried while the ledger was down",
+        std::time::Duration::from_secs(10),
+        || async move { (settlement_retries(game) >= since + times).then_some(()) },
+    )
+    .await;
+}

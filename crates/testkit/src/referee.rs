@@ -2,6 +2,7 @@
 //! test's own, settling at the ledger it is given.
 
 use gamehub_gomoku_referee::RefereeConfig;
+use gamehub_platform::Clock;
 use gamehub_platform::config::Env;
 
 use crate::server::TestServer;
@@ -27,8 +28,15 @@ pub fn referee_env(prefix: &str, ledger_url: &str, addr: &str) -> Vec<(String, S
 
 /// Starts a referee with `env` (usually [`referee_env`], adjusted).
 pub async fn start(env: Vec<(String, String)>) -> TestServer {
-    let config = RefereeConfig::from_env(&Env::from_pairs(env))
+    start_with_clock(env, Clock::system()).await
+}
+
+/// [`start`] with the referee telling the time by `clock` (a test's
+/// [`crate::clock::ManualClock`], so turn clocks run out only when the test advances it).
+pub async fn start_with_clock(env: Vec<(String, String)>, clock: Clock) -> TestServer {
+    let mut config = RefereeConfig::from_env(&Env::from_pairs(env))
         .unwrap_or_else(|e| panic!("the test referee's configuration: {e}"));
+    config.common.clock = clock;
     TestServer::start(|shutdown| gamehub_gomoku_referee::start(config, shutdown)).await
 }
 

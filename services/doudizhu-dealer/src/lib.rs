@@ -144,6 +144,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         &config.common.redis_prefix,
         GAME,
         config.store.clone(),
+        config.common.clock.clone(),
     );
     let hub = EventHub::new(store.clone(), config.watch.clone());
     tokio::spawn(hub.clone().run(redis_url, shutdown.listener()));

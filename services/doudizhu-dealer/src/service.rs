@@ -20,7 +20,7 @@ use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::hub::EventHub;
 use gamehub_platform::tables::sweeper::DeadlineHandler;
-use gamehub_platform::tables::{Change, TableStore, Updated, now_ms};
+use gamehub_platform::tables::{Change, TableStore, Updated};
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuService;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
@@ -179,7 +179,7 @@ impl Dealer {
         let key = player_request_key(&caller.subject, &request_id);
         let player = caller.subject.as_str();
         let timing = self.inner.timing;
-        let now = now_ms();
+        let now = self.store().clock().now_ms();
         let updated = self
             .store()
             .update(&table_id, Some(&key), |table: &mut Table, _version| {
@@ -253,7 +253,7 @@ impl Dealer {
         let number = table.deal_number;
         let seed = fresh_seed()?;
         let timing = self.inner.timing;
-        let now = now_ms();
+        let now = self.store().clock().now_ms();
         let key = format!("deal:{}", number + 1);
         let result = self
             .store()
@@ -344,7 +344,7 @@ impl Dealer {
             seeds.push(fresh_seed()?);
         }
         let first_bidder = first_bidder_of_first_deal(&mut rand::rng());
-        let now = now_ms();
+        let now = self.store().clock().now_ms();
         let (table, step) = Table::open(
             Opening {
                 table_id: table_id.clone(),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use doudizhu_rules::{Outcome, Seat};
 use gamehub_platform::ApiError;
 use gamehub_platform::tables::settler::OnSettled;
-use gamehub_platform::tables::{OutboxEntry, TableStore, now_ms};
+use gamehub_platform::tables::{OutboxEntry, TableStore};
 use gamehub_proto::common::GameType;
 use gamehub_proto::ledger::{
     GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest, SettleGameResponse,
@@ -73,9 +73,10 @@ pub fn settle_request(table: &Table) -> Option<SettleGameRequest> {
     })
 }
 
-/// The outbox entry for the table's finished deal, if it is settled by the ledger.
-pub fn outbox_entry(table: &Table) -> Option<OutboxEntry> {
-    settle_request(table).map(|request| OutboxEntry::new(&request))
+/// The outbox entry for the table's finished deal (ended at `now_ms`), if it is settled
+/// by the ledger.
+pub fn outbox_entry(table: &Table, now_ms: u64) -> Option<OutboxEntry> {
+    settle_request(table).map(|request| OutboxEntry::new(&request, now_ms))
 }
 
 /// The settler's callback: appends a public `deal_settled` event (once per game, by
@@ -111,7 +112,7 @@ async fn record_settled(
         return Ok(());
     };
     let key = format!("settled:{}", entry.game_id);
-    let now = now_ms();
+    let now = store.clock().now_ms();
     store
         .update(
             &entry.table_id,

@@ -520,12 +520,12 @@ impl Table {
                 step.advance = timing.redeal_pause_ms == 0;
             }
             Outcome::Escaped { .. } => {
-                step.settlement = crate::settle::outbox_entry(self);
+                step.settlement = crate::settle::outbox_entry(self, now_ms);
                 self.close(CloseReason::Escape, now_ms, step);
             }
             Outcome::LandlordWon | Outcome::FarmersWon { .. } => {
                 self.idle_redeals = 0;
-                step.settlement = crate::settle::outbox_entry(self);
+                step.settlement = crate::settle::outbox_entry(self, now_ms);
                 self.stage = Stage::BetweenDeals {
                     ready: [false; 3],
                     until_ms: now_ms.saturating_add(timing.next_deal_timeout_ms),

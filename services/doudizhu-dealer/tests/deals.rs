@@ -117,23 +117,24 @@ async fn a_landlord_who_plays_out_alone_wins_with_a_spring() {
     settle_and_check(&world, &driver, 1, expected).await;
 
     // The ledger's answer reaches the table's view.
-    for _ in 0..100 {
-        let view = driver.view(first).await;
-        if !view.result.as_ref().unwrap().settlement.is_empty() {
-            let silver: Vec<i64> = view
-                .result
-                .unwrap()
-                .settlement
-                .iter()
-                .map(|s| s.silver_delta)
-                .collect();
-            assert_eq!(silver, expected.map(|p| p * SILVER_PER_POINT).to_vec());
-            world.finish().await;
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the settled silver never reached the view");
+    let view = eventually(
+        "the settled silver reached the view",
+        Duration::from_secs(5),
+        || async {
+            let view = driver.view(first).await;
+            (!view.result.as_ref().unwrap().settlement.is_empty()).then_some(view)
+        },
+    )
+    .await;
+    let silver: Vec<i64> = view
+        .result
+        .unwrap()
+        .settlement
+        .iter()
+        .map(|s| s.silver_delta)
+        .collect();
+    assert_eq!(silver, expected.map(|p| p * SILVER_PER_POINT).to_vec());
+    world.finish().await;
 }
 
 #[tokio::test]
@@ -687,25 +688,30 @@ async fn timeouts_play_for_the_seat_and_two_in_a_row_put_it_on_auto_play() {
     })
     .await;
     let driver = world.open(&[find_seed(80, |_| true)], 300).await;
+    // The turn is timed by the dealer's clock (which stands still until advanced).
+    assert_eq!(
+        driver.view(0).await.turn_deadline_unix_ms,
+        i64::try_from(world.clock.now_ms() + 300).unwrap()
+    );
     let f = seat(driver.view(0).await.first_bidder);
     let landlord = (f + 1) % 3;
     let farmer = (f + 2) % 3;
 
     // f lets its bidding time run out: the server passes for it.
-    let view = wait_for(&driver, |v| v.bids.len() == 1).await;
+    let view = wait_for(&world, &driver, |v| v.bids.len() == 1).await;
     assert_eq!(view.bids[0].points, 0);
     assert_eq!(view.bids[0].by, pb::Actor::Timeout as i32);
     let view = driver.bid(landlord, 3).await.unwrap();
     let lowest = cards_of(&view.hand).iter().next().unwrap();
 
     // The landlord lets its lead time run out: the server plays its lowest card.
-    let view = wait_for(&driver, |v| !v.turns.is_empty()).await;
+    let view = wait_for(&world, &driver, |v| !v.turns.is_empty()).await;
     let turn = &view.turns[0];
     assert_eq!(turn.by, pb::Actor::Timeout as i32);
     assert_eq!(turn.cards, vec![lowest.to_string()]);
     // The farmer passes itself; f times out a second time in a row: auto-play.
     driver.pass(farmer).await.unwrap();
-    let view = wait_for(&driver, |v| v.seats[f].auto_play).await;
+    let view = wait_for(&world, &driver, |v| v.seats[f].auto_play).await;
     assert_eq!(view.turns.last().unwrap().by, pb::Actor::Timeout as i32);
 
     // The landlord leads again; the farmer passes; f is played for by auto-play.
@@ -717,7 +723,7 @@ async fn timeouts_play_for_the_seat_and_two_in_a_row_put_it_on_auto_play() {
         .await
         .unwrap();
     driver.pass(farmer).await.unwrap();
-    let view = wait_for(&driver, |v| seat(v.to_act) == landlord).await;
+    let view = wait_for(&world, &driver, |v| seat(v.to_act) == landlord).await;
     assert_eq!(view.turns.last().unwrap().by, pb::Actor::AutoPlay as i32);
     assert!(view.seats[f].auto_play);
 
@@ -757,7 +763,10 @@ async fn seats_not_ready_for_the_next_deal_in_time_close_the_table() {
         .play_out(|s, _, hints| if s == landlord { smallest(hints) } else { None })
         .await;
     driver.next_deal(0).await.unwrap();
-    let view = wait_for(&driver, |v| v.status == pb::TableStatus::Closed as i32).await;
+    let view = wait_for(&world, &driver, |v| {
+        v.status == pb::TableStatus::Closed as i32
+    })
+    .await;
     assert_eq!(view.close_reason, pb::CloseReason::Abandoned as i32);
     world.finish().await;
 }
@@ -770,7 +779,10 @@ async fn a_table_whose_players_are_all_gone_closes_after_two_idle_redeals() {
     })
     .await;
     let driver = world.open(&[], 200).await;
-    let view = wait_for(&driver, |v| v.status == pb::TableStatus::Closed as i32).await;
+    let view = wait_for(&world, &driver, |v| {
+        v.status == pb::TableStatus::Closed as i32
+    })
+    .await;
     assert_eq!(view.close_reason, pb::CloseReason::Abandoned as i32);
     assert_eq!(view.deal_number, 2);
     assert_eq!(view.result.unwrap().outcome, pb::Outcome::Redeal as i32);
@@ -778,16 +790,25 @@ async fn a_table_whose_players_are_all_gone_closes_after_two_idle_redeals() {
     world.finish().await;
 }
 
-/// Polls seat 0's view until `done` holds (at most 10 s).
-async fn wait_for(driver: &Driver, done: impl Fn(&pb::Table) -> bool) -> pb::Table {
-    for _ in 0..400 {
+/// Polls seat 0's view until `done` holds (at most 10 s), moving the dealer's clock to
+/// the table's next deadline (a turn, a redeal, the next deal) whenever it is not: the
+/// test lets time run out instead of waiting for it.
+async fn wait_for(world: &World, driver: &Driver, done: impl Fn(&pb::Table) -> bool) -> pb::Table {
+    eventually("the table's condition", Duration::from_secs(10), || async {
         let view = driver.view(0).await;
         if done(&view) {
-            return view;
+            return Some(view);
         }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("condition not reached in 10 s");
+        let next = [view.turn_deadline_unix_ms, view.next_deal_deadline_unix_ms]
+            .into_iter()
+            .filter(|&at| at > 0)
+            .min();
+        if let Some(at) = next {
+            world.clock.advance_to(u64::try_from(at).unwrap());
+        }
+        None
+    })
+    .await
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use futures::StreamExt;
+use gamehub_doudizhu_dealer::service::GAME;
 use gamehub_platform::client::check_health;
 use gamehub_proto::doudizhu as pb;
 use gamehub_testkit::dealer::dealer_env;
@@ -123,13 +124,13 @@ async fn spawn_binary(world: &World, options: &Options) -> (tokio::process::Chil
         .kill_on_drop(true);
     let child = command.spawn().unwrap();
     let url = format!("http://{addr}");
-    for _ in 0..200 {
-        if check_health(&url, "").await.unwrap_or(false) {
-            return (child, url);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the dealer binary did not become healthy");
+    eventually(
+        "the dealer binary healthy",
+        Duration::from_secs(10),
+        || async { check_health(&url, "").await.unwrap_or(false).then_some(()) },
+    )
+    .await;
+    (child, url)
 }
 
 #[tokio::test]
@@ -181,20 +182,27 @@ async fn a_replica_killed_mid_deal_leaves_the_table_to_the_other() {
     let before = base.view(0).await;
     first_process.kill().await.unwrap();
 
-    // The second replica has the table; its sweeper keeps the clock: the seat to act
-    // does nothing and the server plays for it.
+    // The surviving replicas have the table; their sweepers keep the clock: the seat to
+    // act does nothing and the server plays for it. (The binaries run on the system
+    // clock; the test's own replica runs on the test's clock, moved past the deadline.)
     let waiting = seat(before.to_act);
     let turns = before.turns.len();
-    let mut timed_out = None;
-    for _ in 0..100 {
-        let view = on_second.view(0).await;
-        if view.turns.len() > turns {
-            timed_out = Some(view);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let view = timed_out.expect("the surviving replica applied the timeout");
+    assert!(
+        before.turn_deadline_unix_ms > 0,
+        "the seat to act has a clock"
+    );
+    world
+        .clock
+        .advance_to(u64::try_from(before.turn_deadline_unix_ms).unwrap());
+    let view = eventually(
+        "the surviving replica applied the timeout",
+        Duration::from_secs(10),
+        || async {
+            let view = on_second.view(0).await;
+            (view.turns.len() > turns).then_some(view)
+        },
+    )
+    .await;
     let turn = &view.turns[turns];
     assert_eq!(seat(turn.seat), waiting);
     assert_eq!(turn.by, pb::Actor::Timeout as i32);
@@ -222,11 +230,12 @@ async fn a_deal_ending_while_the_ledger_is_down_is_settled_once_it_returns() {
     driver.make_landlord(landlord, 3).await;
 
     world.ledger.stop().await;
+    let retries = gamehub_testkit::redis::settlement_retries(GAME);
     let end = driver
         .play_out(|s, _, hints| if s == landlord { smallest(hints) } else { None })
         .await;
     let result = end.result.unwrap();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    gamehub_testkit::redis::settlers_retried(GAME, retries, 2).await;
     assert!(
         driver.view(0).await.result.unwrap().settlement.is_empty(),
         "not settled while the ledger is down"
@@ -242,17 +251,20 @@ async fn a_deal_ending_while_the_ledger_is_down_is_settled_once_it_returns() {
         .await;
 
     // The table announces the settlement once.
-    let mut settled_view = None;
-    for _ in 0..100 {
-        let view = driver.view(0).await;
-        if !view.result.as_ref().unwrap().settlement.is_empty() {
-            settled_view = Some(view);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let settled_view = settled_view.expect("the settlement reached the table");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let settled_view = eventually(
+        "the settlement reached the table",
+        Duration::from_secs(5),
+        || async {
+            let view = driver.view(0).await;
+            (!view.result.as_ref().unwrap().settlement.is_empty()).then_some(view)
+        },
+    )
+    .await;
+    // Nothing is left to deliver, so nothing can be announced again.
+    assert_eq!(
+        gamehub_testkit::redis::settlement_backlog(&world.prefix, GAME).await,
+        0
+    );
     let mut stream = world
         .player("auditor")
         .watch(pb::WatchRequest {

@@ -136,6 +136,49 @@ fn facts(events: &[pb::TableEvent]) -> HashMap<i32, DealFacts> {
     deals
 }
 
+/// Waits until `count` watchers have their first item (the snapshot of a fresh table),
+/// so none misses an event of the play that follows.
+async fn watching(received: &Log, count: usize) {
+    eventually(
+        "every watcher has its snapshot",
+        Duration::from_secs(10),
+        || async {
+            let snapshots = received
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|r| r.what == "snapshot")
+                .count();
+            (snapshots >= count).then_some(())
+        },
+    )
+    .await;
+}
+
+/// Waits until each of `whos` has received, at each of `tables` (table id, last event
+/// id), everything up to that event.
+async fn caught_up(received: &Log, tables: &[(String, i64)], whos: &[Who]) {
+    eventually(
+        "every watcher caught up",
+        Duration::from_secs(10),
+        || async {
+            let received = received.lock().unwrap();
+            let all = tables.iter().all(|(table, last)| {
+                whos.iter().all(|who| {
+                    received.iter().any(|r| {
+                        (r.what == "event" || r.what == "snapshot")
+                            && &r.table == table
+                            && r.who == *who
+                            && r.position >= *last
+                    })
+                })
+            });
+            all.then_some(())
+        },
+    )
+    .await;
+}
+
 /// Follows a table as `client` until `done` and quiet, logging everything received.
 fn spawn_watcher(
     mut client: Dz,
@@ -361,7 +404,7 @@ async fn random_deals_leak_no_hidden_card_to_any_seat_or_spectator() {
         spectator_events.push(events);
         drivers.push(driver);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    watching(&received, watchers.len()).await;
     futures::future::join_all(
         drivers
             .iter()
@@ -389,7 +432,12 @@ async fn random_deals_leak_no_hidden_card_to_any_seat_or_spectator() {
             record.encode_to_vec(),
         ));
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut last_events = Vec::new();
+    for driver in &drivers {
+        last_events.push((driver.table_id.clone(), driver.view(0).await.last_event_id));
+    }
+    let everyone = [Who::Seat(0), Who::Seat(1), Who::Seat(2), Who::Spectator];
+    caught_up(&received, &last_events, &everyone).await;
     done.store(true, Ordering::SeqCst);
     for watcher in watchers {
         watcher.await.unwrap();
@@ -482,8 +530,7 @@ async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
         spectator_events.clone(),
         done.clone(),
     );
-
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    watching(&received, 2).await;
 
     // A watcher of seat 1 that reads a few items, drops its stream and resumes.
     let mut client = driver.client(1);
@@ -558,7 +605,12 @@ async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
         }
     }
     assert_eq!(end.phase, pb::Phase::Finished as i32);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    caught_up(
+        &received,
+        &[(driver.table_id.clone(), final_id)],
+        &[Who::Seat(1), Who::Spectator],
+    )
+    .await;
     done.store(true, Ordering::SeqCst);
     full.await.unwrap();
     spectator.await.unwrap();

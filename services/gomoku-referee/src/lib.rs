@@ -115,6 +115,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         &common.redis_prefix,
         GAME,
         config.store_limits.clone(),
+        common.clock.clone(),
     );
     let hub = EventHub::new(store.clone(), config.watch_limits.clone());
     let between_games_ms = u64::try_from(config.between_games.as_millis()).unwrap_or(u64::MAX);

@@ -18,7 +18,7 @@ use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::hub::EventHub;
 use gamehub_platform::tables::settler::OnSettled;
 use gamehub_platform::tables::sweeper::DeadlineHandler;
-use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated, now_ms};
+use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated};
 use gamehub_platform::{ApiError, Caller, Role};
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_server::GomokuService;
@@ -89,8 +89,13 @@ impl Referee {
         }
     }
 
-    /// The store step for `state` after a transition.
-    fn change<T>(state: &TableState, step: Step, output: T) -> Change<T> {
+    /// Now, by the service's clock (the store's): the time of every step and view.
+    fn now_ms(&self) -> u64 {
+        self.store.clock().now_ms()
+    }
+
+    /// The store step for `state` after a transition made at `now_ms`.
+    fn change<T>(state: &TableState, step: Step, output: T, now_ms: u64) -> Change<T> {
         Change {
             events: step
                 .events
@@ -98,7 +103,10 @@ impl Referee {
                 .map(|e| NewEvent::public(e.encode_to_vec()))
                 .collect(),
             deadline_ms: state.deadline_ms(),
-            settlement: step.settlement.as_ref().map(OutboxEntry::new),
+            settlement: step
+                .settlement
+                .as_ref()
+                .map(|request| OutboxEntry::new(request, now_ms)),
             close: state.is_closed(),
             output,
         }
@@ -127,7 +135,7 @@ impl Referee {
             &state,
             Self::viewer(&state, caller),
             last_seq,
-            now_ms(),
+            self.now_ms(),
         ))
     }
 
@@ -141,9 +149,9 @@ impl Referee {
         let open = parse::open_table(request)?;
         let table_id = derive_table_id(&caller.subject, &open.request_id);
         let request_key = format!("open:{}", open.request_id);
-        let now = now_ms();
+        let now = self.now_ms();
         let (state, step) = TableState::open(&table_id, &open, now);
-        let change = Self::change(&state, step, ());
+        let change = Self::change(&state, step, (), now);
         match open_once(&self.store, &table_id, &state, change, &request_key).await? {
             Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %open.room.room_id, "table opened");
@@ -164,7 +172,7 @@ impl Referee {
                         &existing.state,
                         None,
                         existing.last_seq,
-                        now_ms(),
+                        self.now_ms(),
                     )),
                     table_id,
                     replayed: true,
@@ -217,7 +225,7 @@ impl Referee {
         let mut tries = if action == PlayerAction::Leave { 2 } else { 1 };
         loop {
             tries -= 1;
-            let now = now_ms();
+            let now = self.now_ms();
             let mut expired = false;
             let updated = self
                 .store
@@ -238,7 +246,7 @@ impl Referee {
                         })?;
                         let table = convert::table(state, Some(seat), 0, now);
                         let record = record_of(&step);
-                        Ok(Self::change(state, step, (table, outcome, record)))
+                        Ok(Self::change(state, step, (table, outcome, record), now))
                     },
                 )
                 .await;
@@ -264,7 +272,7 @@ impl Referee {
                     });
                 }
                 Err(e) if expired => {
-                    self.apply_clock(&table_id, now_ms()).await?;
+                    self.apply_clock(&table_id, self.now_ms()).await?;
                     if tries == 0 {
                         return Err(e);
                     }
@@ -289,7 +297,7 @@ impl Referee {
                 match state.on_clock(now_ms, self.between_games_ms) {
                     Some(step) => {
                         let record = record_of(&step);
-                        Ok(Self::change(state, step, record))
+                        Ok(Self::change(state, step, record, now_ms))
                     }
                     None => {
                         not_due = Some((version, state.deadline_ms()));
@@ -328,7 +336,7 @@ impl Referee {
     /// watchers (a `game_settled` event). Idempotent: replicas may both report it.
     pub async fn note_settlement(&self, table_id: &str, response: &SettleGameResponse) {
         let request_key = format!("settled:{}", response.game_id);
-        let now = now_ms();
+        let now = self.now_ms();
         let updated = self
             .store
             .update(
@@ -342,7 +350,7 @@ impl Referee {
                         events: vec![event],
                         settlement: None,
                     };
-                    Ok(Self::change(state, step, ()))
+                    Ok(Self::change(state, step, (), now))
                 },
             )
             .await;
@@ -687,11 +695,12 @@ impl GomokuService for Referee {
             resume,
             self.shutdown.listener(),
         )?;
+        let clock = self.store.clock().clone();
         let stream = items.map(move |item| {
             let item = match decode_watched::<TableState, pb::TableEvent>(item?)? {
-                Watched::Snapshot { seq, state } => {
-                    pb::watch_response::Item::Table(convert::table(&state, seat, seq, now_ms()))
-                }
+                Watched::Snapshot { seq, state } => pb::watch_response::Item::Table(
+                    convert::table(&state, seat, seq, clock.now_ms()),
+                ),
                 Watched::Event { seq, mut event } => {
                     event.event_id = seq;
                     pb::watch_response::Item::Event(event)

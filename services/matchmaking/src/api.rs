@@ -9,8 +9,7 @@ use std::time::Duration;
 use futures::Stream;
 use gamehub_platform::error::id;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::now_ms;
-use gamehub_platform::{ApiError, Caller};
+use gamehub_platform::{ApiError, Caller, Clock};
 use gamehub_proto::matchmaking as pb;
 use tonic::{Request, Response, Status};
 
@@ -49,9 +48,11 @@ impl ReservationTimes {
     }
 }
 
-/// How long ago a ticket id was made (reserved).
+/// How long ago a ticket id was made (reserved). The id's time is the system clock's
+/// (a UUIDv7), and a reservation goes stale by how long real calls take, so this is the
+/// one age read from the system clock rather than the service's clock.
 fn reservation_age(ticket: &TicketId) -> Duration {
-    Duration::from_millis(now_ms().saturating_sub(ticket.made_at_ms()))
+    Duration::from_millis(Clock::system().elapsed_ms(ticket.made_at_ms()))
 }
 
 /// The matchmaking API.
@@ -205,7 +206,7 @@ impl MatchmakingApi {
         }
         match self.store.read(&prior_id).await? {
             Some(ticket) => Ok(Some(pb::EnqueueResponse {
-                ticket: Some(ticket.to_proto(now_ms())),
+                ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
                 replayed: true,
             })),
             // Reserved, but the Enqueue that reserved it stopped before the ticket was
@@ -249,7 +250,13 @@ impl MatchmakingApi {
         };
         let created = self
             .store
-            .create(ticket_id, player, request_id, rating, now_ms())
+            .create(
+                ticket_id,
+                player,
+                request_id,
+                rating,
+                self.store.clock().now_ms(),
+            )
             .await?;
         if created == Created::QueueFull {
             self.store.unreserve(player, request_id, ticket_id).await?;
@@ -265,7 +272,7 @@ impl MatchmakingApi {
             .await?
             .ok_or_else(|| MatchmakingError::UnknownTicket(ticket_id.to_string()))?;
         Ok(pb::EnqueueResponse {
-            ticket: Some(ticket.to_proto(now_ms())),
+            ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
             replayed,
         })
     }
@@ -326,7 +333,11 @@ impl MatchmakingApi {
 
     async fn cancel(&self, caller: &Caller, ticket_id: &str) -> Result<pb::CancelTicketResponse> {
         let ticket = self.readable_ticket(caller, ticket_id).await?;
-        match self.store.cancel(&ticket.id, now_ms()).await? {
+        match self
+            .store
+            .cancel(&ticket.id, self.store.clock().now_ms())
+            .await?
+        {
             // Cancelled now, or by an earlier call whose freeing of the live slot may not
             // have happened (a retry finishes it; freeing is idempotent).
             Cancelled::Now | Cancelled::AlreadyEnded(crate::tickets::TicketState::Cancelled) => {
@@ -351,7 +362,7 @@ impl MatchmakingApi {
             .await?
             .ok_or_else(|| MatchmakingError::UnknownTicket(ticket.id.to_string()))?;
         Ok(pb::CancelTicketResponse {
-            ticket: Some(ticket.to_proto(now_ms())),
+            ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
         })
     }
 
@@ -366,7 +377,7 @@ impl MatchmakingApi {
             loop {
                 match store.read(&id).await {
                     Ok(Some(ticket)) => {
-                        let view = ticket.to_proto(now_ms());
+                        let view = ticket.to_proto(store.clock().now_ms());
                         let key = (view.state, view.position, view.cancel_requested);
                         if last != Some(key) {
                             last = Some(key);
@@ -449,7 +460,7 @@ impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
             self.readable_ticket(&caller, &request.get_ref().ticket_id)
                 .await
                 .map(|ticket| pb::GetTicketResponse {
-                    ticket: Some(ticket.to_proto(now_ms())),
+                    ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
                 }),
         )
     }

@@ -222,7 +222,12 @@ pub async fn start_with(
     tables: Arc<dyn TableOpener>,
 ) -> anyhow::Result<Started> {
     let redis = gamehub_platform::tables::connect(config.common.redis_url.expose()).await?;
-    let store = TicketStore::new(redis, &config.common.redis_prefix, config.store.clone());
+    let store = TicketStore::new(
+        redis,
+        &config.common.redis_prefix,
+        config.store.clone(),
+        config.common.clock.clone(),
+    );
     let matcher = Matcher::new(
         store.clone(),
         config.rooms.clone(),

@@ -32,7 +32,6 @@ use futures::StreamExt;
 use gamehub_platform::ApiError;
 use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::now_ms;
 use rand::seq::SliceRandom;
 use tokio::sync::Notify;
 
@@ -159,6 +158,11 @@ impl Matcher {
         &self.inner.store
     }
 
+    /// Now, by the service's clock (the store's).
+    fn now_ms(&self) -> u64 {
+        self.inner.store.clock().now_ms()
+    }
+
     /// Tells the room's loop in this replica that a ticket arrived.
     pub fn wake(&self, room_id: &str) {
         if let Some(notify) = self.inner.wakers.get(room_id) {
@@ -238,7 +242,7 @@ impl Matcher {
     pub async fn round(&self, room: &Room) -> Result<RoundReport, ApiError> {
         let store = &self.inner.store;
         let settings = &self.inner.settings;
-        let now = now_ms();
+        let now = self.now_ms();
         let claimed = self.claim_tables(room, now).await?;
         let mut report = RoundReport {
             claimed: claimed.len(),
@@ -324,7 +328,7 @@ impl Matcher {
         self.release(room, &releases).await?;
 
         let owned: std::collections::HashSet<String> = store
-            .mark_opening(&room.id, &openings, now_ms())
+            .mark_opening(&room.id, &openings, self.now_ms())
             .await?
             .into_iter()
             .collect();
@@ -456,7 +460,7 @@ impl Matcher {
             }
         }
         let store = &self.inner.store;
-        let now = now_ms();
+        let now = self.now_ms();
         let mut waited = (0u64, 0u64);
         for seating in &seatings {
             for (ticket, _) in &seating.seats {
@@ -489,14 +493,14 @@ impl Matcher {
 
     async fn release(&self, room: &Room, releases: &[Release]) -> Result<(), ApiError> {
         let store = &self.inner.store;
-        store.release(&room.id, releases, now_ms()).await?;
+        store.release(&room.id, releases, self.now_ms()).await?;
         Ok(())
     }
 
     /// Ends expired tickets and takes over stale claims in `room`.
     pub async fn reap(&self, room: &Room) -> Result<ReapReport, ApiError> {
         let store = &self.inner.store;
-        let now = now_ms();
+        let now = self.now_ms();
         let expired = store.expire(&room.id, now, 1000).await?;
         let taken = store.take_over(&room.id, now, 100).await?;
         let mut report = ReapReport {

@@ -241,7 +241,7 @@ mod tests {
         let parsed = TicketId::parse(id.as_str(), &rooms).unwrap();
         assert_eq!(parsed, id);
         assert_eq!(parsed.room_id(), "gomoku-renju");
-        let now = gamehub_platform::tables::now_ms();
+        let now = gamehub_platform::Clock::system().now_ms();
         assert!(parsed.made_at_ms().abs_diff(now) < 5_000);
         assert!(TicketId::parse("nowhere.0123456789abcdef0123456789abcdef", &rooms).is_none());
         assert!(TicketId::parse("gomoku-renju.xyz", &rooms).is_none());

@@ -20,7 +20,6 @@ use gamehub_matchmaking::peers::TableOpener;
 use gamehub_matchmaking::store::{Reservation, StoreSettings, TicketStore};
 use gamehub_matchmaking::tickets::TicketId;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::now_ms;
 use gamehub_testkit::matchmaking::{InstantLedger, InstantTables};
 
 use crate::baseline::quantile;
@@ -151,6 +150,7 @@ pub async fn run(args: &Args, config: &MatchmakingConfig) -> anyhow::Result<Benc
             max_queue: u64::try_from(tickets).unwrap_or(u64::MAX),
             ..config.store.clone()
         },
+        config.common.clock.clone(),
     );
     let mut settings = config.matcher.clone();
     if let Some(batch) = args.batch {
@@ -200,7 +200,9 @@ pub async fn run(args: &Args, config: &MatchmakingConfig) -> anyhow::Result<Benc
                     Reservation::Reserved => {}
                     other => anyhow::bail!("unexpected reservation {other:?}"),
                 }
-                store.create(&id, &player, &request, 2000, now_ms()).await?;
+                store
+                    .create(&id, &player, &request, 2000, store.clock().now_ms())
+                    .await?;
                 matcher.wake(&room_id);
                 ids.push(id);
             }
@@ -219,7 +221,7 @@ pub async fn run(args: &Args, config: &MatchmakingConfig) -> anyhow::Result<Benc
         cpu_at_start
     };
     let (started, matching_from_ms) = if args.prefill {
-        let from = now_ms();
+        let from = store.clock().now_ms();
         loops = matcher.spawn(&shutdown);
         (Instant::now(), from)
     } else {

@@ -20,7 +20,7 @@
 //! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
 //! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound: `a` audience (`*` or a seat number; anything else is an error, never "everyone"), `p` payload |
 //! | `gh:{G:SS}:t:ID:rq` | sorted set | recent request keys, scored by the sequence they reached (idempotency) |
-//! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms) |
+//! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms by the store's [`Clock`], the one source of "now" for steps and sweeps) |
 //! | `gh:{G:SS}:outbox` | hash | game id → settlement not yet acknowledged |
 //! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
 //! | `gh:{G:SS}:live` | set | open table ids |
@@ -36,12 +36,13 @@ pub mod sweeper;
 pub use scripts::CommitOutcome;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::clock::Clock;
 use crate::error::ApiError;
 
 /// How many shards (hash tags) tables spread over. Changing it orphans live tables.
@@ -49,14 +50,6 @@ pub const SHARDS: u32 = 32;
 
 /// How many times [`TableStore::update`] retries after losing a race.
 const MAX_UPDATE_ATTEMPTS: usize = 8;
-
-/// Wall-clock milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
 
 /// The shard of a table: FNV-1a of its id, modulo [`SHARDS`]. Stable across
 /// processes and versions.
@@ -160,13 +153,14 @@ pub struct OutboxEntry {
 
 impl OutboxEntry {
     /// An entry for `request` (whose `table_id` names the table it is stored beside),
-    /// stamped now and with the current trace.
-    pub fn new(request: &gamehub_proto::ledger::SettleGameRequest) -> Self {
+    /// stamped `created_ms` (the step's time, from the service's clock) and with the
+    /// current trace.
+    pub fn new(request: &gamehub_proto::ledger::SettleGameRequest, created_ms: u64) -> Self {
         use prost::Message;
         Self {
             game_id: request.game_id.clone(),
             table_id: request.table_id.clone(),
-            created_ms: now_ms(),
+            created_ms,
             traceparent: crate::telemetry::current_traceparent(),
             request_hex: hex::encode(request.encode_to_vec()),
         }
@@ -278,6 +272,9 @@ pub struct TableStore {
     limits: StoreLimits,
     commit_script: Arc<scripts::CommitScript>,
     reschedule_script: Arc<scripts::RescheduleScript>,
+    /// The service's clock: the "now" of every deadline in the index, of the sweeper
+    /// and of the settler's lag.
+    clock: Clock,
 }
 
 impl std::fmt::Debug for TableStore {
@@ -307,12 +304,14 @@ pub async fn connect(redis_url: &str) -> anyhow::Result<ConnectionManager> {
 
 impl TableStore {
     /// A store for `game`'s tables (`gomoku`, `doudizhu`) on `redis`, under the key
-    /// prefix `prefix` (`gh` by default; see `GAMEHUB_REDIS_PREFIX`; tests use their own).
+    /// prefix `prefix` (`gh` by default; see `GAMEHUB_REDIS_PREFIX`; tests use their own),
+    /// telling the time by `clock` (the service's [`crate::config::CommonConfig::clock`]).
     pub fn new(
         redis: ConnectionManager,
         prefix: &str,
         game: &'static str,
         limits: StoreLimits,
+        clock: Clock,
     ) -> Self {
         Self {
             redis,
@@ -321,7 +320,13 @@ impl TableStore {
             limits,
             commit_script: Arc::new(scripts::CommitScript::new()),
             reschedule_script: Arc::new(scripts::RescheduleScript::new()),
+            clock,
         }
+    }
+
+    /// The clock every step, sweep and settlement of this store's tables reads.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// The game this store holds.

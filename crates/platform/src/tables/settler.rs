@@ -20,7 +20,7 @@ use gamehub_proto::ledger::SettleGameResponse;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use tracing::Instrument;
 
-use super::{OutboxEntry, TableStore, now_ms, shard_of};
+use super::{OutboxEntry, TableStore, shard_of};
 use crate::client::ServiceChannel;
 use crate::metrics::metrics;
 use crate::server::ShutdownListener;
@@ -98,7 +98,7 @@ pub async fn run_settler(
             .settlement_lag_seconds
             .with_label_values(&[store.game()])
             .set(oldest.map_or(0, |t| {
-                i64::try_from(now_ms().saturating_sub(t) / 1000).unwrap_or(i64::MAX)
+                i64::try_from(store.clock().elapsed_ms(t) / 1000).unwrap_or(i64::MAX)
             }));
         let pending: std::collections::HashSet<&str> =
             entries.iter().map(|e| e.game_id.as_str()).collect();

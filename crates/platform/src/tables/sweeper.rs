@@ -9,14 +9,15 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::{TableStore, now_ms};
+use super::TableStore;
 use crate::metrics::metrics;
 use crate::server::ShutdownListener;
 
 /// What a game service does with a table whose deadline has come.
 pub trait DeadlineHandler: Send + Sync + 'static {
-    /// Re-judge `table_id` at `now_ms`: apply the timeout if the table's own clock says
-    /// so, else put the deadline index right with [`TableStore::reschedule`].
+    /// Re-judge `table_id` at `now_ms` (the store's clock at the sweep): apply the
+    /// timeout if the table's own clock says so, else put the deadline index right with
+    /// [`TableStore::reschedule`].
     fn on_deadline(&self, table_id: String, now_ms: u64) -> impl Future<Output = ()> + Send;
 }
 
@@ -59,7 +60,7 @@ pub async fn run_sweeper<H: DeadlineHandler>(
             _ = ticker.tick() => {},
             () = shutdown.wait() => return,
         }
-        let now = now_ms();
+        let now = store.clock().now_ms();
         match store.due_tables(now, config.batch_per_shard).await {
             Ok(due) if !due.is_empty() => {
                 futures::stream::iter(due)

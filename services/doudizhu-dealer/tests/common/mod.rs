@@ -14,6 +14,7 @@ use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::ledger::GetGameRecordRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+pub use gamehub_testkit::clock::{ManualClock, eventually};
 pub use gamehub_testkit::dealer::Options;
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::server::TestServer;
@@ -29,12 +30,15 @@ pub const GRANT: i64 = 1_000_000;
 /// The database prefix of this suite's test ledgers.
 pub const LEDGER_DB_PREFIX: &str = "ddz_test_";
 
-/// One test's world: a ledger, a dealer, keys to mint tokens.
+/// One test's world: a ledger, a dealer, keys to mint tokens, and the dealer's clock.
 pub struct World {
     pub ledger: TestLedger,
     pub dealer: TestServer,
     pub prefix: String,
     pub keys: Keys,
+    /// The dealer's clock: turns, redeal pauses and next-deal waits run out only when
+    /// the test advances it.
+    pub clock: ManualClock,
 }
 
 impl World {
@@ -48,17 +52,20 @@ impl World {
 
     /// A world whose ledger's configuration (caps, …) `ledger` adjusts.
     pub async fn start_with_ledger(
-        options: Options,
+        mut options: Options,
         ledger: impl FnOnce(&mut gamehub_ledger::LedgerConfig),
     ) -> World {
         let ledger = TestLedger::start_with(LEDGER_DB_PREFIX, ledger).await;
         let prefix = gamehub_testkit::redis::fresh_prefix("ddzt");
+        let clock = ManualClock::new();
+        options.clock = clock.clock();
         let dealer = gamehub_testkit::dealer::start(&prefix, &ledger.url, &options).await;
         World {
             ledger,
             dealer,
             prefix,
             keys: tokens::dev_keys(),
+            clock,
         }
     }
 
@@ -126,22 +133,27 @@ impl World {
 
     /// Waits until the ledger has settled `game_id`.
     pub async fn settled(&self, game_id: &str) -> gamehub_proto::ledger::GetGameRecordResponse {
-        let mut ledger = self.ledger_operator();
-        for _ in 0..200 {
-            match ledger
-                .get_game_record(GetGameRecordRequest {
-                    game_id: game_id.into(),
-                })
-                .await
-            {
-                Ok(r) => return r.into_inner(),
-                Err(s) if s.code() == Code::NotFound => {
-                    tokio::time::sleep(Duration::from_millis(50)).await
+        let ledger = self.ledger_operator();
+        eventually(
+            &format!("game {game_id} settled"),
+            Duration::from_secs(10),
+            || {
+                let mut ledger = ledger.clone();
+                async move {
+                    match ledger
+                        .get_game_record(GetGameRecordRequest {
+                            game_id: game_id.into(),
+                        })
+                        .await
+                    {
+                        Ok(r) => Some(r.into_inner()),
+                        Err(s) if s.code() == Code::NotFound => None,
+                        Err(s) => panic!("ledger: {s}"),
+                    }
                 }
-                Err(s) => panic!("ledger: {s}"),
-            }
-        }
-        panic!("game {game_id} was not settled in 10 s");
+            },
+        )
+        .await
     }
 
     /// Checks the ledger against the points each deal of `results` gave each player:

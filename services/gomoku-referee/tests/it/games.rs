@@ -281,7 +281,8 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
         .await;
     let id = &table.table_id;
     alice.place(id, "h8").await.unwrap();
-    // Bob never moves; the sweeper ends the game on time.
+    // Bob never moves; once his time has run out, the sweeper ends the game on time.
+    fx.run_out_the_clock(id).await;
     let over = fx.game_over(id).await;
     let r = result(&over);
     assert_eq!(r.reason(), pb::EndReason::Timeout);
@@ -291,21 +292,56 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
     fx.settled(id, 1).await;
     fx.assert_ledger("alice", 5, 1).await;
     fx.assert_ledger("bob", -5, 1).await;
-    // Nobody asks for the next game: the table closes.
-    let mut closed = fx.table(id).await;
-    for _ in 0..100 {
-        if closed.status() == pb::TableStatus::Closed {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-        closed = fx.table(id).await;
-    }
+    // Nobody asks for the next game: the table closes once its time has come.
+    assert_eq!(fx.table(id).await.status(), pb::TableStatus::BetweenGames);
+    fx.clock
+        .advance_to(u64::try_from(over.closes_at_unix_ms).unwrap());
+    let closed = eventually("the idle table closed", Duration::from_secs(10), || async {
+        let table = fx.table(id).await;
+        (table.status() == pb::TableStatus::Closed).then_some(table)
+    })
+    .await;
     assert_eq!(closed.status(), pb::TableStatus::Closed);
     assert!(
         closed.closed_reason.contains("no next game"),
         "{}",
         closed.closed_reason
     );
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn the_referee_tells_the_time_by_its_clock_alone() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    // An hour ahead of the wall clock: a step stamped by the wall clock would show.
+    let now = fx.clock.advance(Duration::from_secs(3600));
+    let alice = fx.player("alice");
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (1_000, 0), ["alice", "bob"])
+        .await;
+    let id = &table.table_id;
+    assert_eq!(table.server_time_unix_ms, i64::try_from(now).unwrap());
+    assert_eq!(
+        game(&table).turn_deadline_unix_ms,
+        i64::try_from(now + 1_000).unwrap()
+    );
+    let now = fx.clock.advance(Duration::from_millis(400));
+    let moved = alice.place(id, "h8").await.unwrap();
+    assert_eq!(
+        game(&moved).turn_deadline_unix_ms,
+        i64::try_from(now + 1_000).unwrap()
+    );
+    // Bob's second runs out by the referee's clock, whatever the wall clock says.
+    fx.clock.advance(Duration::from_millis(1_000));
+    let over = fx.game_over(id).await;
+    assert_eq!(result(&over).reason(), pb::EndReason::Timeout);
+    assert_eq!(
+        over.closes_at_unix_ms,
+        i64::try_from(fx.clock.now_ms() + 60_000).unwrap(),
+        "the table waits a minute (the test referee's setting) from the timeout"
+    );
+    fx.settled(id, 1).await;
     fx.stop().await;
 }
 
@@ -323,7 +359,7 @@ async fn a_move_after_the_deadline_is_refused_and_the_game_is_lost_on_time() {
         .await;
     let id = &table.table_id;
     alice.place(id, "h8").await.unwrap();
-    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    fx.run_out_the_clock(id).await;
     let late = bob.place(id, "h9").await.unwrap_err();
     assert_eq!(late.code(), Code::FailedPrecondition);
     assert!(

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use gamehub_gomoku_referee::GAME;
 use gamehub_platform::auth::Role;
 use gamehub_proto::gomoku as pb;
 use tonic::Code;
@@ -72,18 +73,17 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
         .spawn()
         .unwrap();
     let child_url = format!("http://{addr}");
-    let mut up = false;
-    for _ in 0..100 {
-        if gamehub_platform::client::check_health(&child_url, "")
-            .await
-            .unwrap_or(false)
-        {
-            up = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(up, "the child referee serves");
+    eventually(
+        "the child referee serves",
+        Duration::from_secs(10),
+        || async {
+            gamehub_platform::client::check_health(&child_url, "")
+                .await
+                .unwrap_or(false)
+                .then_some(())
+        },
+    )
+    .await;
     let mut service = fx.client_at(&child_url, "matchmaking", Role::Service);
     let table = service
         .open_table(open_request(
@@ -115,6 +115,7 @@ async fn a_replica_killed_mid_game_leaves_the_game_and_its_clock_to_the_other() 
     bob.place(&id, "a2").await.unwrap();
     alice.place(&id, "h10").await.unwrap();
     // ...and so does its clock: bob does not move and loses on time.
+    fx.run_out_the_clock(&id).await;
     let over = fx.game_over(&id).await;
     let r = result(&over);
     assert_eq!(r.reason(), pb::EndReason::Timeout);
@@ -143,17 +144,21 @@ async fn a_game_ending_while_the_ledger_is_down_is_settled_once_when_it_returns(
     )
     .await;
     fx.ledger.stop().await;
+    let retries = gamehub_testkit::redis::settlement_retries(GAME);
     let end = alice.place(&id, "h12").await.unwrap();
     assert_eq!(result(&end).reason(), pb::EndReason::Five);
-    // The result waits while the ledger is away.
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    // The result waits while the ledger is away (and the settlers keep trying).
+    gamehub_testkit::redis::settlers_retried(GAME, retries, 2).await;
     let waiting = fx.table(&id).await;
     assert!(waiting.finished_games[0].settlement.is_none());
     fx.ledger.resume().await;
     let settlement = fx.settled(&id, 1).await;
     assert_eq!(settlement.seats[0].points_delta, 5);
-    // Let the settlers run a few more rounds: nothing is applied twice.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    // Nothing is left to deliver, so nothing can be applied twice.
+    assert_eq!(
+        gamehub_testkit::redis::settlement_backlog(&fx.prefix, GAME).await,
+        0
+    );
     fx.assert_ledger("alice", 5, 1).await;
     fx.assert_ledger("bob", -5, 1).await;
     fx.stop().await;

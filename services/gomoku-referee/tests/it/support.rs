@@ -12,6 +12,7 @@ use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger::Account;
+pub use gamehub_testkit::clock::{ManualClock, eventually};
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::referee::referee_env;
 pub use gamehub_testkit::server::{TestServer, free_addr};
@@ -27,12 +28,16 @@ pub const GRANT: i64 = 10_000;
 /// Silver per point in the test rooms.
 pub const SILVER_PER_POINT: i64 = 10;
 
-/// One test's world: a ledger, a Redis prefix, one or more referees.
+/// One test's world: a ledger, a Redis prefix, one or more referees sharing one clock
+/// the test moves.
 pub struct Fixture {
     pub ledger: TestLedger,
     pub prefix: String,
     pub referees: Vec<TestServer>,
     pub keys: Keys,
+    /// The referees' clock: turn clocks and between-games closes run out only when the
+    /// test advances it.
+    pub clock: ManualClock,
 }
 
 impl Fixture {
@@ -57,6 +62,7 @@ impl Fixture {
             prefix: gamehub_testkit::redis::fresh_prefix("gt"),
             referees: Vec::new(),
             keys: tokens::dev_keys(),
+            clock: ManualClock::new(),
         };
         fixture.add_referee(adjust).await;
         fixture
@@ -66,7 +72,8 @@ impl Fixture {
     pub async fn add_referee(&mut self, adjust: impl FnOnce(&mut Vec<(String, String)>)) {
         let mut env = referee_env(&self.prefix, &self.ledger.url, "127.0.0.1:0");
         adjust(&mut env);
-        let config = RefereeConfig::from_env(&Env::from_pairs(env)).unwrap();
+        let mut config = RefereeConfig::from_env(&Env::from_pairs(env)).unwrap();
+        config.common.clock = self.clock.clock();
         let referee =
             TestServer::start(|shutdown| gamehub_gomoku_referee::start(config, shutdown)).await;
         self.referees.push(referee);
@@ -166,36 +173,46 @@ impl Fixture {
 
     /// Waits until game `number` of the table is settled (its `game_settled` is noted).
     pub async fn settled(&self, table_id: &str, number: i32) -> pb::Settlement {
-        for _ in 0..200 {
-            let table = self.table(table_id).await;
-            if let Some(settlement) = table
-                .finished_games
-                .iter()
-                .find(|f| f.number == number)
-                .and_then(|f| f.settlement.clone())
-            {
-                return settlement;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("game {number} of {table_id} was not settled in 10 s");
+        eventually(
+            &format!("game {number} of {table_id} settled"),
+            Duration::from_secs(10),
+            || async {
+                self.table(table_id)
+                    .await
+                    .finished_games
+                    .iter()
+                    .find(|f| f.number == number)
+                    .and_then(|f| f.settlement.clone())
+            },
+        )
+        .await
     }
 
     /// Waits until the table's current game is over, and returns the table.
     pub async fn game_over(&self, table_id: &str) -> pb::Table {
-        for _ in 0..200 {
-            let table = self.table(table_id).await;
-            if table
-                .game
-                .as_ref()
-                .and_then(|g| g.result.as_ref())
-                .is_some()
-            {
-                return table;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("the game at {table_id} did not end in 10 s");
+        eventually(
+            &format!("the game at {table_id} over"),
+            Duration::from_secs(10),
+            || async {
+                let table = self.table(table_id).await;
+                let over = table
+                    .game
+                    .as_ref()
+                    .and_then(|g| g.result.as_ref())
+                    .is_some();
+                over.then_some(table)
+            },
+        )
+        .await
+    }
+
+    /// Moves the referees' clock past the turn deadline of the table's current game
+    /// (the side to move's per-move or total time, whichever ends first).
+    pub async fn run_out_the_clock(&self, table_id: &str) {
+        let table = self.table(table_id).await;
+        let deadline = table.game.expect("a game is on").turn_deadline_unix_ms;
+        assert!(deadline > 0, "the side to move has a deadline");
+        self.clock.advance_to(u64::try_from(deadline).unwrap() + 1);
     }
 
     pub async fn stop(self) {

@@ -33,7 +33,7 @@ mod scripts;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gamehub_platform::ApiError;
+use gamehub_platform::{ApiError, Clock};
 use redis::aio::ConnectionManager;
 
 use crate::rooms::Game;
@@ -124,6 +124,9 @@ pub struct TicketStore {
     prefix: Arc<str>,
     settings: StoreSettings,
     scripts: Arc<Scripts>,
+    /// The service's clock: the time the matcher, the reaper and the API pass to the
+    /// scripts (ticket expiry and claim deadlines are Unix ms by it).
+    clock: Clock,
 }
 
 impl std::fmt::Debug for TicketStore {
@@ -140,14 +143,26 @@ fn ms(duration: Duration) -> u64 {
 }
 
 impl TicketStore {
-    /// A store on `redis` under the key prefix `prefix` (`GAMEHUB_REDIS_PREFIX`).
-    pub fn new(redis: ConnectionManager, prefix: &str, settings: StoreSettings) -> Self {
+    /// A store on `redis` under the key prefix `prefix` (`GAMEHUB_REDIS_PREFIX`), whose
+    /// callers tell the time by `clock` (the service's `CommonConfig::clock`).
+    pub fn new(
+        redis: ConnectionManager,
+        prefix: &str,
+        settings: StoreSettings,
+        clock: Clock,
+    ) -> Self {
         Self {
             redis,
             prefix: Arc::from(prefix),
             settings,
             scripts: Arc::new(Scripts::new()),
+            clock,
         }
+    }
+
+    /// The clock whose "now" the callers of the scripts pass.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// The settings in force.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gamehub_matchmaking::peers::LedgerPeer;
+use gamehub_platform::Clock;
 use gamehub_platform::auth::Role;
-use gamehub_platform::tables::now_ms;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::ledger::{
     GameRecord, PlayerOutcome, PlayerResult, Refusal, Role as SeatRole, SettleGameRequest,
@@ -92,7 +92,7 @@ async fn a_player_at_the_daily_loss_cap_is_refused_a_seat() {
     ledger.grant("winner", 10_000).await;
     // One paid game through the ledger's own API: the loser pays 5 × 100 = 500 silver,
     // today's whole loss cap.
-    let now = i64::try_from(now_ms()).unwrap();
+    let now = i64::try_from(Clock::system().now_ms()).unwrap();
     let settled = ledger
         .client(Role::Service)
         .settle_game(SettleGameRequest {

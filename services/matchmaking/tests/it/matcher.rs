@@ -12,7 +12,7 @@ use gamehub_matchmaking::peers::TableOpener;
 use gamehub_matchmaking::rooms::Room;
 use gamehub_matchmaking::store::{Cancelled, ClaimGroup, Opening, Reservation, TicketStore};
 use gamehub_matchmaking::tickets::{Ticket, TicketId, TicketState};
-use gamehub_platform::tables::now_ms;
+use gamehub_testkit::clock::ManualClock;
 
 use crate::support::{FakeLedger, FakeTables};
 
@@ -22,6 +22,8 @@ struct Rig {
     ledger: Arc<FakeLedger>,
     tables: Arc<FakeTables>,
     config: MatchmakingConfig,
+    /// The store's clock: claims and tickets run out only when a test advances it.
+    clock: ManualClock,
 }
 
 async fn rig(adjust: impl FnOnce(&mut MatchmakingConfig)) -> Rig {
@@ -38,7 +40,13 @@ async fn rig(adjust: impl FnOnce(&mut MatchmakingConfig)) -> Rig {
     let redis = gamehub_platform::tables::connect(config.common.redis_url.expose())
         .await
         .unwrap();
-    let store = TicketStore::new(redis, &config.common.redis_prefix, config.store.clone());
+    let clock = ManualClock::new();
+    let store = TicketStore::new(
+        redis,
+        &config.common.redis_prefix,
+        config.store.clone(),
+        clock.clock(),
+    );
     let ledger = Arc::new(FakeLedger::default());
     let tables = Arc::new(FakeTables::default());
     let matcher = Matcher::new(
@@ -54,6 +62,7 @@ async fn rig(adjust: impl FnOnce(&mut MatchmakingConfig)) -> Rig {
         ledger,
         tables,
         config,
+        clock,
     }
 }
 
@@ -71,7 +80,7 @@ impl Rig {
             Reservation::Reserved
         );
         self.store
-            .create(&id, player, &request, rating, now_ms())
+            .create(&id, player, &request, rating, self.clock.now_ms())
             .await
             .unwrap();
         id
@@ -93,7 +102,7 @@ impl Rig {
                     owner: owner.clone(),
                     tickets: tickets.iter().map(|t| t.to_string()).collect(),
                 }],
-                now_ms(),
+                self.clock.now_ms(),
             )
             .await
             .unwrap();
@@ -176,7 +185,7 @@ async fn a_crash_between_claimed_and_seated_returns_the_tickets_to_their_place()
 
     // Before the claim's deadline the reaper leaves it alone.
     assert_eq!(rig.matcher.reap(&room).await.unwrap().taken_over, 0);
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    rig.clock.advance(Duration::from_millis(250));
     let reaped = rig.matcher.reap(&room).await.unwrap();
     assert_eq!((reaped.taken_over, reaped.seated), (1, 0));
     for (id, place) in [(&a, 1), (&b, 2), (&c, 3)] {
@@ -209,7 +218,7 @@ async fn a_crash_after_opening_seats_the_players_at_the_table_already_opened() {
                 players: players.clone(),
                 tickets: vec![b.to_string(), a.to_string()],
             }],
-            now_ms(),
+            rig.clock.now_ms(),
         )
         .await
         .unwrap();
@@ -217,7 +226,7 @@ async fn a_crash_after_opening_seats_the_players_at_the_table_already_opened() {
     // The table was opened, then the replica died before seating anyone.
     let opened = rig.tables.open(&room, "crashed-2", &players).await.unwrap();
 
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    rig.clock.advance(Duration::from_millis(250));
     let reaped = rig.matcher.reap(&room).await.unwrap();
     assert_eq!((reaped.taken_over, reaped.seated), (1, 1));
     let calls = rig.tables.calls();
@@ -247,7 +256,7 @@ async fn a_lost_open_table_answer_is_retried_with_the_same_match_id() {
     let report = rig.matcher.round(&room).await.unwrap();
     assert_eq!((report.claimed, report.seated), (1, 0));
     assert_eq!(rig.get(&a).await.state, TicketState::Matching);
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    rig.clock.advance(Duration::from_millis(250));
     assert_eq!(rig.matcher.reap(&room).await.unwrap().seated, 1);
     let calls = rig.tables.calls();
     assert_eq!(calls.len(), 2);
@@ -294,11 +303,11 @@ async fn cancelling_while_matching_ends_cancelled_instead_of_going_back() {
     let b = rig.put("gomoku-free", "cb", 0).await;
     rig.claim("gomoku-free", "crashed-3", &[&a, &b]).await;
     assert_eq!(
-        rig.store.cancel(&a, now_ms()).await.unwrap(),
+        rig.store.cancel(&a, rig.clock.now_ms()).await.unwrap(),
         Cancelled::Requested
     );
     assert!(rig.get(&a).await.cancel_requested);
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    rig.clock.advance(Duration::from_millis(250));
     rig.matcher.reap(&room).await.unwrap();
     assert_eq!(rig.get(&a).await.state, TicketState::Cancelled);
     let t = rig.get(&b).await;
@@ -328,12 +337,12 @@ async fn rated_rooms_pair_close_ratings_and_widen_the_window_with_waiting() {
 
     // 300 apart: too far for a fresh ticket (±100), fine once 2600 waited 0.2 s+.
     let e = rig.put("gomoku-freestyle", "r2900", 2900).await;
-    let waited = now_ms() - waiting.created_ms;
+    // The clock stands still until advanced: 2600 has not waited at all yet.
+    let waited = rig.clock.now_ms() - waiting.created_ms;
+    assert_eq!(waited, 0);
     rig.matcher.round(&room).await.unwrap();
-    if waited < 150 {
-        assert_eq!(rig.get(&b).await.state, TicketState::Waiting);
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(rig.get(&b).await.state, TicketState::Waiting);
+    rig.clock.advance(Duration::from_millis(300));
     rig.matcher.round(&room).await.unwrap();
     assert_eq!(rig.get(&b).await.state, TicketState::Seated);
     assert_eq!(rig.get(&e).await.state, TicketState::Seated);
@@ -345,7 +354,7 @@ async fn expired_tickets_leave_the_queue() {
     let rig = rig(|c| c.store.ticket_ttl = Duration::from_millis(400)).await;
     let room = rig.room("gomoku-free");
     let a = rig.put("gomoku-free", "old", 0).await;
-    tokio::time::sleep(Duration::from_millis(450)).await;
+    rig.clock.advance(Duration::from_millis(450));
     let b = rig.put("gomoku-free", "new", 0).await;
     // The expired ticket is never seated, even before the reaper ran.
     rig.matcher.round(&room).await.unwrap();

@@ -2,10 +2,11 @@
 //! in-process fakes of the ledger and the game services or the real ones, and a real
 //! ledger over a fresh database (all from `gamehub-testkit`); enqueueing and waiting.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gamehub_platform::client::{TokenSource, service_channel};
 use gamehub_proto::matchmaking::{EnqueueRequest, GetTicketRequest, Ticket, TicketState};
+use gamehub_testkit::clock::eventually;
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::matchmaking::{
     Client, FakeLedger, FakeTables, TestMatchmaking, spawn_real, spawn_with, test_config,
@@ -38,27 +39,23 @@ pub async fn wait_for(
     state: TicketState,
     within: Duration,
 ) -> Ticket {
-    let deadline = Instant::now() + within;
-    loop {
-        let ticket = client
-            .get_ticket(GetTicketRequest {
-                ticket_id: ticket_id.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .ticket
-            .unwrap();
-        if ticket.state == state as i32 {
-            return ticket;
+    let what = format!("ticket {ticket_id} {state:?}");
+    eventually(&what, within, || {
+        let mut client = client.clone();
+        async move {
+            let ticket = client
+                .get_ticket(GetTicketRequest {
+                    ticket_id: ticket_id.into(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .ticket
+                .unwrap();
+            (ticket.state == state as i32).then_some(ticket)
         }
-        assert!(
-            Instant::now() < deadline,
-            "ticket {ticket_id} is {:?}, not {state:?}, after {within:?}",
-            TicketState::try_from(ticket.state)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    })
+    .await
 }
 
 pub fn state(ticket: &Ticket) -> TicketState {

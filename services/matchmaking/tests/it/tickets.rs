@@ -474,8 +474,10 @@ async fn a_seated_ticket_cannot_be_cancelled() {
 
 #[tokio::test]
 async fn tickets_expire_and_watchers_see_it() {
+    let clock = gamehub_testkit::clock::ManualClock::new();
     let mut config = test_config();
     config.store.ticket_ttl = Duration::from_millis(400);
+    config.common.clock = clock.clock();
     let mm = spawn_with(
         config,
         Arc::new(FakeLedger::default()),
@@ -485,6 +487,10 @@ async fn tickets_expire_and_watchers_see_it() {
     let mut jack = mm.player("jack");
     let ticket = enqueue(&mut jack, "doudizhu-free").await;
     assert!(ticket.expires_at_unix_ms > ticket.created_at_unix_ms);
+    // Both told by the service's clock, not the wall clock.
+    let now = i64::try_from(clock.now_ms()).unwrap();
+    assert_eq!(ticket.created_at_unix_ms, now);
+    assert_eq!(ticket.expires_at_unix_ms, now + 400);
     let mut stream = jack
         .watch_ticket(WatchTicketRequest {
             ticket_id: ticket.ticket_id.clone(),
@@ -492,6 +498,10 @@ async fn tickets_expire_and_watchers_see_it() {
         .await
         .unwrap()
         .into_inner();
+    // The ticket lives until its time is up by the service's clock.
+    let first = stream.message().await.unwrap().unwrap().ticket.unwrap();
+    assert_eq!(state(&first), TicketState::Waiting);
+    clock.advance(Duration::from_millis(450));
     let mut last = None;
     while let Some(update) = tokio::time::timeout(Duration::from_secs(5), stream.message())
         .await
