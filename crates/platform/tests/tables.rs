@@ -617,3 +617,215 @@ async fn an_event_with_an_unreadable_audience_is_refused_not_shown_to_everyone()
         assert!(matches!(refused, ApiError::Internal(_)), "{refused:?}");
     }
 }
+
+/// Resumes one watcher `rounds` times while its table is written to: each round resumes
+/// after the last event it received, reads `1 + round % 4` items and drops the stream.
+/// Returns the sequences it received (after its first snapshot) and the snapshots it
+/// got on resumes.
+async fn resume_repeatedly(
+    hub: EventHub,
+    table: String,
+    seat: Option<u8>,
+    rounds: usize,
+    shutdown: Shutdown,
+) -> (u64, Vec<u64>, usize) {
+    let mut fresh = Box::pin(
+        hub.watch(table.clone(), seat, None, shutdown.listener())
+            .unwrap(),
+    );
+    let WatchItem::Snapshot { seq: start, .. } = next_item(&mut fresh).await else {
+        panic!("a fresh watch starts with a snapshot");
+    };
+    drop(fresh);
+    let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
+    for round in 0..rounds {
+        let mut stream = Box::pin(
+            hub.watch(table.clone(), seat, Some(last), shutdown.listener())
+                .unwrap(),
+        );
+        for _ in 0..=round % 4 {
+            match next_item(&mut stream).await {
+                WatchItem::Event(event) => {
+                    assert!(event.audience.admits(seat), "only its own events");
+                    seen.push(event.seq);
+                    last = event.seq;
+                }
+                WatchItem::Snapshot { seq, .. } => {
+                    snapshots += 1;
+                    last = seq;
+                }
+            }
+        }
+    }
+    (start, seen, snapshots)
+}
+
+#[tokio::test]
+async fn watchers_resumed_while_their_tables_are_written_miss_nothing_and_get_no_snapshot() {
+    // Every event stays in the stream (no trimming), so the stream is the reference.
+    let store = store(StoreLimits {
+        max_events_per_table: 1_000_000,
+        ..StoreLimits::default()
+    })
+    .await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    tokio::spawn(hub.clone().run(redis_url(), shutdown.listener()));
+    const TABLES: usize = 4;
+    const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
+    let tables: Vec<String> = (0..TABLES).map(|i| format!("busy{i}")).collect();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for table in &tables {
+        store
+            .create(
+                table,
+                &Counter { count: 0 },
+                change(vec![NewEvent::public(b"open".to_vec())], None),
+                None,
+            )
+            .await
+            .unwrap();
+        // Steps of one to three events, some private to seat 0 or 1, until told to stop.
+        let (store, table, done) = (store.clone(), table.clone(), done.clone());
+        writers.push(tokio::spawn(async move {
+            let mut steps = 0u64;
+            while !done.load(Ordering::SeqCst) {
+                steps += 1;
+                store
+                    .update::<Counter, _, _>(&table, None, |c, _| {
+                        c.count += 1;
+                        let events = (0..=steps % 3)
+                            .map(|i| match (steps + i) % 4 {
+                                0 => NewEvent::private(0, vec![1]),
+                                1 => NewEvent::private(1, vec![1]),
+                                _ => NewEvent::public(vec![0]),
+                            })
+                            .collect();
+                        Ok(Change::new(events, None, ()))
+                    })
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    let mut watchers = Vec::new();
+    for table in &tables {
+        for seat in [Some(0), Some(1), None] {
+            watchers.push((
+                table.clone(),
+                seat,
+                tokio::spawn(resume_repeatedly(
+                    hub.clone(),
+                    table.clone(),
+                    seat,
+                    ROUNDS,
+                    shutdown.clone(),
+                )),
+            ));
+        }
+    }
+    let mut results = Vec::new();
+    for (table, seat, watcher) in watchers {
+        results.push((table, seat, watcher.await.unwrap()));
+    }
+    done.store(true, Ordering::SeqCst);
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let resumes = results.len() * ROUNDS;
+    let (snapshots, events) = results
+        .iter()
+        .fold((0, 0), |(s, e), (_, _, r)| (s + r.2, e + r.1.len()));
+    println!("{resumes} resumes under load: {snapshots} snapshots, {events} events received");
+    assert!(resumes >= 1_000);
+    assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
+    for (table, seat, (start, seen, _)) in results {
+        let Some(&last) = seen.last() else {
+            panic!("a watcher of {table} saw nothing");
+        };
+        // Exactly the events after its snapshot, up to where it stopped, that it may see.
+        let expected: Vec<u64> = store
+            .events_after(&table, start, 1_000_000)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.seq <= last && e.audience.admits(seat))
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seen, expected, "{table} as {seat:?}: every event once");
+    }
+    shutdown.trigger();
+}
+
+#[tokio::test]
+async fn a_watcher_that_falls_behind_the_kept_events_gets_a_snapshot_not_a_gap() {
+    let store = store(StoreLimits {
+        max_events_per_table: 10,
+        ..StoreLimits::default()
+    })
+    .await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    store
+        .create("slow", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    let mut stream = Box::pin(
+        hub.watch("slow".into(), None, None, shutdown.listener())
+            .unwrap(),
+    );
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 0),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    // The watcher reads nothing while 300 events are appended (most then trimmed).
+    for _ in 0..300 {
+        store
+            .update::<Counter, _, _>("slow", None, |c, _| {
+                c.count += 1;
+                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
+            })
+            .await
+            .unwrap();
+    }
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 300),
+        other => panic!("expected a snapshot over the trimmed events, got {other:?}"),
+    }
+    shutdown.trigger();
+}
+
+#[tokio::test]
+async fn a_resume_from_beyond_the_table_gets_a_snapshot_and_an_unknown_table_is_not_found() {
+    let store = store(StoreLimits::default()).await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    store
+        .create(
+            "ahead",
+            &Counter { count: 0 },
+            change(vec![NewEvent::public(vec![0])], None),
+            None,
+        )
+        .await
+        .unwrap();
+    let mut stream = Box::pin(
+        hub.watch("ahead".into(), None, Some(7), shutdown.listener())
+            .unwrap(),
+    );
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 1),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    let mut unknown = Box::pin(
+        hub.watch("nowhere".into(), None, Some(3), shutdown.listener())
+            .unwrap(),
+    );
+    let refused = tokio::time::timeout(Duration::from_secs(5), unknown.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(refused, Err(ApiError::NotFound(_))), "{refused:?}");
+    shutdown.trigger();
+}

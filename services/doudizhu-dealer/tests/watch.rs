@@ -597,3 +597,220 @@ async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
     );
     world.finish().await;
 }
+
+/// Asks for the next deal at every seat until the table grants it (retrying what the
+/// API calls retryable: UNAVAILABLE, or a refusal that carries a retry hint).
+async fn next_deal_when_allowed(driver: &Driver) {
+    for s in 0..3 {
+        let mut tries = 0;
+        loop {
+            match driver.next_deal(s).await {
+                Ok(_) => break,
+                Err(status)
+                    if tries < 200
+                        && (status.code() == tonic::Code::Unavailable
+                            || status.metadata().get("retry-after-ms").is_some()) =>
+                {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
+                Err(status) => panic!("next deal at {}: {status}", driver.table_id),
+            }
+        }
+    }
+}
+
+/// Plays deals at a table as fast as the dealer takes them (the first bidder bids 3,
+/// then every seat plays its smallest legal play) until `done`. Returns the deals.
+async fn deal_hard(driver: Driver, done: Arc<AtomicBool>) -> usize {
+    let mut deals = 0;
+    while !done.load(Ordering::SeqCst) {
+        let first = seat(driver.view(0).await.first_bidder);
+        driver.make_landlord(first, 3).await;
+        let end = driver.play_out(|_, _, hints| smallest(hints)).await;
+        assert_eq!(end.phase, pb::Phase::Finished as i32);
+        deals += 1;
+        next_deal_when_allowed(&driver).await;
+    }
+    deals
+}
+
+/// A fresh watch: the last event id of its snapshot, and the stream.
+async fn watch_fresh(
+    mut client: Dz,
+    table_id: String,
+) -> (i64, tonic::Streaming<pb::WatchResponse>) {
+    let mut stream = client
+        .watch(pb::WatchRequest {
+            table_id,
+            after_event_id: 0,
+            as_spectator: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let item = stream.next().await.unwrap().unwrap().item.unwrap();
+    let pb::watch_response::Item::Snapshot(snapshot) = item else {
+        panic!("a fresh watch starts with a snapshot");
+    };
+    (snapshot.last_event_id, stream)
+}
+
+/// A watcher that never drops its stream: every event id it receives after `start`,
+/// until it has received `until` (sent once known).
+async fn follow(
+    start: i64,
+    mut stream: tonic::Streaming<pb::WatchResponse>,
+    mut until: tokio::sync::watch::Receiver<Option<i64>>,
+) -> Vec<i64> {
+    let mut seen = Vec::new();
+    loop {
+        let last = seen.last().copied().unwrap_or(start);
+        if until.borrow().is_some_and(|target| last >= target) {
+            return seen;
+        }
+        tokio::select! {
+            item = tokio::time::timeout(Duration::from_secs(10), stream.next()) => {
+                let item = item.expect("an event within 10 s").unwrap().unwrap();
+                match item.item.unwrap() {
+                    pb::watch_response::Item::Event(event) => seen.push(event.event_id),
+                    pb::watch_response::Item::Snapshot(_) => {
+                        panic!("a watcher that keeps its stream gets no snapshot")
+                    }
+                }
+            }
+            _ = until.changed() => {}
+        }
+    }
+}
+
+/// The next item of a watch stream, within 10 s.
+async fn next_item(stream: &mut tonic::Streaming<pb::WatchResponse>) -> pb::watch_response::Item {
+    tokio::time::timeout(Duration::from_secs(10), stream.next())
+        .await
+        .expect("an item within 10 s")
+        .unwrap()
+        .unwrap()
+        .item
+        .unwrap()
+}
+
+/// What one watcher saw over its resumes.
+struct Resumed {
+    /// The last event id of its first (fresh) watch's snapshot.
+    start: i64,
+    /// Every event id received after it, in order.
+    seen: Vec<i64>,
+    /// Snapshots received on resumes.
+    snapshots: usize,
+}
+
+/// Watches a table, then resumes `rounds` times after the last event received, reading
+/// `1 + round % 4` items each time and dropping the stream (a flaky network).
+async fn resume_repeatedly(client: Dz, table_id: String, rounds: usize) -> Resumed {
+    let watch = |after_event_id| {
+        let mut client = client.clone();
+        let table_id = table_id.clone();
+        async move {
+            client
+                .watch(pb::WatchRequest {
+                    table_id,
+                    after_event_id,
+                    as_spectator: false,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+        }
+    };
+    let mut fresh = watch(0).await;
+    let pb::watch_response::Item::Snapshot(snapshot) = next_item(&mut fresh).await else {
+        panic!("a fresh watch starts with a snapshot");
+    };
+    drop(fresh);
+    let start = snapshot.last_event_id;
+    let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
+    for round in 0..rounds {
+        let mut stream = watch(last).await;
+        for _ in 0..=round % 4 {
+            match next_item(&mut stream).await {
+                pb::watch_response::Item::Event(event) => {
+                    seen.push(event.event_id);
+                    last = event.event_id;
+                }
+                pb::watch_response::Item::Snapshot(table) => {
+                    snapshots += 1;
+                    last = table.last_event_id;
+                }
+            }
+        }
+    }
+    Resumed {
+        start,
+        seen,
+        snapshots,
+    }
+}
+
+#[tokio::test]
+async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_get_no_snapshot() {
+    const TABLES: usize = 4;
+    const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
+    let world = World::start().await;
+    let done = Arc::new(AtomicBool::new(false));
+    let (mut games, mut watchers) = (Vec::new(), Vec::new());
+    for t in 0..TABLES {
+        let driver = world.open(&[], 0).await;
+        // Seats 0 and 1 (each sees its own hand) and a spectator, each followed by a
+        // watcher that keeps its stream (the reference) and one that resumes.
+        for client in [
+            driver.client(0),
+            driver.client(1),
+            world.player(&format!("spectator{t}")),
+        ] {
+            let (until, target) = tokio::sync::watch::channel(None);
+            let (start, stream) = watch_fresh(client.clone(), driver.table_id.clone()).await;
+            let reference = tokio::spawn(follow(start, stream, target));
+            let resumed = tokio::spawn(resume_repeatedly(client, driver.table_id.clone(), ROUNDS));
+            watchers.push((driver.table_id.clone(), start, reference, resumed, until));
+        }
+        games.push(tokio::spawn(deal_hard(driver, done.clone())));
+    }
+    let mut results = Vec::new();
+    for (table, ref_start, reference, resumed, until) in watchers {
+        let resumed = resumed.await.unwrap();
+        let last = *resumed.seen.last().expect("a watcher saw events");
+        until.send_replace(Some(last));
+        let reference = reference.await.unwrap();
+        results.push((table, resumed, (ref_start, reference)));
+    }
+    done.store(true, Ordering::SeqCst);
+    let mut deals = 0;
+    for game in games {
+        deals += game.await.unwrap();
+    }
+    let (snapshots, events) = results.iter().fold((0, 0), |(s, e), (_, r, _)| {
+        (s + r.snapshots, e + r.seen.len())
+    });
+    let resumes = results.len() * ROUNDS;
+    println!(
+        "doudizhu: {resumes} resumes while {deals} deals were played: \
+         {snapshots} snapshots, {events} events received"
+    );
+    assert!(resumes >= 1_000);
+    assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
+    for (i, (table, resumed, (ref_start, reference))) in results.iter().enumerate() {
+        assert!(*ref_start <= resumed.start, "the reference started first");
+        let last = *resumed.seen.last().unwrap();
+        let expected: Vec<i64> = reference
+            .iter()
+            .copied()
+            .filter(|id| *id > resumed.start && *id <= last)
+            .collect();
+        assert_eq!(
+            resumed.seen, expected,
+            "watcher {i} of {table}: every event it may see, once"
+        );
+    }
+    world.finish().await;
+}

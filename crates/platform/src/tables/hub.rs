@@ -105,8 +105,9 @@ impl EventHub {
 
     /// Watches a table as `seat` (None: spectator). A fresh watch (`resume_after` None)
     /// starts with a snapshot; a resumed one continues after the given event, or starts
-    /// with a snapshot when those events were trimmed. Ends at shutdown or when the
-    /// table disappears.
+    /// with a snapshot only when the events after it were trimmed (or the table never
+    /// reached it). A watcher that falls more than the kept events behind also gets a
+    /// snapshot, never a silent gap. Ends at shutdown or when the table disappears.
     pub fn watch(
         &self,
         table_id: String,
@@ -123,42 +124,45 @@ impl EventHub {
                 Some(after) => after,
                 None => {
                     let Some(loaded) = store.load_raw(&table_id).await? else {
-                        Err(ApiError::NotFound(format!("no table {table_id}")))?;
+                        Err(no_table(&table_id))?;
                         return;
                     };
                     yield WatchItem::Snapshot { seq: loaded.last_seq, state: loaded.state };
                     loaded.last_seq
                 }
             };
-            let mut first_read = resume_after.is_some();
+            let mut first_read = true;
             loop {
                 subscription.mark_seen();
-                let events = store.events_after(&table_id, cursor, limits.batch).await?;
-                if first_read {
-                    first_read = false;
-                    let gap = match events.first() {
-                        Some(first) => first.seq > cursor + 1,
-                        None => {
-                            // Nothing after the cursor: fine only if the table is exactly
-                            // there (a cursor from the future gets a fresh snapshot).
-                            match store.load_raw(&table_id).await? {
-                                Some(loaded) => loaded.last_seq != cursor,
-                                None => {
-                                    Err(ApiError::NotFound(format!("no table {table_id}")))?;
-                                    return;
-                                }
-                            }
-                        }
-                    };
-                    if gap {
-                        let Some(loaded) = store.load_raw(&table_id).await? else {
-                            Err(ApiError::NotFound(format!("no table {table_id}")))?;
-                            return;
-                        };
-                        yield WatchItem::Snapshot { seq: loaded.last_seq, state: loaded.state };
-                        cursor = loaded.last_seq;
-                        continue;
+                // The events after the cursor and the table's last sequence, as of one
+                // step. Read apart, a step landing between the two reads looked like
+                // trimmed events and cost a resumed watcher a snapshot in place of the
+                // events it missed.
+                let Some((last_seq, events)) =
+                    store.events_at(&table_id, cursor, limits.batch).await?
+                else {
+                    if first_read && resume_after.is_some() {
+                        Err(no_table(&table_id))?;
                     }
+                    // The table expired (or closed and expired) while watched.
+                    return;
+                };
+                first_read = false;
+                let gap = match events.first() {
+                    // The next event is gone: trimmed while the watcher was away.
+                    Some(first) => first.seq != cursor + 1,
+                    // Nothing after the cursor: fine only if the table is exactly there.
+                    // Past it, the events after the cursor were trimmed; before it, the
+                    // cursor is from the future (or from a table of the same id before).
+                    None => last_seq != cursor,
+                };
+                if gap {
+                    let Some(loaded) = store.load_raw(&table_id).await? else {
+                        return;
+                    };
+                    yield WatchItem::Snapshot { seq: loaded.last_seq, state: loaded.state };
+                    cursor = loaded.last_seq;
+                    continue;
                 }
                 let got = events.len();
                 for event in events {
@@ -178,6 +182,10 @@ impl EventHub {
             }
         })
     }
+}
+
+fn no_table(table_id: &str) -> ApiError {
+    ApiError::NotFound(format!("no table {table_id}"))
 }
 
 /// Whether a stored event may go to `seat`; services filtering by hand use it.

@@ -1,5 +1,7 @@
 //! Watching a table: snapshot first, then every event once, resumable.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -104,5 +106,190 @@ async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
     };
     assert_eq!(mine.your_seat, Some(0));
     assert_eq!(mine.last_event_id, fx.table(&id).await.last_event_id);
+    fx.stop().await;
+}
+
+/// Both colors' points of a board on which neither color can ever make five: a point is
+/// black when `x / 2 + y` is even (runs of at most two along every line). Black's list
+/// starts at h8 (the first move's point); 113 black points, 112 white ones.
+fn points_without_five() -> [Vec<String>; 2] {
+    let mut colors: [Vec<String>; 2] = [vec!["h8".to_owned()], Vec::new()];
+    for y in 0..15u8 {
+        for x in 0..15u8 {
+            let text = format!("{}{}", char::from(b'a' + x), y + 1);
+            if text != "h8" {
+                colors[usize::from((x / 2 + y) % 2)].push(text);
+            }
+        }
+    }
+    colors
+}
+
+/// Asks for the next game until the table grants it (retrying what the API calls
+/// retryable: UNAVAILABLE, or a refusal that carries a retry hint).
+async fn next_game_when_allowed(player: &Player, table_id: &str) -> pb::NextGameResponse {
+    for _ in 0..200 {
+        match player.next_game(table_id).await {
+            Ok(response) => return response,
+            Err(status)
+                if status.code() == tonic::Code::Unavailable
+                    || status.metadata().get("retry-after-ms").is_some() =>
+            {
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            Err(status) => panic!("next game at {table_id}: {status}"),
+        }
+    }
+    panic!("no next game at {table_id} after 200 tries");
+}
+
+/// Plays games at a table as fast as the referee takes them (each on the no-five
+/// board, then the next game) until `done`.
+async fn play_hard(players: [Player; 2], table_id: String, done: Arc<AtomicBool>) -> usize {
+    let points = points_without_five();
+    let mut black = 0usize;
+    let mut moves = 0;
+    while !done.load(Ordering::SeqCst) {
+        for ply in 0..225 {
+            if done.load(Ordering::SeqCst) {
+                return moves;
+            }
+            let color = ply % 2;
+            let player = &players[if color == 0 { black } else { 1 - black }];
+            let table = player
+                .place(&table_id, &points[color][ply / 2])
+                .await
+                .unwrap_or_else(|e| panic!("move {} at {table_id}: {e}", ply + 1));
+            moves += 1;
+            if game(&table).result.is_some() {
+                break;
+            }
+        }
+        next_game_when_allowed(&players[0], &table_id).await;
+        let table = next_game_when_allowed(&players[1], &table_id).await;
+        assert!(table.started, "both asked: the next game starts");
+        black = usize::try_from(game(table.table.as_ref().unwrap()).black_seat).unwrap();
+    }
+    moves
+}
+
+/// What one watcher saw over its resumes.
+struct Resumed {
+    /// The last event id of its first (fresh) watch's snapshot.
+    start: u64,
+    /// Every event id received after it, in order.
+    seen: Vec<u64>,
+    /// Snapshots received on resumes.
+    snapshots: usize,
+}
+
+/// Watches a table, then resumes `rounds` times after the last event received, reading
+/// `1 + round % 4` items each time and dropping the stream (a flaky network).
+async fn resume_repeatedly(mut client: Gomoku, table_id: String, rounds: usize) -> Resumed {
+    let mut fresh = client
+        .watch(pb::WatchRequest {
+            table_id: table_id.clone(),
+            after_event_id: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let pb::watch_response::Item::Table(snapshot) = next(&mut fresh).await else {
+        panic!("a fresh watch starts with the table");
+    };
+    drop(fresh);
+    let start = snapshot.last_event_id;
+    let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
+    for round in 0..rounds {
+        let mut stream = client
+            .watch(pb::WatchRequest {
+                table_id: table_id.clone(),
+                after_event_id: last,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        for _ in 0..=round % 4 {
+            match next(&mut stream).await {
+                pb::watch_response::Item::Event(event) => {
+                    seen.push(event.event_id);
+                    last = event.event_id;
+                }
+                pb::watch_response::Item::Table(table) => {
+                    snapshots += 1;
+                    last = table.last_event_id;
+                }
+            }
+        }
+    }
+    Resumed {
+        start,
+        seen,
+        snapshots,
+    }
+}
+
+#[tokio::test]
+async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_get_no_snapshot() {
+    const TABLES: usize = 4;
+    const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
+    let fx = Fixture::new().await;
+    let done = Arc::new(AtomicBool::new(false));
+    let (mut tables, mut games, mut watchers) = (Vec::new(), Vec::new(), Vec::new());
+    for t in 0..TABLES {
+        let names = [format!("black{t}"), format!("white{t}")];
+        fx.grant(&[&names[0], &names[1]]).await;
+        let table = fx
+            .open(pb::RuleSet::Freestyle, (60_000, 0), [&names[0], &names[1]])
+            .await;
+        let players = names.clone().map(|name| fx.player(&name));
+        // Both seated players and a spectator, each resuming over and over.
+        for client in [
+            players[0].client.clone(),
+            players[1].client.clone(),
+            fx.client_at(&fx.url(), &format!("spectator{t}"), Role::Player),
+        ] {
+            watchers.push(tokio::spawn(resume_repeatedly(
+                client,
+                table.table_id.clone(),
+                ROUNDS,
+            )));
+        }
+        games.push(tokio::spawn(play_hard(
+            players,
+            table.table_id.clone(),
+            done.clone(),
+        )));
+        tables.push(table.table_id);
+    }
+    let mut results = Vec::new();
+    for watcher in watchers {
+        results.push(watcher.await.unwrap());
+    }
+    done.store(true, Ordering::SeqCst);
+    let mut moves = 0;
+    for game in games {
+        moves += game.await.unwrap();
+    }
+    let (snapshots, events) = results
+        .iter()
+        .fold((0, 0), |(s, e), r| (s + r.snapshots, e + r.seen.len()));
+    let resumes = results.len() * ROUNDS;
+    println!(
+        "gomoku: {resumes} resumes while {moves} moves were played: \
+         {snapshots} snapshots, {events} events received"
+    );
+    assert!(resumes >= 1_000);
+    assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
+    for (i, resumed) in results.iter().enumerate() {
+        // Every Gomoku event is public: each watcher saw every id after its snapshot.
+        let last = *resumed.seen.last().expect("a watcher saw events");
+        let expected: Vec<u64> = (resumed.start + 1..=last).collect();
+        let table = &tables[i / 3];
+        assert_eq!(
+            resumed.seen, expected,
+            "watcher {i} of {table}: every event once"
+        );
+    }
     fx.stop().await;
 }
