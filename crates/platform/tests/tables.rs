@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use gamehub_platform::ApiError;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits};
+use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits, Watcher};
 use gamehub_platform::tables::sweeper::{DeadlineHandler, SweepConfig, run_sweeper};
 use gamehub_platform::tables::{
     Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated, now_ms,
@@ -270,6 +270,15 @@ async fn streams_are_trimmed_to_their_bound() {
     assert_eq!(kept.last().unwrap().seq, 600);
 }
 
+/// A watcher sitting at `seat` (None: a spectator), one caller per seat.
+fn watcher(seat: Option<u8>) -> Watcher {
+    Watcher {
+        caller: format!("caller at {seat:?}"),
+        seated: seat,
+        sees_as: seat,
+    }
+}
+
 async fn next_item(
     stream: &mut (impl futures::Stream<Item = Result<WatchItem, ApiError>> + Unpin),
 ) -> WatchItem {
@@ -303,7 +312,7 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
         .unwrap();
 
     let mut stream = Box::pin(
-        hub.watch("w".into(), Some(0), None, shutdown.listener())
+        hub.watch("w".into(), &watcher(Some(0)), None, shutdown.listener())
             .unwrap(),
     );
     match next_item(&mut stream).await {
@@ -343,7 +352,7 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
 
     // Resume after event 2: exactly the later events seat 1 may see, no snapshot.
     let mut resumed = Box::pin(
-        hub.watch("w".into(), Some(1), Some(2), shutdown.listener())
+        hub.watch("w".into(), &watcher(Some(1)), Some(2), shutdown.listener())
             .unwrap(),
     );
     let mut seqs = Vec::new();
@@ -380,7 +389,7 @@ async fn resuming_past_trimmed_events_starts_with_a_snapshot() {
             .unwrap();
     }
     let mut stream = Box::pin(
-        hub.watch("g".into(), None, Some(3), shutdown.listener())
+        hub.watch("g".into(), &watcher(None), Some(3), shutdown.listener())
             .unwrap(),
     );
     match next_item(&mut stream).await {
@@ -396,19 +405,32 @@ async fn watchers_per_table_are_bounded() {
     let hub = EventHub::new(
         store,
         WatchLimits {
-            max_watchers_per_table: 2,
+            // Two seats keep 4 places each: spectators share the other 2.
+            max_watchers_per_table: 10,
             ..WatchLimits::default()
         },
     );
-    let a = hub.subscribe("t").unwrap();
-    let _b = hub.subscribe("t").unwrap();
+    assert_eq!(hub.limits().spectator_places(), 2);
+    let a = hub.subscribe("t", "a", None).unwrap();
+    let _b = hub.subscribe("t", "b", None).unwrap();
     assert!(matches!(
-        hub.subscribe("t"),
+        hub.subscribe("t", "c", None),
+        Err(ApiError::ResourceExhausted { .. })
+    ));
+    // The seated players still get their 4 streams each.
+    let mut seated = Vec::new();
+    for seat in [0, 1] {
+        for _ in 0..4 {
+            seated.push(hub.subscribe("t", "player", Some(seat)).unwrap());
+        }
+    }
+    assert!(matches!(
+        hub.subscribe("t", "player", Some(0)),
         Err(ApiError::ResourceExhausted { .. })
     ));
     drop(a);
     assert!(
-        hub.subscribe("t").is_ok(),
+        hub.subscribe("t", "c", None).is_ok(),
         "a freed place can be taken again"
     );
 }
@@ -630,7 +652,7 @@ async fn resume_repeatedly(
     shutdown: Shutdown,
 ) -> (u64, Vec<u64>, usize) {
     let mut fresh = Box::pin(
-        hub.watch(table.clone(), seat, None, shutdown.listener())
+        hub.watch(table.clone(), &watcher(seat), None, shutdown.listener())
             .unwrap(),
     );
     let WatchItem::Snapshot { seq: start, .. } = next_item(&mut fresh).await else {
@@ -640,8 +662,13 @@ async fn resume_repeatedly(
     let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
     for round in 0..rounds {
         let mut stream = Box::pin(
-            hub.watch(table.clone(), seat, Some(last), shutdown.listener())
-                .unwrap(),
+            hub.watch(
+                table.clone(),
+                &watcher(seat),
+                Some(last),
+                shutdown.listener(),
+            )
+            .unwrap(),
         );
         for _ in 0..=round % 4 {
             match next_item(&mut stream).await {
@@ -772,7 +799,7 @@ async fn a_watcher_that_falls_behind_the_kept_events_gets_a_snapshot_not_a_gap()
         .await
         .unwrap();
     let mut stream = Box::pin(
-        hub.watch("slow".into(), None, None, shutdown.listener())
+        hub.watch("slow".into(), &watcher(None), None, shutdown.listener())
             .unwrap(),
     );
     match next_item(&mut stream).await {
@@ -811,7 +838,7 @@ async fn a_resume_from_beyond_the_table_gets_a_snapshot_and_an_unknown_table_is_
         .await
         .unwrap();
     let mut stream = Box::pin(
-        hub.watch("ahead".into(), None, Some(7), shutdown.listener())
+        hub.watch("ahead".into(), &watcher(None), Some(7), shutdown.listener())
             .unwrap(),
     );
     match next_item(&mut stream).await {
@@ -819,8 +846,13 @@ async fn a_resume_from_beyond_the_table_gets_a_snapshot_and_an_unknown_table_is_
         other => panic!("expected a snapshot, got {other:?}"),
     }
     let mut unknown = Box::pin(
-        hub.watch("nowhere".into(), None, Some(3), shutdown.listener())
-            .unwrap(),
+        hub.watch(
+            "nowhere".into(),
+            &watcher(None),
+            Some(3),
+            shutdown.listener(),
+        )
+        .unwrap(),
     );
     let refused = tokio::time::timeout(Duration::from_secs(5), unknown.next())
         .await

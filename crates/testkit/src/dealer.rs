@@ -19,6 +19,8 @@ pub struct Options {
     pub next_deal_timeout_ms: u64,
     /// `GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS`: the pause before a redeal.
     pub redeal_pause_ms: u64,
+    /// More environment variables (e.g. watcher limits), after the ones above.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -27,6 +29,7 @@ impl Default for Options {
             auto_turn_ms: 0,
             next_deal_timeout_ms: 60_000,
             redeal_pause_ms: 0,
+            env: Vec::new(),
         }
     }
 }
@@ -61,6 +64,7 @@ pub fn dealer_env(
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
+    .chain(options.env.iter().cloned())
     .collect()
 }
 

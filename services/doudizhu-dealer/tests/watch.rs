@@ -814,3 +814,103 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
     }
     world.finish().await;
 }
+
+/// A fresh watch of `table_id` by `client`: the stream, or the refusal.
+async fn watch_table(
+    client: &Dz,
+    table_id: &str,
+    as_spectator: bool,
+) -> Result<tonic::Streaming<pb::WatchResponse>, tonic::Status> {
+    let mut client = client.clone();
+    let response = client
+        .watch(pb::WatchRequest {
+            table_id: table_id.to_owned(),
+            after_event_id: 0,
+            as_spectator,
+        })
+        .await?;
+    Ok(response.into_inner())
+}
+
+fn assert_exhausted(
+    result: Result<tonic::Streaming<pb::WatchResponse>, tonic::Status>,
+    says: &str,
+) {
+    let status = result.expect_err("refused");
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains(says),
+        "{:?} lacks {says:?}",
+        status.message()
+    );
+}
+
+#[tokio::test]
+async fn strangers_cannot_take_the_seated_players_watch_places_and_each_caller_is_capped() {
+    let world = World::start_with(Options {
+        env: [
+            // 3 seats keep 1 place each; spectators share the other 2.
+            ("GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_TABLE", "5"),
+            ("GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_SEAT", "1"),
+            ("GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_CALLER", "3"),
+        ]
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .to_vec(),
+        ..Options::default()
+    })
+    .await;
+    let driver = world.open(&[], 0).await;
+    let id = driver.table_id.clone();
+    // Strangers take every spectator place; the next one is refused.
+    let mut held = Vec::new();
+    for i in 0..2 {
+        held.push(
+            watch_table(&world.player(&format!("stranger{i}")), &id, false)
+                .await
+                .unwrap(),
+        );
+    }
+    assert_exhausted(
+        watch_table(&world.player("stranger2"), &id, false).await,
+        "already has 2 watchers besides its seated players",
+    );
+    // The seated players still watch their table, in places kept for their seats (seat
+    // 2 even as a spectator: the place is its seat's, the view a spectator's).
+    for s in 0..3 {
+        let mut stream = watch_table(&driver.client(s), &id, s == 2).await.unwrap();
+        let pb::watch_response::Item::Snapshot(view) = next_item(&mut stream).await else {
+            panic!("a fresh watch starts with a snapshot");
+        };
+        if s < 2 {
+            assert_eq!(seat(view.viewer_seat), s);
+            assert_eq!(view.hand.len(), 17, "a seat sees its own hand");
+        } else {
+            assert!(view.hand.is_empty(), "a spectator sees no hand");
+        }
+        held.push(stream);
+    }
+    assert_exhausted(
+        watch_table(&driver.client(1), &id, true).await,
+        &format!("seat 1 of table {id} has 1 watchers already"),
+    );
+    // One caller holds at most 3 streams, across tables.
+    let greedy = world.player("greedy");
+    for t in 0..4 {
+        let other = world.open(&[], 0).await.table_id;
+        if t < 3 {
+            held.push(watch_table(&greedy, &other, false).await.unwrap());
+        } else {
+            assert_exhausted(
+                watch_table(&greedy, &other, false).await,
+                "you hold 3 watch streams on this server already",
+            );
+            held.push(
+                watch_table(&world.player("someone-else"), &other, false)
+                    .await
+                    .unwrap(),
+            );
+        }
+    }
+    drop(held);
+    world.finish().await;
+}

@@ -293,3 +293,102 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
     }
     fx.stop().await;
 }
+
+/// A fresh watch of `table_id` by `client`: the stream, or the refusal.
+async fn watch_table(
+    client: &Gomoku,
+    table_id: &str,
+) -> Result<tonic::Streaming<pb::WatchResponse>, tonic::Status> {
+    let mut client = client.clone();
+    let response = client
+        .watch(pb::WatchRequest {
+            table_id: table_id.to_owned(),
+            after_event_id: 0,
+        })
+        .await?;
+    Ok(response.into_inner())
+}
+
+fn assert_exhausted(
+    result: Result<tonic::Streaming<pb::WatchResponse>, tonic::Status>,
+    says: &str,
+) {
+    let status = result.expect_err("refused");
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains(says),
+        "{:?} lacks {says:?}",
+        status.message()
+    );
+}
+
+#[tokio::test]
+async fn strangers_cannot_take_the_seated_players_watch_places_and_each_caller_is_capped() {
+    let fx = Fixture::with(|env| {
+        for (name, value) in [
+            // 2 seats keep 1 place each; spectators share the other 3.
+            ("GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE", "5"),
+            ("GAMEHUB_GOMOKU_MAX_WATCHERS_PER_SEAT", "1"),
+            ("GAMEHUB_GOMOKU_MAX_WATCHERS_PER_CALLER", "3"),
+        ] {
+            env.push((name.to_owned(), value.to_owned()));
+        }
+    })
+    .await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let id = fx
+        .open(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"])
+        .await
+        .table_id;
+    let stranger = |name: &str| fx.client_at(&fx.url(), name, Role::Player);
+    // Strangers take every spectator place; the next one is refused.
+    let mut held = Vec::new();
+    for i in 0..3 {
+        held.push(
+            watch_table(&stranger(&format!("stranger{i}")), &id)
+                .await
+                .unwrap(),
+        );
+    }
+    assert_exhausted(
+        watch_table(&stranger("stranger3"), &id).await,
+        "already has 3 watchers besides its seated players",
+    );
+    // The seated players still watch their table, each in a place kept for its seat.
+    for (player, seat) in [(&alice, 0), (&bob, 1)] {
+        let mut stream = watch_table(&player.client, &id).await.unwrap();
+        let pb::watch_response::Item::Table(view) = next(&mut stream).await else {
+            panic!("a fresh watch starts with the table");
+        };
+        assert_eq!(view.your_seat, Some(seat));
+        held.push(stream);
+    }
+    assert_exhausted(
+        watch_table(&alice.client, &id).await,
+        &format!("seat 0 of table {id} has 1 watchers already"),
+    );
+    // One caller holds at most 3 streams, across tables.
+    let greedy = stranger("greedy");
+    for t in 0..4 {
+        let names = [format!("left{t}"), format!("right{t}")];
+        let other = fx
+            .open(pb::RuleSet::Freestyle, (60_000, 0), [&names[0], &names[1]])
+            .await
+            .table_id;
+        if t < 3 {
+            held.push(watch_table(&greedy, &other).await.unwrap());
+        } else {
+            assert_exhausted(
+                watch_table(&greedy, &other).await,
+                "you hold 3 watch streams on this server already",
+            );
+            held.push(
+                watch_table(&stranger("someone-else"), &other)
+                    .await
+                    .unwrap(),
+            );
+        }
+    }
+    drop(held);
+    fx.stop().await;
+}
