@@ -14,6 +14,7 @@ use gamehub_platform::tables::sweeper::{DeadlineHandler, SweepConfig, run_sweepe
 use gamehub_platform::tables::{
     Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated, now_ms,
 };
+use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 use serde::{Deserialize, Serialize};
 
 fn redis_url() -> String {
@@ -640,51 +641,33 @@ async fn an_event_with_an_unreadable_audience_is_refused_not_shown_to_everyone()
     }
 }
 
-/// Resumes one watcher `rounds` times while its table is written to: each round resumes
-/// after the last event it received, reads `1 + round % 4` items and drops the stream.
-/// Returns the sequences it received (after its first snapshot) and the snapshots it
-/// got on resumes.
-async fn resume_repeatedly(
+/// Resumes a watch of `table` as `seat` over and over (see [`resume_repeatedly`]).
+async fn resume_watching(
     hub: EventHub,
     table: String,
     seat: Option<u8>,
     rounds: usize,
     shutdown: Shutdown,
-) -> (u64, Vec<u64>, usize) {
-    let mut fresh = Box::pin(
-        hub.watch(table.clone(), &watcher(seat), None, shutdown.listener())
-            .unwrap(),
-    );
-    let WatchItem::Snapshot { seq: start, .. } = next_item(&mut fresh).await else {
-        panic!("a fresh watch starts with a snapshot");
-    };
-    drop(fresh);
-    let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
-    for round in 0..rounds {
-        let mut stream = Box::pin(
-            hub.watch(
+) -> Resumed {
+    let watch = |after: u64| {
+        let stream = hub
+            .watch(
                 table.clone(),
                 &watcher(seat),
-                Some(last),
+                (after > 0).then_some(after),
                 shutdown.listener(),
             )
-            .unwrap(),
-        );
-        for _ in 0..=round % 4 {
-            match next_item(&mut stream).await {
-                WatchItem::Event(event) => {
-                    assert!(event.audience.admits(seat), "only its own events");
-                    seen.push(event.seq);
-                    last = event.seq;
-                }
-                WatchItem::Snapshot { seq, .. } => {
-                    snapshots += 1;
-                    last = seq;
-                }
+            .unwrap();
+        let seen = Box::pin(stream).map(move |item| match item.unwrap() {
+            WatchItem::Event(event) => {
+                assert!(event.audience.admits(seat), "only its own events");
+                Seen::Event(event.seq)
             }
-        }
-    }
-    (start, seen, snapshots)
+            WatchItem::Snapshot { seq, .. } => Seen::Snapshot(seq),
+        });
+        std::future::ready(seen)
+    };
+    resume_repeatedly(watch, rounds).await
 }
 
 #[tokio::test]
@@ -742,7 +725,7 @@ async fn watchers_resumed_while_their_tables_are_written_miss_nothing_and_get_no
             watchers.push((
                 table.clone(),
                 seat,
-                tokio::spawn(resume_repeatedly(
+                tokio::spawn(resume_watching(
                     hub.clone(),
                     table.clone(),
                     seat,
@@ -761,25 +744,23 @@ async fn watchers_resumed_while_their_tables_are_written_miss_nothing_and_get_no
         writer.await.unwrap();
     }
     let resumes = results.len() * ROUNDS;
-    let (snapshots, events) = results
-        .iter()
-        .fold((0, 0), |(s, e), (_, _, r)| (s + r.2, e + r.1.len()));
+    let (snapshots, events) = results.iter().fold((0, 0), |(s, e), (_, _, r)| {
+        (s + r.snapshots, e + r.seen.len())
+    });
     println!("{resumes} resumes under load: {snapshots} snapshots, {events} events received");
     assert!(resumes >= 1_000);
     assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
-    for (table, seat, (start, seen, _)) in results {
-        let Some(&last) = seen.last() else {
-            panic!("a watcher of {table} saw nothing");
-        };
+    for (table, seat, resumed) in results {
         // Exactly the events after its snapshot, up to where it stopped, that it may see.
         let expected: Vec<u64> = store
-            .events_after(&table, start, 1_000_000)
+            .events_after(&table, resumed.start, 1_000_000)
             .await
             .unwrap()
             .into_iter()
-            .filter(|e| e.seq <= last && e.audience.admits(seat))
+            .filter(|e| e.seq <= resumed.last() && e.audience.admits(seat))
             .map(|e| e.seq)
             .collect();
+        let seen = resumed.seen;
         assert_eq!(seen, expected, "{table} as {seat:?}: every event once");
     }
     shutdown.trigger();

@@ -23,6 +23,7 @@ use doudizhu_rules::{CardSet, Seed};
 use futures::StreamExt;
 use gamehub_platform::auth::Role;
 use gamehub_proto::doudizhu as pb;
+use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -684,72 +685,34 @@ async fn follow(
     }
 }
 
-/// The next item of a watch stream, within 10 s.
-async fn next_item(stream: &mut tonic::Streaming<pb::WatchResponse>) -> pb::watch_response::Item {
-    tokio::time::timeout(Duration::from_secs(10), stream.next())
-        .await
-        .expect("an item within 10 s")
-        .unwrap()
-        .unwrap()
-        .item
-        .unwrap()
+/// An event id as the resume helper counts them.
+fn id(event_id: i64) -> u64 {
+    u64::try_from(event_id).unwrap()
 }
 
-/// What one watcher saw over its resumes.
-struct Resumed {
-    /// The last event id of its first (fresh) watch's snapshot.
-    start: i64,
-    /// Every event id received after it, in order.
-    seen: Vec<i64>,
-    /// Snapshots received on resumes.
-    snapshots: usize,
-}
-
-/// Watches a table, then resumes `rounds` times after the last event received, reading
-/// `1 + round % 4` items each time and dropping the stream (a flaky network).
-async fn resume_repeatedly(client: Dz, table_id: String, rounds: usize) -> Resumed {
-    let watch = |after_event_id| {
-        let mut client = client.clone();
-        let table_id = table_id.clone();
+/// Resumes a watch of `table_id` by `client` over and over (see [`resume_repeatedly`]).
+async fn resume_watching(client: Dz, table_id: String, rounds: usize) -> Resumed {
+    let watch = |after_event_id: u64| {
+        let (mut client, table_id) = (client.clone(), table_id.clone());
         async move {
-            client
+            let stream = client
                 .watch(pb::WatchRequest {
                     table_id,
-                    after_event_id,
+                    after_event_id: i64::try_from(after_event_id).unwrap(),
                     as_spectator: false,
                 })
                 .await
                 .unwrap()
-                .into_inner()
-        }
-    };
-    let mut fresh = watch(0).await;
-    let pb::watch_response::Item::Snapshot(snapshot) = next_item(&mut fresh).await else {
-        panic!("a fresh watch starts with a snapshot");
-    };
-    drop(fresh);
-    let start = snapshot.last_event_id;
-    let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
-    for round in 0..rounds {
-        let mut stream = watch(last).await;
-        for _ in 0..=round % 4 {
-            match next_item(&mut stream).await {
-                pb::watch_response::Item::Event(event) => {
-                    seen.push(event.event_id);
-                    last = event.event_id;
-                }
+                .into_inner();
+            stream.map(|item| match item.unwrap().item.unwrap() {
+                pb::watch_response::Item::Event(event) => Seen::Event(id(event.event_id)),
                 pb::watch_response::Item::Snapshot(table) => {
-                    snapshots += 1;
-                    last = table.last_event_id;
+                    Seen::Snapshot(id(table.last_event_id))
                 }
-            }
+            })
         }
-    }
-    Resumed {
-        start,
-        seen,
-        snapshots,
-    }
+    };
+    resume_repeatedly(watch, rounds).await
 }
 
 #[tokio::test]
@@ -771,7 +734,7 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
             let (until, target) = tokio::sync::watch::channel(None);
             let (start, stream) = watch_fresh(client.clone(), driver.table_id.clone()).await;
             let reference = tokio::spawn(follow(start, stream, target));
-            let resumed = tokio::spawn(resume_repeatedly(client, driver.table_id.clone(), ROUNDS));
+            let resumed = tokio::spawn(resume_watching(client, driver.table_id.clone(), ROUNDS));
             watchers.push((driver.table_id.clone(), start, reference, resumed, until));
         }
         games.push(tokio::spawn(deal_hard(driver, done.clone())));
@@ -779,8 +742,7 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
     let mut results = Vec::new();
     for (table, ref_start, reference, resumed, until) in watchers {
         let resumed = resumed.await.unwrap();
-        let last = *resumed.seen.last().expect("a watcher saw events");
-        until.send_replace(Some(last));
+        until.send_replace(Some(i64::try_from(resumed.last()).unwrap()));
         let reference = reference.await.unwrap();
         results.push((table, resumed, (ref_start, reference)));
     }
@@ -800,12 +762,14 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
     assert!(resumes >= 1_000);
     assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
     for (i, (table, resumed, (ref_start, reference))) in results.iter().enumerate() {
-        assert!(*ref_start <= resumed.start, "the reference started first");
-        let last = *resumed.seen.last().unwrap();
-        let expected: Vec<i64> = reference
+        assert!(
+            id(*ref_start) <= resumed.start,
+            "the reference started first"
+        );
+        let expected: Vec<u64> = reference
             .iter()
-            .copied()
-            .filter(|id| *id > resumed.start && *id <= last)
+            .map(|event_id| id(*event_id))
+            .filter(|id| *id > resumed.start && *id <= resumed.last())
             .collect();
         assert_eq!(
             resumed.seen, expected,
@@ -813,6 +777,17 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
         );
     }
     world.finish().await;
+}
+
+/// The next item of a watch stream, within 10 s.
+async fn next_item(stream: &mut tonic::Streaming<pb::WatchResponse>) -> pb::watch_response::Item {
+    tokio::time::timeout(Duration::from_secs(10), stream.next())
+        .await
+        .expect("an item within 10 s")
+        .unwrap()
+        .unwrap()
+        .item
+        .unwrap()
 }
 
 /// A fresh watch of `table_id` by `client`: the stream, or the refusal.

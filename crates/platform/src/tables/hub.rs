@@ -203,7 +203,7 @@ impl EventHub {
         watcher: &Watcher,
         resume_after: Option<u64>,
         mut shutdown: ShutdownListener,
-    ) -> Result<impl futures::Stream<Item = Result<WatchItem, ApiError>> + Send + 'static, ApiError>
+    ) -> Result<impl futures::Stream<Item = Result<WatchItem, ApiError>> + Send + use<>, ApiError>
     {
         let mut subscription = self.subscribe(&table_id, &watcher.caller, watcher.seated)?;
         let seat = watcher.sees_as;

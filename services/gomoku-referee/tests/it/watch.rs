@@ -7,6 +7,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use gamehub_platform::auth::Role;
 use gamehub_proto::gomoku as pb;
+use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 
 use crate::support::*;
 
@@ -173,60 +174,26 @@ async fn play_hard(players: [Player; 2], table_id: String, done: Arc<AtomicBool>
     moves
 }
 
-/// What one watcher saw over its resumes.
-struct Resumed {
-    /// The last event id of its first (fresh) watch's snapshot.
-    start: u64,
-    /// Every event id received after it, in order.
-    seen: Vec<u64>,
-    /// Snapshots received on resumes.
-    snapshots: usize,
-}
-
-/// Watches a table, then resumes `rounds` times after the last event received, reading
-/// `1 + round % 4` items each time and dropping the stream (a flaky network).
-async fn resume_repeatedly(mut client: Gomoku, table_id: String, rounds: usize) -> Resumed {
-    let mut fresh = client
-        .watch(pb::WatchRequest {
-            table_id: table_id.clone(),
-            after_event_id: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let pb::watch_response::Item::Table(snapshot) = next(&mut fresh).await else {
-        panic!("a fresh watch starts with the table");
-    };
-    drop(fresh);
-    let start = snapshot.last_event_id;
-    let (mut last, mut seen, mut snapshots) = (start, Vec::new(), 0);
-    for round in 0..rounds {
-        let mut stream = client
-            .watch(pb::WatchRequest {
-                table_id: table_id.clone(),
-                after_event_id: last,
+/// Resumes a watch of `table_id` by `client` over and over (see [`resume_repeatedly`]).
+async fn resume_watching(client: Gomoku, table_id: String, rounds: usize) -> Resumed {
+    let watch = |after_event_id| {
+        let (mut client, table_id) = (client.clone(), table_id.clone());
+        async move {
+            let stream = client
+                .watch(pb::WatchRequest {
+                    table_id,
+                    after_event_id,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            stream.map(|item| match item.unwrap().item.unwrap() {
+                pb::watch_response::Item::Event(event) => Seen::Event(event.event_id),
+                pb::watch_response::Item::Table(table) => Seen::Snapshot(table.last_event_id),
             })
-            .await
-            .unwrap()
-            .into_inner();
-        for _ in 0..=round % 4 {
-            match next(&mut stream).await {
-                pb::watch_response::Item::Event(event) => {
-                    seen.push(event.event_id);
-                    last = event.event_id;
-                }
-                pb::watch_response::Item::Table(table) => {
-                    snapshots += 1;
-                    last = table.last_event_id;
-                }
-            }
         }
-    }
-    Resumed {
-        start,
-        seen,
-        snapshots,
-    }
+    };
+    resume_repeatedly(watch, rounds).await
 }
 
 #[tokio::test]
@@ -249,7 +216,7 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
             players[1].client.clone(),
             fx.client_at(&fx.url(), &format!("spectator{t}"), Role::Player),
         ] {
-            watchers.push(tokio::spawn(resume_repeatedly(
+            watchers.push(tokio::spawn(resume_watching(
                 client,
                 table.table_id.clone(),
                 ROUNDS,
@@ -283,8 +250,7 @@ async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_ge
     assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
     for (i, resumed) in results.iter().enumerate() {
         // Every Gomoku event is public: each watcher saw every id after its snapshot.
-        let last = *resumed.seen.last().expect("a watcher saw events");
-        let expected: Vec<u64> = (resumed.start + 1..=last).collect();
+        let expected: Vec<u64> = (resumed.start + 1..=resumed.last()).collect();
         let table = &tables[i / 3];
         assert_eq!(
             resumed.seen, expected,
