@@ -367,6 +367,19 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
     shutdown.trigger();
 }
 
+/// Appends `steps` public events to a counter table, one step each.
+async fn append(store: &TableStore, table: &str, steps: usize) {
+    for _ in 0..steps {
+        store
+            .update::<Counter, _, _>(table, None, |c, _| {
+                c.count += 1;
+                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
+            })
+            .await
+            .unwrap();
+    }
+}
+
 #[tokio::test]
 async fn resuming_past_trimmed_events_starts_with_a_snapshot() {
     let store = store(StoreLimits {
@@ -380,15 +393,7 @@ async fn resuming_past_trimmed_events_starts_with_a_snapshot() {
         .create("g", &Counter { count: 0 }, change(vec![], None), None)
         .await
         .unwrap();
-    for _ in 0..500 {
-        store
-            .update::<Counter, _, _>("g", None, |c, _| {
-                c.count += 1;
-                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
-            })
-            .await
-            .unwrap();
-    }
+    append(&store, "g", 500).await;
     let mut stream = Box::pin(
         hub.watch("g".into(), &watcher(None), Some(3), shutdown.listener())
             .unwrap(),
@@ -788,15 +793,7 @@ async fn a_watcher_that_falls_behind_the_kept_events_gets_a_snapshot_not_a_gap()
         other => panic!("expected a snapshot, got {other:?}"),
     }
     // The watcher reads nothing while 300 events are appended (most then trimmed).
-    for _ in 0..300 {
-        store
-            .update::<Counter, _, _>("slow", None, |c, _| {
-                c.count += 1;
-                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
-            })
-            .await
-            .unwrap();
-    }
+    append(&store, "slow", 300).await;
     match next_item(&mut stream).await {
         WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 300),
         other => panic!("expected a snapshot over the trimmed events, got {other:?}"),
