@@ -110,7 +110,8 @@ async fn requests_over_the_message_limit_are_refused_by_every_service_and_change
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_watchers_of_one_table_are_bounded() {
-    let tp = TestPlatform::start(&[("GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE", "3")])
+    // The two seats keep 4 places each; spectators share the other 3.
+    let tp = TestPlatform::start(&[("GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE", "11")])
         .await
         .unwrap();
     let table_id = tp.open_free_gomoku_table("w-a", "w-b").await;

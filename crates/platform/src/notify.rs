@@ -5,7 +5,8 @@
 //! A notification only wakes a watcher, which then re-reads what it watches from
 //! Redis; a notification missed while the subscription reconnects delays an update by
 //! at most the watcher's poll interval and never loses it. Watchers are bounded per id
-//! and per process.
+//! (where each seat of the id keeps places nobody else can take, and everybody else
+//! shares the rest), per caller across ids, and per process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,20 +21,63 @@ use crate::server::ShutdownListener;
 /// Bounds on watchers.
 #[derive(Debug, Clone, Copy)]
 pub struct NotifyLimits {
-    /// Watchers of one id at once.
+    /// Watchers of one id at once, the places reserved for its seats included.
     pub max_watchers_per_key: usize,
+    /// Seats each id has (a table's seated players; 0 for ids without seats). Each
+    /// seat has [`NotifyLimits::max_watchers_per_seat`] places of its own; every other
+    /// watcher shares the rest ([`NotifyLimits::shared_places`]).
+    pub seats: u8,
+    /// Watchers one seat may hold at once, in places nobody else can take.
+    pub max_watchers_per_seat: usize,
+    /// Watchers one caller may hold at once in this process, across ids.
+    pub max_watchers_per_caller: usize,
     /// Watchers in this process at once.
     pub max_watchers: usize,
 }
 
+impl NotifyLimits {
+    /// The places of one id that watchers without a seat there share: the per-id limit
+    /// less the places reserved for its seats.
+    pub fn shared_places(&self) -> usize {
+        self.max_watchers_per_key
+            .saturating_sub(usize::from(self.seats) * self.max_watchers_per_seat)
+    }
+}
+
+/// Which places of an id a watcher takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// One of a seat's reserved places (the caller sits there).
+    Seat(u8),
+    /// One of the places everybody else shares.
+    Shared,
+}
+
 struct Entry {
     tx: watch::Sender<u64>,
-    watchers: usize,
+    shared: usize,
+    /// Watchers per seat.
+    seated: Vec<usize>,
+}
+
+impl Entry {
+    fn is_empty(&self) -> bool {
+        self.shared == 0 && self.seated.iter().all(|n| *n == 0)
+    }
+
+    fn count(&mut self, place: Place) -> &mut usize {
+        match place {
+            Place::Seat(seat) => &mut self.seated[usize::from(seat)],
+            Place::Shared => &mut self.shared,
+        }
+    }
 }
 
 #[derive(Default)]
 struct Registry {
     entries: HashMap<String, Entry>,
+    /// Watchers per caller (callers with none are removed).
+    callers: HashMap<String, usize>,
     total: usize,
 }
 
@@ -59,6 +103,8 @@ impl std::fmt::Debug for Notifier {
 pub struct Subscription {
     notifier: Notifier,
     key: String,
+    caller: String,
+    place: Place,
     rx: watch::Receiver<u64>,
 }
 
@@ -80,9 +126,16 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         let mut registry = self.notifier.lock();
         registry.total = registry.total.saturating_sub(1);
+        if let Some(held) = registry.callers.get_mut(&self.caller) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                registry.callers.remove(&self.caller);
+            }
+        }
         if let Some(entry) = registry.entries.get_mut(&self.key) {
-            entry.watchers = entry.watchers.saturating_sub(1);
-            if entry.watchers == 0 {
+            let count = entry.count(self.place);
+            *count = count.saturating_sub(1);
+            if entry.is_empty() {
                 registry.entries.remove(&self.key);
             }
         }
@@ -107,45 +160,95 @@ impl Notifier {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Registers a watcher of `key`, or refuses past the limits.
-    pub fn subscribe(&self, key: &str) -> Result<Subscription, ApiError> {
+    /// Registers `caller` as a watcher of `key` in `place` (a seat of its own there, or
+    /// the shared places), or refuses with RESOURCE_EXHAUSTED past a limit: the
+    /// process's, the caller's, or the place's. A seat beyond the id's seats takes a
+    /// shared place.
+    pub fn subscribe(
+        &self,
+        key: &str,
+        caller: &str,
+        place: Place,
+    ) -> Result<Subscription, ApiError> {
+        let limits = self.limits;
+        let place = match place {
+            Place::Seat(seat) if seat < limits.seats => place,
+            _ => Place::Shared,
+        };
         let mut registry = self.lock();
-        if registry.total >= self.limits.max_watchers {
+        if registry.total >= limits.max_watchers {
             return Err(ApiError::ResourceExhausted {
                 message: format!(
                     "this server follows {} {}s already, the most it may; {}",
-                    self.limits.max_watchers, self.what, self.hint
+                    limits.max_watchers, self.what, self.hint
                 ),
                 retry_after: Some(Duration::from_secs(1)),
             });
         }
-        let max = self.limits.max_watchers_per_key;
+        let held = registry.callers.get(caller).copied().unwrap_or(0);
+        if held >= limits.max_watchers_per_caller {
+            return Err(ApiError::ResourceExhausted {
+                message: format!(
+                    "you hold {} watch streams on this server already, the most one caller \
+                     may hold at once (any {}s); close one first",
+                    limits.max_watchers_per_caller, self.what
+                ),
+                retry_after: None,
+            });
+        }
+        let (what, seats) = (self.what, usize::from(limits.seats));
         let entry = registry
             .entries
             .entry(key.to_owned())
             .or_insert_with(|| Entry {
                 tx: watch::channel(0).0,
-                watchers: 0,
+                shared: 0,
+                seated: vec![0; seats],
             });
-        if entry.watchers >= max {
-            if entry.watchers == 0 {
+        let (max, refusal) = match place {
+            Place::Seat(seat) => (
+                limits.max_watchers_per_seat,
+                format!(
+                    "seat {seat} of {what} {key} has {} watchers already, the most one seat \
+                     may hold; close one first",
+                    limits.max_watchers_per_seat
+                ),
+            ),
+            Place::Shared if seats == 0 => (
+                limits.shared_places(),
+                format!(
+                    "{what} {key} already has {} watchers, the most allowed; close one first",
+                    limits.shared_places()
+                ),
+            ),
+            Place::Shared => (
+                limits.shared_places(),
+                format!(
+                    "{what} {key} already has {} watchers besides its seated players (whose \
+                     places are kept for them), the most allowed; retry later",
+                    limits.shared_places()
+                ),
+            ),
+        };
+        if *entry.count(place) >= max {
+            if entry.is_empty() {
                 // Only with a limit of 0: keep no entry without watchers.
                 registry.entries.remove(key);
             }
             return Err(ApiError::ResourceExhausted {
-                message: format!(
-                    "{} {key} already has {max} watchers, the most allowed; close one first",
-                    self.what
-                ),
+                message: refusal,
                 retry_after: None,
             });
         }
-        entry.watchers += 1;
+        *entry.count(place) += 1;
         let rx = entry.tx.subscribe();
         registry.total += 1;
+        *registry.callers.entry(caller.to_owned()).or_insert(0) += 1;
         Ok(Subscription {
             notifier: self.clone(),
             key: key.to_owned(),
+            caller: caller.to_owned(),
+            place,
             rx,
         })
     }
@@ -204,43 +307,110 @@ impl Notifier {
 mod tests {
     use super::*;
 
+    fn limits(per_key: usize, total: usize) -> NotifyLimits {
+        NotifyLimits {
+            max_watchers_per_key: per_key,
+            seats: 0,
+            max_watchers_per_seat: 0,
+            max_watchers_per_caller: usize::MAX,
+            max_watchers: total,
+        }
+    }
+
+    fn refused(result: Result<Subscription, ApiError>) -> String {
+        match result {
+            Err(ApiError::ResourceExhausted { message, .. }) => message,
+            Err(other) => panic!("expected RESOURCE_EXHAUSTED, got {other:?}"),
+            Ok(_) => panic!("expected RESOURCE_EXHAUSTED, got a subscription"),
+        }
+    }
+
     #[test]
     fn watchers_are_bounded_per_key_and_per_process() {
+        let n = Notifier::new("table", "retry later", limits(2, 3));
+        let a = n.subscribe("t", "x", Place::Shared).unwrap();
+        let _b = n.subscribe("t", "y", Place::Shared).unwrap();
+        refused(n.subscribe("t", "z", Place::Shared));
+        let _c = n.subscribe("u", "z", Place::Shared).unwrap();
+        refused(n.subscribe("v", "z", Place::Shared));
+        drop(a);
+        assert!(
+            n.subscribe("t", "z", Place::Shared).is_ok(),
+            "a freed place can be taken again"
+        );
+    }
+
+    #[test]
+    fn seats_keep_their_places_and_the_others_share_the_rest() {
         let n = Notifier::new(
             "table",
             "retry later",
             NotifyLimits {
-                max_watchers_per_key: 2,
-                max_watchers: 3,
+                max_watchers_per_key: 7,
+                seats: 2,
+                max_watchers_per_seat: 2,
+                max_watchers_per_caller: usize::MAX,
+                max_watchers: 100,
             },
         );
-        let a = n.subscribe("t").unwrap();
-        let _b = n.subscribe("t").unwrap();
-        assert!(matches!(
-            n.subscribe("t"),
-            Err(ApiError::ResourceExhausted { .. })
-        ));
-        let _c = n.subscribe("u").unwrap();
-        assert!(matches!(
-            n.subscribe("v"),
-            Err(ApiError::ResourceExhausted { .. })
-        ));
-        drop(a);
-        assert!(n.subscribe("t").is_ok(), "a freed place can be taken again");
+        // Strangers fill the shared places: 7 − 2 × 2 = 3.
+        let strangers: Vec<_> = (0..3)
+            .map(|i| n.subscribe("t", &format!("s{i}"), Place::Shared).unwrap())
+            .collect();
+        let message = refused(n.subscribe("t", "s3", Place::Shared));
+        assert!(
+            message.contains("3 watchers besides its seated players"),
+            "{message}"
+        );
+        // Each seat still gets its own places, and no more.
+        let _seat0 = [0, 1].map(|_| n.subscribe("t", "p0", Place::Seat(0)).unwrap());
+        let seat1 = [0, 1].map(|_| n.subscribe("t", "p1", Place::Seat(1)).unwrap());
+        let message = refused(n.subscribe("t", "p1", Place::Seat(1)));
+        assert!(
+            message.starts_with("seat 1 of table t has 2 watchers"),
+            "{message}"
+        );
+        // A seat's freed place is its own again, not a stranger's.
+        drop(seat1);
+        refused(n.subscribe("t", "s3", Place::Shared));
+        assert!(n.subscribe("t", "p1", Place::Seat(1)).is_ok());
+        // A seat the id does not have takes a shared place.
+        refused(n.subscribe("t", "p9", Place::Seat(9)));
+        drop(strangers);
+        assert!(n.subscribe("t", "p9", Place::Seat(9)).is_ok());
+    }
+
+    #[test]
+    fn one_caller_holds_at_most_its_share_across_keys() {
+        let n = Notifier::new(
+            "table",
+            "retry later",
+            NotifyLimits {
+                max_watchers_per_caller: 3,
+                ..limits(10, 100)
+            },
+        );
+        let mut held: Vec<_> = (0..3)
+            .map(|i| {
+                n.subscribe(&format!("t{i}"), "greedy", Place::Shared)
+                    .unwrap()
+            })
+            .collect();
+        let message = refused(n.subscribe("t9", "greedy", Place::Shared));
+        assert!(message.starts_with("you hold 3 watch streams"), "{message}");
+        assert!(
+            n.subscribe("t9", "someone else", Place::Shared).is_ok(),
+            "other callers are not affected"
+        );
+        held.pop();
+        assert!(n.subscribe("t9", "greedy", Place::Shared).is_ok());
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_notification_wakes_only_the_watchers_of_its_key() {
-        let n = Notifier::new(
-            "ticket",
-            "poll",
-            NotifyLimits {
-                max_watchers_per_key: 8,
-                max_watchers: 8,
-            },
-        );
-        let mut a = n.subscribe("a").unwrap();
-        let mut b = n.subscribe("b").unwrap();
+        let n = Notifier::new("ticket", "poll", limits(8, 8));
+        let mut a = n.subscribe("a", "x", Place::Shared).unwrap();
+        let mut b = n.subscribe("b", "x", Place::Shared).unwrap();
         n.notify("a");
         tokio::time::timeout(Duration::from_millis(100), a.changed())
             .await

@@ -10,12 +10,13 @@ use futures::StreamExt;
 use gamehub_platform::ApiError;
 use gamehub_platform::Clock;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits};
+use gamehub_platform::tables::hub::{EventHub, WatchItem, WatchLimits, Watcher};
 use gamehub_platform::tables::sweeper::{DeadlineHandler, SweepConfig, run_sweeper};
 use gamehub_platform::tables::{
     Audience, Change, CommitOutcome, NewEvent, StoreLimits, TableStore, Updated,
 };
 use gamehub_testkit::clock::{ManualClock, eventually};
+use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 use serde::{Deserialize, Serialize};
 
 fn redis_url() -> String {
@@ -277,6 +278,15 @@ async fn streams_are_trimmed_to_their_bound() {
     assert_eq!(kept.last().unwrap().seq, 600);
 }
 
+/// A watcher sitting at `seat` (None: a spectator), one caller per seat.
+fn watcher(seat: Option<u8>) -> Watcher {
+    Watcher {
+        caller: format!("caller at {seat:?}"),
+        seated: seat,
+        sees_as: seat,
+    }
+}
+
 async fn next_item(
     stream: &mut (impl futures::Stream<Item = Result<WatchItem, ApiError>> + Unpin),
 ) -> WatchItem {
@@ -310,7 +320,7 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
         .unwrap();
 
     let mut stream = Box::pin(
-        hub.watch("w".into(), Some(0), None, shutdown.listener())
+        hub.watch("w".into(), &watcher(Some(0)), None, shutdown.listener())
             .unwrap(),
     );
     match next_item(&mut stream).await {
@@ -350,7 +360,7 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
 
     // Resume after event 2: exactly the later events seat 1 may see, no snapshot.
     let mut resumed = Box::pin(
-        hub.watch("w".into(), Some(1), Some(2), shutdown.listener())
+        hub.watch("w".into(), &watcher(Some(1)), Some(2), shutdown.listener())
             .unwrap(),
     );
     let mut seqs = Vec::new();
@@ -362,6 +372,19 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
     }
     assert_eq!(seqs, vec![3, 4]);
     shutdown.trigger();
+}
+
+/// Appends `steps` public events to a counter table, one step each.
+async fn append(store: &TableStore, table: &str, steps: usize) {
+    for _ in 0..steps {
+        store
+            .update::<Counter, _, _>(table, None, |c, _| {
+                c.count += 1;
+                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
+            })
+            .await
+            .unwrap();
+    }
 }
 
 #[tokio::test]
@@ -377,17 +400,9 @@ async fn resuming_past_trimmed_events_starts_with_a_snapshot() {
         .create("g", &Counter { count: 0 }, change(vec![], None), None)
         .await
         .unwrap();
-    for _ in 0..500 {
-        store
-            .update::<Counter, _, _>("g", None, |c, _| {
-                c.count += 1;
-                Ok(Change::new(vec![NewEvent::public(vec![0])], None, ()))
-            })
-            .await
-            .unwrap();
-    }
+    append(&store, "g", 500).await;
     let mut stream = Box::pin(
-        hub.watch("g".into(), None, Some(3), shutdown.listener())
+        hub.watch("g".into(), &watcher(None), Some(3), shutdown.listener())
             .unwrap(),
     );
     match next_item(&mut stream).await {
@@ -403,19 +418,32 @@ async fn watchers_per_table_are_bounded() {
     let hub = EventHub::new(
         store,
         WatchLimits {
-            max_watchers_per_table: 2,
+            // Two seats keep 4 places each: spectators share the other 2.
+            max_watchers_per_table: 10,
             ..WatchLimits::default()
         },
     );
-    let a = hub.subscribe("t").unwrap();
-    let _b = hub.subscribe("t").unwrap();
+    assert_eq!(hub.limits().spectator_places(), 2);
+    let a = hub.subscribe("t", "a", None).unwrap();
+    let _b = hub.subscribe("t", "b", None).unwrap();
     assert!(matches!(
-        hub.subscribe("t"),
+        hub.subscribe("t", "c", None),
+        Err(ApiError::ResourceExhausted { .. })
+    ));
+    // The seated players still get their 4 streams each.
+    let mut seated = Vec::new();
+    for seat in [0, 1] {
+        for _ in 0..4 {
+            seated.push(hub.subscribe("t", "player", Some(seat)).unwrap());
+        }
+    }
+    assert!(matches!(
+        hub.subscribe("t", "player", Some(0)),
         Err(ApiError::ResourceExhausted { .. })
     ));
     drop(a);
     assert!(
-        hub.subscribe("t").is_ok(),
+        hub.subscribe("t", "c", None).is_ok(),
         "a freed place can be taken again"
     );
 }
@@ -638,4 +666,198 @@ async fn an_event_with_an_unreadable_audience_is_refused_not_shown_to_everyone()
         let refused = store.events_after("leaky", after, 10).await.unwrap_err();
         assert!(matches!(refused, ApiError::Internal(_)), "{refused:?}");
     }
+}
+
+/// Resumes a watch of `table` as `seat` over and over (see [`resume_repeatedly`]).
+async fn resume_watching(
+    hub: EventHub,
+    table: String,
+    seat: Option<u8>,
+    rounds: usize,
+    shutdown: Shutdown,
+) -> Resumed {
+    let watch = |after: u64| {
+        let stream = hub
+            .watch(
+                table.clone(),
+                &watcher(seat),
+                (after > 0).then_some(after),
+                shutdown.listener(),
+            )
+            .unwrap();
+        let seen = Box::pin(stream).map(move |item| match item.unwrap() {
+            WatchItem::Event(event) => {
+                assert!(event.audience.admits(seat), "only its own events");
+                Seen::Event(event.seq)
+            }
+            WatchItem::Snapshot { seq, .. } => Seen::Snapshot(seq),
+        });
+        std::future::ready(seen)
+    };
+    resume_repeatedly(watch, rounds).await
+}
+
+#[tokio::test]
+async fn watchers_resumed_while_their_tables_are_written_miss_nothing_and_get_no_snapshot() {
+    // Every event stays in the stream (no trimming), so the stream is the reference.
+    let store = store(StoreLimits {
+        max_events_per_table: 1_000_000,
+        ..StoreLimits::default()
+    })
+    .await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    tokio::spawn(hub.clone().run(redis_url(), shutdown.listener()));
+    const TABLES: usize = 4;
+    const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
+    let tables: Vec<String> = (0..TABLES).map(|i| format!("busy{i}")).collect();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for table in &tables {
+        store
+            .create(
+                table,
+                &Counter { count: 0 },
+                change(vec![NewEvent::public(b"open".to_vec())], None),
+                None,
+            )
+            .await
+            .unwrap();
+        // Steps of one to three events, some private to seat 0 or 1, until told to stop.
+        let (store, table, done) = (store.clone(), table.clone(), done.clone());
+        writers.push(tokio::spawn(async move {
+            let mut steps = 0u64;
+            while !done.load(Ordering::SeqCst) {
+                steps += 1;
+                store
+                    .update::<Counter, _, _>(&table, None, |c, _| {
+                        c.count += 1;
+                        let events = (0..=steps % 3)
+                            .map(|i| match (steps + i) % 4 {
+                                0 => NewEvent::private(0, vec![1]),
+                                1 => NewEvent::private(1, vec![1]),
+                                _ => NewEvent::public(vec![0]),
+                            })
+                            .collect();
+                        Ok(Change::new(events, None, ()))
+                    })
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    let mut watchers = Vec::new();
+    for table in &tables {
+        for seat in [Some(0), Some(1), None] {
+            watchers.push((
+                table.clone(),
+                seat,
+                tokio::spawn(resume_watching(
+                    hub.clone(),
+                    table.clone(),
+                    seat,
+                    ROUNDS,
+                    shutdown.clone(),
+                )),
+            ));
+        }
+    }
+    let mut results = Vec::new();
+    for (table, seat, watcher) in watchers {
+        results.push((table, seat, watcher.await.unwrap()));
+    }
+    done.store(true, Ordering::SeqCst);
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let resumes = results.len() * ROUNDS;
+    let (snapshots, events) = results.iter().fold((0, 0), |(s, e), (_, _, r)| {
+        (s + r.snapshots, e + r.seen.len())
+    });
+    println!("{resumes} resumes under load: {snapshots} snapshots, {events} events received");
+    assert!(resumes >= 1_000);
+    assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
+    for (table, seat, resumed) in results {
+        // Exactly the events after its snapshot, up to where it stopped, that it may see.
+        let expected: Vec<u64> = store
+            .events_after(&table, resumed.start, 1_000_000)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.seq <= resumed.last() && e.audience.admits(seat))
+            .map(|e| e.seq)
+            .collect();
+        let seen = resumed.seen;
+        assert_eq!(seen, expected, "{table} as {seat:?}: every event once");
+    }
+    shutdown.trigger();
+}
+
+#[tokio::test]
+async fn a_watcher_that_falls_behind_the_kept_events_gets_a_snapshot_not_a_gap() {
+    let store = store(StoreLimits {
+        max_events_per_table: 10,
+        ..StoreLimits::default()
+    })
+    .await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    store
+        .create("slow", &Counter { count: 0 }, change(vec![], None), None)
+        .await
+        .unwrap();
+    let mut stream = Box::pin(
+        hub.watch("slow".into(), &watcher(None), None, shutdown.listener())
+            .unwrap(),
+    );
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 0),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    // The watcher reads nothing while 300 events are appended (most then trimmed).
+    append(&store, "slow", 300).await;
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 300),
+        other => panic!("expected a snapshot over the trimmed events, got {other:?}"),
+    }
+    shutdown.trigger();
+}
+
+#[tokio::test]
+async fn a_resume_from_beyond_the_table_gets_a_snapshot_and_an_unknown_table_is_not_found() {
+    let store = store(StoreLimits::default()).await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(store.clone(), WatchLimits::default());
+    store
+        .create(
+            "ahead",
+            &Counter { count: 0 },
+            change(vec![NewEvent::public(vec![0])], None),
+            None,
+        )
+        .await
+        .unwrap();
+    let mut stream = Box::pin(
+        hub.watch("ahead".into(), &watcher(None), Some(7), shutdown.listener())
+            .unwrap(),
+    );
+    match next_item(&mut stream).await {
+        WatchItem::Snapshot { seq, .. } => assert_eq!(seq, 1),
+        other => panic!("expected a snapshot, got {other:?}"),
+    }
+    let mut unknown = Box::pin(
+        hub.watch(
+            "nowhere".into(),
+            &watcher(None),
+            Some(3),
+            shutdown.listener(),
+        )
+        .unwrap(),
+    );
+    let refused = tokio::time::timeout(Duration::from_secs(5), unknown.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(refused, Err(ApiError::NotFound(_))), "{refused:?}");
+    shutdown.trigger();
 }

@@ -24,6 +24,8 @@ pub struct Options {
     /// clock): a test's [`crate::clock::ManualClock`] makes turns run out only when the
     /// test advances it.
     pub clock: Clock,
+    /// More environment variables (e.g. watcher limits), after the ones above.
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -33,6 +35,7 @@ impl Default for Options {
             next_deal_timeout_ms: 60_000,
             redeal_pause_ms: 0,
             clock: Clock::system(),
+            env: Vec::new(),
         }
     }
 }
@@ -67,6 +70,7 @@ pub fn dealer_env(
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
+    .chain(options.env.iter().cloned())
     .collect()
 }
 

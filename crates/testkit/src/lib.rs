@@ -13,7 +13,8 @@
 //! - [`server`]: a service running in the test's process ([`server::TestServer`]);
 //! - [`stub_ledger`]: a ledger that settles every game at once and answers everyone
 //!   eligible, with switches for an outage and refused games;
-//! - [`settlements`]: random finished games as a game service reports them.
+//! - [`settlements`]: random finished games as a game service reports them;
+//! - [`resume`]: a watcher that loses its stream over and over and resumes.
 //!
 //! Behind a feature named after the service (each brings a dependency on it):
 //! - `ledger`: [`ledger::TestLedger`], a real ledger on a free port over a scratch database;
@@ -42,6 +43,7 @@ pub mod postgres;
 pub mod redis;
 #[cfg(feature = "referee")]
 pub mod referee;
+pub mod resume;
 pub mod server;
 pub mod settlements;
 pub mod stub_ledger;

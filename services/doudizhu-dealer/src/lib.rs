@@ -70,7 +70,10 @@ pub struct DealerConfig {
     pub test_seeds: bool,
     /// Sizes and lifetimes of stored tables.
     pub store: StoreLimits,
-    /// Watcher limits.
+    /// Watcher bounds per process: `GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_TABLE` (default 64)
+    /// streams per table, of which `GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_SEAT` (default 4)
+    /// are kept for each seat's player; `GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_CALLER`
+    /// (default 16) streams per caller across tables.
     pub watch: WatchLimits,
     /// How the deadline sweeper runs.
     pub sweep: SweepConfig,
@@ -111,7 +114,7 @@ impl DealerConfig {
             records_kept: records_kept.max(1),
             test_seeds,
             store: StoreLimits::default(),
-            watch: WatchLimits::default(),
+            watch: WatchLimits::from_env(env, "GAMEHUB_DOUDIZHU", 3)?,
             sweep: SweepConfig::default(),
             settler: SettlerConfig::default(),
         })

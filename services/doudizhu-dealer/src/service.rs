@@ -18,7 +18,7 @@ use gamehub_platform::game_api::{
 };
 use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::hub::EventHub;
+use gamehub_platform::tables::hub::{EventHub, Watcher};
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, TableStore, Updated};
 use gamehub_proto::doudizhu as pb;
@@ -502,9 +502,19 @@ impl Dealer {
                     .map_err(|_| DealerError::invalid("after_event_id", "cannot be negative"))?,
             ),
         };
+        // A seated player's stream takes a place kept for its seat, even as a spectator.
+        let seated = match caller.role {
+            Role::Player => table.seat_of(&caller.subject),
+            Role::Service | Role::Operator => None,
+        };
+        let watcher = Watcher {
+            caller: caller.subject.clone(),
+            seated: seated.map(Seat::number),
+            sees_as: viewer.map(Seat::number),
+        };
         let stream = self.inner.hub.watch(
             table.id.clone(),
-            viewer.map(Seat::number),
+            &watcher,
             resume,
             self.inner.shutdown.listener(),
         )?;

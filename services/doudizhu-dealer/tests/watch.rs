@@ -23,6 +23,7 @@ use doudizhu_rules::{CardSet, Seed};
 use futures::StreamExt;
 use gamehub_platform::auth::Role;
 use gamehub_proto::doudizhu as pb;
+use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 use prost::Message;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -647,5 +648,296 @@ async fn a_watcher_that_resumes_misses_nothing_and_sees_nothing_twice() {
             .iter()
             .all(|e| !matches!(e.kind, Some(pb::table_event::Kind::HandDealt(_))))
     );
+    world.finish().await;
+}
+
+/// Asks for the next deal at every seat until the table grants it (retrying what the
+/// API calls retryable: UNAVAILABLE, or a refusal that carries a retry hint).
+async fn next_deal_when_allowed(driver: &Driver) {
+    for s in 0..3 {
+        let mut tries = 0;
+        loop {
+            match driver.next_deal(s).await {
+                Ok(_) => break,
+                Err(status)
+                    if tries < 200
+                        && (status.code() == tonic::Code::Unavailable
+                            || status.metadata().get("retry-after-ms").is_some()) =>
+                {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
+                Err(status) => panic!("next deal at {}: {status}", driver.table_id),
+            }
+        }
+    }
+}
+
+/// Plays deals at a table as fast as the dealer takes them (the first bidder bids 3,
+/// then every seat plays its smallest legal play) until `done`. Returns the deals.
+async fn deal_hard(driver: Driver, done: Arc<AtomicBool>) -> usize {
+    let mut deals = 0;
+    while !done.load(Ordering::SeqCst) {
+        let first = seat(driver.view(0).await.first_bidder);
+        driver.make_landlord(first, 3).await;
+        let end = driver.play_out(|_, _, hints| smallest(hints)).await;
+        assert_eq!(end.phase, pb::Phase::Finished as i32);
+        deals += 1;
+        next_deal_when_allowed(&driver).await;
+    }
+    deals
+}
+
+/// A fresh watch: the last event id of its snapshot, and the stream.
+async fn watch_fresh(
+    mut client: Dz,
+    table_id: String,
+) -> (i64, tonic::Streaming<pb::WatchResponse>) {
+    let mut stream = client
+        .watch(pb::WatchRequest {
+            table_id,
+            after_event_id: 0,
+            as_spectator: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let item = stream.next().await.unwrap().unwrap().item.unwrap();
+    let pb::watch_response::Item::Snapshot(snapshot) = item else {
+        panic!("a fresh watch starts with a snapshot");
+    };
+    (snapshot.last_event_id, stream)
+}
+
+/// A watcher that never drops its stream: every event id it receives after `start`,
+/// until it has received `until` (sent once known).
+async fn follow(
+    start: i64,
+    mut stream: tonic::Streaming<pb::WatchResponse>,
+    mut until: tokio::sync::watch::Receiver<Option<i64>>,
+) -> Vec<i64> {
+    let mut seen = Vec::new();
+    loop {
+        let last = seen.last().copied().unwrap_or(start);
+        if until.borrow().is_some_and(|target| last >= target) {
+            return seen;
+        }
+        tokio::select! {
+            item = tokio::time::timeout(Duration::from_secs(10), stream.next()) => {
+                let item = item.expect("an event within 10 s").unwrap().unwrap();
+                match item.item.unwrap() {
+                    pb::watch_response::Item::Event(event) => seen.push(event.event_id),
+                    pb::watch_response::Item::Snapshot(_) => {
+                        panic!("a watcher that keeps its stream gets no snapshot")
+                    }
+                }
+            }
+            _ = until.changed() => {}
+        }
+    }
+}
+
+/// An event id as the resume helper counts them.
+fn id(event_id: i64) -> u64 {
+    u64::try_from(event_id).unwrap()
+}
+
+/// Resumes a watch of `table_id` by `client` over and over (see [`resume_repeatedly`]).
+async fn resume_watching(client: Dz, table_id: String, rounds: usize) -> Resumed {
+    let watch = |after_event_id: u64| {
+        let (mut client, table_id) = (client.clone(), table_id.clone());
+        async move {
+            let stream = client
+                .watch(pb::WatchRequest {
+                    table_id,
+                    after_event_id: i64::try_from(after_event_id).unwrap(),
+                    as_spectator: false,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            stream.map(|item| match item.unwrap().item.unwrap() {
+                pb::watch_response::Item::Event(event) => Seen::Event(id(event.event_id)),
+                pb::watch_response::Item::Snapshot(table) => {
+                    Seen::Snapshot(id(table.last_event_id))
+                }
+            })
+        }
+    };
+    resume_repeatedly(watch, rounds).await
+}
+
+#[tokio::test]
+async fn watchers_resumed_while_their_tables_are_played_hard_miss_nothing_and_get_no_snapshot() {
+    const TABLES: usize = 4;
+    const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
+    let world = World::start().await;
+    let done = Arc::new(AtomicBool::new(false));
+    let (mut games, mut watchers) = (Vec::new(), Vec::new());
+    for t in 0..TABLES {
+        let driver = world.open(&[], 0).await;
+        // Seats 0 and 1 (each sees its own hand) and a spectator, each followed by a
+        // watcher that keeps its stream (the reference) and one that resumes.
+        for client in [
+            driver.client(0),
+            driver.client(1),
+            world.player(&format!("spectator{t}")),
+        ] {
+            let (until, target) = tokio::sync::watch::channel(None);
+            let (start, stream) = watch_fresh(client.clone(), driver.table_id.clone()).await;
+            let reference = tokio::spawn(follow(start, stream, target));
+            let resumed = tokio::spawn(resume_watching(client, driver.table_id.clone(), ROUNDS));
+            watchers.push((driver.table_id.clone(), start, reference, resumed, until));
+        }
+        games.push(tokio::spawn(deal_hard(driver, done.clone())));
+    }
+    let mut results = Vec::new();
+    for (table, ref_start, reference, resumed, until) in watchers {
+        let resumed = resumed.await.unwrap();
+        until.send_replace(Some(i64::try_from(resumed.last()).unwrap()));
+        let reference = reference.await.unwrap();
+        results.push((table, resumed, (ref_start, reference)));
+    }
+    done.store(true, Ordering::SeqCst);
+    let mut deals = 0;
+    for game in games {
+        deals += game.await.unwrap();
+    }
+    let (snapshots, events) = results.iter().fold((0, 0), |(s, e), (_, r, _)| {
+        (s + r.snapshots, e + r.seen.len())
+    });
+    let resumes = results.len() * ROUNDS;
+    println!(
+        "doudizhu: {resumes} resumes while {deals} deals were played: \
+         {snapshots} snapshots, {events} events received"
+    );
+    assert!(resumes >= 1_000);
+    assert_eq!(snapshots, 0, "no snapshot: nothing was trimmed");
+    for (i, (table, resumed, (ref_start, reference))) in results.iter().enumerate() {
+        assert!(
+            id(*ref_start) <= resumed.start,
+            "the reference started first"
+        );
+        let expected: Vec<u64> = reference
+            .iter()
+            .map(|event_id| id(*event_id))
+            .filter(|id| *id > resumed.start && *id <= resumed.last())
+            .collect();
+        assert_eq!(
+            resumed.seen, expected,
+            "watcher {i} of {table}: every event it may see, once"
+        );
+    }
+    world.finish().await;
+}
+
+/// The next item of a watch stream, within 10 s.
+async fn next_item(stream: &mut tonic::Streaming<pb::WatchResponse>) -> pb::watch_response::Item {
+    tokio::time::timeout(Duration::from_secs(10), stream.next())
+        .await
+        .expect("an item within 10 s")
+        .unwrap()
+        .unwrap()
+        .item
+        .unwrap()
+}
+
+/// A fresh watch of `table_id` by `client`: the stream, or the refusal.
+async fn watch_table(
+    client: &Dz,
+    table_id: &str,
+    as_spectator: bool,
+) -> Result<tonic::Streaming<pb::WatchResponse>, tonic::Status> {
+    let mut client = client.clone();
+    let response = client
+        .watch(pb::WatchRequest {
+            table_id: table_id.to_owned(),
+            after_event_id: 0,
+            as_spectator,
+        })
+        .await?;
+    Ok(response.into_inner())
+}
+
+fn assert_exhausted(
+    result: Result<tonic::Streaming<pb::WatchResponse>, tonic::Status>,
+    says: &str,
+) {
+    let status = result.expect_err("refused");
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains(says),
+        "{:?} lacks {says:?}",
+        status.message()
+    );
+}
+
+#[tokio::test]
+async fn strangers_cannot_take_the_seated_players_watch_places_and_each_caller_is_capped() {
+    let world = World::start_with(Options {
+        env: [
+            // 3 seats keep 1 place each; spectators share the other 2.
+            ("GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_TABLE", "5"),
+            ("GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_SEAT", "1"),
+            ("GAMEHUB_DOUDIZHU_MAX_WATCHERS_PER_CALLER", "3"),
+        ]
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .to_vec(),
+        ..Options::default()
+    })
+    .await;
+    let driver = world.open(&[], 0).await;
+    let id = driver.table_id.clone();
+    // Strangers take every spectator place; the next one is refused.
+    let mut held = Vec::new();
+    for i in 0..2 {
+        held.push(
+            watch_table(&world.player(&format!("stranger{i}")), &id, false)
+                .await
+                .unwrap(),
+        );
+    }
+    assert_exhausted(
+        watch_table(&world.player("stranger2"), &id, false).await,
+        "already has 2 watchers besides its seated players",
+    );
+    // The seated players still watch their table, in places kept for their seats (seat
+    // 2 even as a spectator: the place is its seat's, the view a spectator's).
+    for s in 0..3 {
+        let mut stream = watch_table(&driver.client(s), &id, s == 2).await.unwrap();
+        let pb::watch_response::Item::Snapshot(view) = next_item(&mut stream).await else {
+            panic!("a fresh watch starts with a snapshot");
+        };
+        if s < 2 {
+            assert_eq!(seat(view.viewer_seat), s);
+            assert_eq!(view.hand.len(), 17, "a seat sees its own hand");
+        } else {
+            assert!(view.hand.is_empty(), "a spectator sees no hand");
+        }
+        held.push(stream);
+    }
+    assert_exhausted(
+        watch_table(&driver.client(1), &id, true).await,
+        &format!("seat 1 of table {id} has 1 watchers already"),
+    );
+    // One caller holds at most 3 streams, across tables.
+    let greedy = world.player("greedy");
+    for t in 0..4 {
+        let other = world.open(&[], 0).await.table_id;
+        if t < 3 {
+            held.push(watch_table(&greedy, &other, false).await.unwrap());
+        } else {
+            assert_exhausted(
+                watch_table(&greedy, &other, false).await,
+                "you hold 3 watch streams on this server already",
+            );
+            held.push(
+                watch_table(&world.player("someone-else"), &other, false)
+                    .await
+                    .unwrap(),
+            );
+        }
+    }
+    drop(held);
     world.finish().await;
 }

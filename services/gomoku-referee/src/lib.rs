@@ -57,7 +57,10 @@ pub struct RefereeConfig {
     pub between_games: Duration,
     /// Event stream, idempotency and key lifetime bounds of the table store.
     pub store_limits: StoreLimits,
-    /// Watcher bounds (`GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE`, default 64).
+    /// Watcher bounds per process: `GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE` (default 64)
+    /// streams per table, of which `GAMEHUB_GOMOKU_MAX_WATCHERS_PER_SEAT` (default 4) are
+    /// kept for each seat's player; `GAMEHUB_GOMOKU_MAX_WATCHERS_PER_CALLER` (default 16)
+    /// streams per caller across tables.
     pub watch_limits: WatchLimits,
     /// How often deadlines are swept (`GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS`, default 100).
     pub sweep: SweepConfig,
@@ -73,12 +76,7 @@ impl RefereeConfig {
         let listen = env.addr("GAMEHUB_GOMOKU_ADDR", &format!("0.0.0.0:{}", ports::GOMOKU))?;
         let between_games =
             env.millis("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS", Duration::from_secs(600))?;
-        let mut watch_limits = WatchLimits::default();
-        watch_limits.max_watchers_per_table = env.parse(
-            "GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE",
-            watch_limits.max_watchers_per_table,
-            "a number of watchers",
-        )?;
+        let watch_limits = WatchLimits::from_env(env, "GAMEHUB_GOMOKU", 2)?;
         let mut sweep = SweepConfig::default();
         sweep.interval = env.millis("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS", sweep.interval)?;
         let mut settler = SettlerConfig::default();

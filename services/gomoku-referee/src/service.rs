@@ -15,7 +15,7 @@ use gamehub_platform::game_api::{
     Opened, Watched, caller_and_message, decode_watched, open_once, player_request_key,
 };
 use gamehub_platform::server::Shutdown;
-use gamehub_platform::tables::hub::EventHub;
+use gamehub_platform::tables::hub::{EventHub, Watcher};
 use gamehub_platform::tables::settler::OnSettled;
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated};
@@ -689,12 +689,15 @@ impl GomokuService for Referee {
         let (state, _) = self.load(&table_id).await?;
         let seat = Self::viewer(&state, &caller);
         let resume = (message.after_event_id > 0).then_some(message.after_event_id);
-        let items = self.hub.watch(
-            table_id,
-            seat.map(Seat::number),
-            resume,
-            self.shutdown.listener(),
-        )?;
+        // A seated player's stream takes a place kept for its seat.
+        let watcher = Watcher {
+            caller: caller.subject.clone(),
+            seated: seat.map(Seat::number),
+            sees_as: seat.map(Seat::number),
+        };
+        let items = self
+            .hub
+            .watch(table_id, &watcher, resume, self.shutdown.listener())?;
         let clock = self.store.clock().clone();
         let stream = items.map(move |item| {
             let item = match decode_watched::<TableState, pb::TableEvent>(item?)? {

@@ -366,8 +366,8 @@ impl MatchmakingApi {
         })
     }
 
-    fn watch(&self, ticket: Ticket) -> Result<WatchStream> {
-        let mut subscription = self.hub.subscribe(ticket.id.as_str())?;
+    fn watch(&self, caller: &Caller, ticket: Ticket) -> Result<WatchStream> {
+        let mut subscription = self.hub.subscribe(ticket.id.as_str(), &caller.subject)?;
         let store = self.store.clone();
         let poll = self.hub.limits().poll_interval;
         let mut shutdown = self.shutdown.listener();
@@ -476,6 +476,6 @@ impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
             .readable_ticket(&caller, &request.get_ref().ticket_id)
             .await
             .map_err(Status::from)?;
-        respond(self.watch(ticket))
+        respond(self.watch(&caller, ticket))
     }
 }

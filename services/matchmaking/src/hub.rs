@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use gamehub_platform::ApiError;
-use gamehub_platform::notify::{Notifier, NotifyLimits, Subscription};
+use gamehub_platform::notify::{Notifier, NotifyLimits, Place, Subscription};
 use gamehub_platform::server::ShutdownListener;
 
 /// Limits on watchers.
@@ -46,6 +46,12 @@ impl TicketHub {
             "poll GetTicket or retry later",
             NotifyLimits {
                 max_watchers_per_key: limits.max_watchers_per_ticket,
+                // Only its owner (or a service or operator) may watch a ticket, so
+                // nobody can take the owner's places, and a player has one live
+                // ticket: the per-ticket bound is the per-caller one.
+                seats: 0,
+                max_watchers_per_seat: 0,
+                max_watchers_per_caller: usize::MAX,
                 max_watchers: limits.max_watchers,
             },
         );
@@ -57,9 +63,9 @@ impl TicketHub {
         &self.limits
     }
 
-    /// Registers a watcher of `ticket_id`, within the limits.
-    pub fn subscribe(&self, ticket_id: &str) -> Result<Subscription, ApiError> {
-        self.notifier.subscribe(ticket_id)
+    /// Registers `caller` as a watcher of `ticket_id`, within the limits.
+    pub fn subscribe(&self, ticket_id: &str, caller: &str) -> Result<Subscription, ApiError> {
+        self.notifier.subscribe(ticket_id, caller, Place::Shared)
     }
 
     /// Wakes the watchers of `ticket_id`.

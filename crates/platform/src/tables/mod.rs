@@ -678,6 +678,16 @@ impl TableStore {
         Ok(done == scripts::Rescheduled::Done)
     }
 
+    fn events_range(&self, table_id: &str, after_seq: u64, limit: usize) -> redis::Cmd {
+        let mut cmd = redis::cmd("XRANGE");
+        cmd.arg(self.events_key(table_id))
+            .arg(format!("(0-{after_seq}"))
+            .arg("+")
+            .arg("COUNT")
+            .arg(limit.max(1));
+        cmd
+    }
+
     /// Events after sequence `after_seq`, oldest first, at most `limit`.
     pub async fn events_after(
         &self,
@@ -686,14 +696,50 @@ impl TableStore {
         limit: usize,
     ) -> Result<Vec<StoredEvent>, ApiError> {
         let mut conn = self.redis.clone();
-        let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
-            .arg(self.events_key(table_id))
-            .arg(format!("(0-{after_seq}"))
-            .arg("+")
-            .arg("COUNT")
-            .arg(limit.max(1))
+        let reply: redis::streams::StreamRangeReply = self
+            .events_range(table_id, after_seq, limit)
             .query_async(&mut conn)
             .await?;
+        Self::decode_events(table_id, reply)
+    }
+
+    /// The table's last event sequence and the events after `after_seq` (oldest first,
+    /// at most `limit`), read together in one transaction: both as of the same step.
+    /// None when the table does not exist.
+    ///
+    /// Read apart, a step committed between the two reads makes the events look
+    /// missing (none after the cursor, yet the table is past it); read together, an
+    /// empty list with a sequence past `after_seq`, or a first event past
+    /// `after_seq + 1`, means those events were really trimmed.
+    pub async fn events_at(
+        &self,
+        table_id: &str,
+        after_seq: u64,
+        limit: usize,
+    ) -> Result<Option<(u64, Vec<StoredEvent>)>, ApiError> {
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("HMGET")
+            .arg(self.table_key(table_id))
+            .arg("v")
+            .arg("q")
+            .add_command(self.events_range(table_id, after_seq, limit));
+        let mut conn = self.redis.clone();
+        let ((version, last_seq), reply): (
+            (Option<u64>, Option<u64>),
+            redis::streams::StreamRangeReply,
+        ) = pipe.query_async(&mut conn).await?;
+        if version.is_none() {
+            return Ok(None);
+        }
+        let events = Self::decode_events(table_id, reply)?;
+        Ok(Some((last_seq.unwrap_or(0), events)))
+    }
+
+    fn decode_events(
+        table_id: &str,
+        reply: redis::streams::StreamRangeReply,
+    ) -> Result<Vec<StoredEvent>, ApiError> {
         let mut events = Vec::with_capacity(reply.ids.len());
         for entry in reply.ids {
             let seq = entry
