@@ -190,6 +190,11 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         .add_service(
             DoudizhuServiceServer::new(dealer).max_decoding_message_size(max_message_bytes),
         )
+        .add_service(
+            gamehub_platform::tables::dead_letters::DeadLetterDesk::new(store.clone())
+                .server()
+                .max_decoding_message_size(max_message_bytes),
+        )
         .spawn(config.listen)
         .await?;
     Ok(Started {
