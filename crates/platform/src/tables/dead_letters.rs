@@ -141,7 +141,10 @@ pub async fn list(
             let entry = serde_json::from_slice::<OutboxEntry>(&p.value).ok();
             letters.push(pb::DeadLetter {
                 game_id: p.game_id.clone(),
-                table_id: entry.as_ref().map(|e| e.table_id.clone()).unwrap_or_default(),
+                table_id: entry
+                    .as_ref()
+                    .map(|e| e.table_id.clone())
+                    .unwrap_or_default(),
                 reason: why.as_ref().map(|w| w.reason.clone()).unwrap_or_default(),
                 created_at_unix_ms: entry
                     .map_or(0, |e| i64::try_from(e.created_ms).unwrap_or(i64::MAX)),
@@ -185,7 +188,9 @@ async fn requeue(store: &TableStore, parked: &Parked) -> Result<bool, ApiError> 
 pub async fn redeliver_one(store: &TableStore, game_id: &str) -> Result<bool, ApiError> {
     let mut pipe = redis::pipe();
     for shard in 0..SHARDS {
-        pipe.cmd("HGET").arg(store.dead_letter_key(shard)).arg(game_id);
+        pipe.cmd("HGET")
+            .arg(store.dead_letter_key(shard))
+            .arg(game_id);
     }
     let mut conn = store.redis();
     let values: Vec<Option<Vec<u8>>> = pipe.query_async(&mut conn).await?;
@@ -288,7 +293,11 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
             }
         };
         if !game_ids.is_empty() {
-            tracing::info!(game = self.store.game(), ?game_ids, "dead letters put back into the outbox by an operator");
+            tracing::info!(
+                game = self.store.game(),
+                ?game_ids,
+                "dead letters put back into the outbox by an operator"
+            );
         }
         Ok(Response::new(pb::RedeliverResponse { game_ids }))
     }

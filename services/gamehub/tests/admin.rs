@@ -1,0 +1,324 @@
+//! `gamehub admin …` run as an operator runs it (the binary, against services on free
+//! ports): grants, professional dans, player and table lookups, and dead letters from a
+//! ledger that refuses a settlement, delivered again once the cause is gone and settled
+//! exactly once. Player and service tokens are refused, as by the RPCs behind them.
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use gamehub_platform::auth::Role;
+use gamehub_platform::server::Shutdown;
+use gamehub_proto::common::RoomStakes;
+use gamehub_proto::doudizhu as ddz;
+use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_proto::gomoku as gm;
+use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
+use gamehub_proto::ledger as lg;
+use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit::stub_ledger::StubLedger;
+use gamehub_testkit::tokens::{channel, dev_keys, token};
+
+/// Runs `gamehub admin ARGS` with `env`; (success, stdout, stderr).
+fn admin(env: &[(String, String)], args: &[&str]) -> (bool, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_gamehub"))
+        .arg("admin")
+        .args(args)
+        .env_remove("GAMEHUB_OPERATOR_TOKEN")
+        .envs(env.iter().cloned())
+        .output()
+        .unwrap();
+    (
+        status.success(),
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}
+
+fn ok(env: &[(String, String)], args: &[&str]) -> String {
+    let (success, out, err) = admin(env, args);
+    assert!(success, "gamehub admin {args:?} succeeds:\n{out}\n{err}");
+    out
+}
+
+fn urls(platform: &TestPlatform) -> Vec<(String, String)> {
+    let e = &platform.endpoints;
+    vec![
+        ("GAMEHUB_MATCHMAKING_URL".into(), e.matchmaking.clone()),
+        ("GAMEHUB_GOMOKU_URL".into(), e.gomoku.clone()),
+        ("GAMEHUB_DOUDIZHU_URL".into(), e.doudizhu.clone()),
+        ("GAMEHUB_LEDGER_URL".into(), e.ledger.clone()),
+        ("RUST_LOG".into(), "warn".into()),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grant_pro_and_player_go_through_the_ledger_api_and_only_for_operators() {
+    let platform = TestPlatform::start(&[]).await.unwrap();
+    let env = urls(&platform);
+    let player = format!("adm-{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
+
+    // A grant, then its retry with the same id: applied once.
+    let out = ok(
+        &env,
+        &[
+            "grant",
+            &player,
+            "5000",
+            "--reason",
+            "welcome",
+            "--request-id",
+            &format!("welcome-{player}"),
+        ],
+    );
+    assert!(out.contains("granted 5,000 silver"), "{out}");
+    assert!(out.contains("balance now 5,000"), "{out}");
+    let out = ok(
+        &env,
+        &[
+            "grant",
+            &player,
+            "5000",
+            "--reason",
+            "welcome",
+            "--request-id",
+            &format!("welcome-{player}"),
+        ],
+    );
+    assert!(out.contains("already granted"), "{out}");
+    let ledger = platform.clients("check", Role::Operator).ledger;
+    let account = ledger
+        .clone()
+        .get_account(lg::GetAccountRequest {
+            player_id: player.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .account
+        .unwrap();
+    assert_eq!(account.balance_silver, 5000, "the retry granted nothing");
+
+    // Bad input: the ledger's own refusal, nothing granted.
+    let (success, _, err) = admin(&env, &["grant", &player, "0", "--reason", "x"]);
+    assert!(!success);
+    assert!(err.contains("amount_silver"), "{err}");
+
+    // Players and services are refused, as by GrantSilver itself.
+    for role in [Role::Player, Role::Service] {
+        let mut with_token = env.clone();
+        with_token.push((
+            "GAMEHUB_OPERATOR_TOKEN".into(),
+            token(&dev_keys(), &player, role),
+        ));
+        let (success, out, err) = admin(
+            &with_token,
+            &["grant", &player, "100", "--reason", "self-service"],
+        );
+        assert!(!success, "a {role:?} token may not grant: {out}");
+        assert!(err.contains("operator"), "{err}");
+    }
+
+    // The professional flag, set and cleared.
+    let out = ok(&env, &["pro", &player, "3"]);
+    assert!(out.contains("professional 3p"), "{out}");
+    let out = ok(&env, &["pro", &player, "--clear"]);
+    assert!(out.contains("is not a professional"), "{out}");
+    let (success, _, err) = admin(&env, &["pro", &player, "12"]);
+    assert!(!success, "dan 12 is refused");
+    assert!(err.contains("professional_dan"), "{err}");
+
+    // The lookup shows the balance, the caps and the grant with its reason.
+    let out = ok(&env, &["player", &player]);
+    assert!(out.contains(&format!("player {player}")), "{out}");
+    assert!(out.contains("silver (银子): 5,000"), "{out}");
+    assert!(out.contains("today "), "caps shown: {out}");
+    assert!(
+        out.contains("welcome"),
+        "the grant's reason in the history: {out}"
+    );
+    assert!(out.contains("last games:"), "{out}");
+
+    platform.stop().await;
+}
+
+async fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_of_both_games_and_a_refused_settlement_redelivered_exactly_once() {
+    let stub = StubLedger::default();
+    let shutdown = Shutdown::new();
+    let ledger_url = stub.clone().serve(shutdown.clone()).await.unwrap();
+    let prefix = gamehub_testkit::redis::fresh_prefix("admin");
+    let mut referee = gamehub_testkit::referee::start_on(&prefix, &ledger_url).await;
+    let mut dealer = gamehub_testkit::dealer::start(
+        &prefix,
+        &ledger_url,
+        &gamehub_testkit::dealer::Options::default(),
+    )
+    .await;
+    let env = vec![
+        ("GAMEHUB_GOMOKU_URL".to_owned(), referee.url.clone()),
+        ("GAMEHUB_DOUDIZHU_URL".to_owned(), dealer.url.clone()),
+        ("GAMEHUB_LEDGER_URL".to_owned(), ledger_url.clone()),
+        ("RUST_LOG".to_owned(), "warn".to_owned()),
+    ];
+    let keys = dev_keys();
+    let stakes = |room: &str| RoomStakes {
+        room_id: room.into(),
+        points_base: 1,
+        silver_per_point: 0,
+        min_balance_silver: 0,
+        rated: false,
+    };
+
+    // A Gomoku table, as matchmaking opens it.
+    let mut matchmaker =
+        GomokuServiceClient::new(channel(&referee.url, &keys, "matchmaking", Role::Service));
+    let table_id = matchmaker
+        .open_table(gm::OpenTableRequest {
+            request_id: uuid::Uuid::new_v4().to_string(),
+            stakes: Some(stakes("gomoku-free")),
+            rule_set: gm::RuleSet::Freestyle as i32,
+            time_control: Some(gm::TimeControl {
+                per_move_ms: 30_000,
+                total_ms: 0,
+            }),
+            player_ids: vec!["ann".into(), "ben".into()],
+            first_black_seat: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let out = ok(&env, &["table", &table_id]);
+    assert!(out.contains(&format!("gomoku table {table_id}")), "{out}");
+    assert!(out.contains("TABLE_STATUS_PLAYING"), "{out}");
+    assert!(out.contains("seat 0 ann  COLOR_BLACK"), "{out}");
+    assert!(out.contains("to move: seat 0"), "{out}");
+    assert!(
+        out.contains("turn deadline"),
+        "the move clock's deadline: {out}"
+    );
+
+    // A Dou Dizhu table: the spectator's view, no hand.
+    let mut dealer_client =
+        DoudizhuServiceClient::new(channel(&dealer.url, &keys, "matchmaking", Role::Service));
+    let deal_table = dealer_client
+        .open_table(ddz::OpenTableRequest {
+            request_id: uuid::Uuid::new_v4().to_string(),
+            stakes: Some(stakes("doudizhu-free")),
+            turn_time_ms: 30_000,
+            player_ids: vec!["cat".into(), "dan".into(), "eve".into()],
+            test_seeds: Vec::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let out = ok(&env, &["table", &deal_table]);
+    assert!(
+        out.contains(&format!("doudizhu table {deal_table}")),
+        "{out}"
+    );
+    assert!(out.contains("seat 0 cat  17 cards"), "{out}");
+    assert!(out.contains("turn deadline"), "{out}");
+    let (success, _, err) = admin(&env, &["table", "no-such-table"]);
+    assert!(!success);
+    assert!(err.contains("no table no-such-table"), "{err}");
+
+    // The ledger refuses the game: it is parked as a dead letter with the reason.
+    let game_id = format!("{table_id}:1");
+    stub.refuse(&game_id);
+    let mut ann = GomokuServiceClient::new(channel(&referee.url, &keys, "ann", Role::Player));
+    ann.resign(gm::ResignRequest {
+        table_id: table_id.clone(),
+        request_id: uuid::Uuid::new_v4().to_string(),
+    })
+    .await
+    .unwrap();
+    let mut listed = String::new();
+    let started = Instant::now();
+    while !listed.contains(&game_id) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the refused game is listed: {listed}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        listed = ok(&env, &["dead-letters"]);
+    }
+    assert!(listed.contains("gomoku: 1 dead letter(s)"), "{listed}");
+    assert!(listed.contains("doudizhu: 0 dead letter(s)"), "{listed}");
+    assert!(
+        listed.contains("refused by the stub ledger"),
+        "the ledger's reason: {listed}"
+    );
+    assert!(listed.contains(&format!("table {table_id}")), "{listed}");
+    assert_eq!(stub.times_settled(&game_id), 0);
+
+    // Players and services may not see or move dead letters.
+    for role in [Role::Player, Role::Service] {
+        let mut with_token = env.clone();
+        with_token.push(("GAMEHUB_OPERATOR_TOKEN".into(), token(&keys, "ann", role)));
+        let (success, _, err) = admin(&with_token, &["dead-letters"]);
+        assert!(!success, "{role:?}");
+        assert!(err.contains("operator"), "{err}");
+        let (success, _, err) = admin(&with_token, &["redeliver", &game_id]);
+        assert!(!success, "{role:?}");
+        assert!(err.contains("operator"), "{err}");
+    }
+
+    // The cause removed, it is delivered again and settled exactly once.
+    stub.allow(&game_id);
+    let out = ok(&env, &["redeliver", &game_id]);
+    assert!(out.contains(&format!("{game_id} (gomoku)")), "{out}");
+    wait_until("the redelivered game is settled", || {
+        stub.times_settled(&game_id) >= 1
+    })
+    .await;
+    let out = ok(&env, &["dead-letters"]);
+    assert!(out.contains("gomoku: 0 dead letter(s)"), "{out}");
+    let (success, _, err) = admin(&env, &["redeliver", &game_id]);
+    assert!(!success, "nothing left to redeliver");
+    assert!(
+        err.contains(&format!("no dead letter for game {game_id}")),
+        "{err}"
+    );
+    let out = ok(&env, &["redeliver", "--all"]);
+    assert!(out.contains("no dead letters"), "{out}");
+    // The settler's outbox is empty, so nothing is sent again.
+    let mut conn = redis::Client::open(gamehub_testkit::redis::redis_url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let keys_left: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}:*outbox*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    for key in keys_left {
+        let len: u64 = redis::cmd("HLEN")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(len, 0, "{key} is empty");
+    }
+    assert_eq!(stub.times_settled(&game_id), 1, "settled exactly once");
+
+    referee.stop().await;
+    dealer.stop().await;
+    shutdown.trigger();
+    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+}
