@@ -1,7 +1,9 @@
 //! The README's commands, exercised as written: its test command is what CI runs, and
 //! its run command (`gamehub serve`, the binary `cargo run -p gamehub -- serve` runs)
 //! starts a platform that answers health checks, serves the web client and plays the
-//! demo from matchmaking to settlement, then stops gracefully on SIGTERM.
+//! demo from matchmaking to settlement; its next commands, in its order, give alice
+//! silver (`gamehub admin grant`) and seat her in a paid room; then it stops gracefully
+//! on SIGTERM.
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};
