@@ -191,7 +191,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
             DoudizhuServiceServer::new(dealer).max_decoding_message_size(max_message_bytes),
         )
         .add_service(
-            gamehub_platform::tables::dead_letters::DeadLetterDesk::new(store.clone())
+            gamehub_platform::tables::dead_letters::DeadLetterDesk::new(store.clone(), None)
                 .server()
                 .max_decoding_message_size(max_message_bytes),
         )

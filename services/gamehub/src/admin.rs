@@ -11,6 +11,7 @@
 //! | `table` | `GomokuService.GetTable`, else `DoudizhuService.GetTable` |
 //! | `dead-letters` | `TableOperatorService.ListDeadLetters` on both game services |
 //! | `redeliver` | `TableOperatorService.Redeliver` on both game services |
+//! | `close-table` | `TableOperatorService.CloseTable` at the service holding the table |
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -164,6 +165,16 @@ enum AdminCommand {
     Table {
         /// The table's id.
         table: String,
+    },
+    /// End a stuck table now (TableOperatorService.CloseTable): its players see "closed
+    /// by operator NAME: REASON"; a game in progress is voided (nothing reaches the
+    /// ledger: no silver, points or rating move, nobody escapes).
+    CloseTable {
+        /// The table's id.
+        table: String,
+        /// Why, shown to the table's players (at most 200 characters).
+        #[arg(long)]
+        reason: String,
     },
     /// Settlements the ledger refused, parked for an operator, on both game services
     /// (TableOperatorService.ListDeadLetters): game id, table, reason, age.
@@ -367,6 +378,45 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                     }
                 }
                 Err(e) => return Err(status(e)),
+            }
+        }
+        AdminCommand::CloseTable { table, reason } => {
+            let mut closed = None;
+            for (game, mut desk) in desks(&endpoints, &token)? {
+                match desk
+                    .close_table(op::CloseTableRequest {
+                        table_id: table.clone(),
+                        reason: reason.clone(),
+                    })
+                    .await
+                {
+                    Ok(answer) => {
+                        closed = Some((game, answer.into_inner()));
+                        break;
+                    }
+                    // A table lives at one service: the other answers NOT_FOUND.
+                    Err(e) if e.code() == tonic::Code::NotFound => {}
+                    Err(e) => return Err(status(e)),
+                }
+            }
+            let Some((game, closed)) = closed else {
+                anyhow::bail!("no table {table} at the Gomoku referee nor at the Dou Dizhu dealer");
+            };
+            if closed.already_closed {
+                println!(
+                    "{game} table {table} was already closed: {}",
+                    closed.closed_reason
+                );
+            } else {
+                println!("{game} table {table} closed: {}", closed.closed_reason);
+                if closed.voided_game_id.is_empty() {
+                    println!("no game was in progress");
+                } else {
+                    println!(
+                        "game {} voided: nothing sent to the ledger",
+                        closed.voided_game_id
+                    );
+                }
             }
         }
         AdminCommand::DeadLetters { limit } => {

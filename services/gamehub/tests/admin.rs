@@ -296,7 +296,100 @@ async fn tables_of_both_games_and_a_refused_settlement_redelivered_exactly_once(
     );
     let out = ok(&env, &["redeliver", "--all"]);
     assert!(out.contains("no dead letters"), "{out}");
-    // The settler's outbox is empty, so nothing is sent again.
+
+    // A stuck table closed by an operator: the game in progress is voided (nothing
+    // reaches the ledger), its players see why, and a second close changes nothing.
+    let stuck = matchmaker
+        .open_table(gm::OpenTableRequest {
+            request_id: uuid::Uuid::new_v4().to_string(),
+            stakes: Some(stakes("gomoku-free")),
+            rule_set: gm::RuleSet::Freestyle as i32,
+            time_control: Some(gm::TimeControl {
+                per_move_ms: 30_000,
+                total_ms: 0,
+            }),
+            player_ids: vec!["ann".into(), "ben".into()],
+            first_black_seat: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    ann.place_stone(gm::PlaceStoneRequest {
+        table_id: stuck.clone(),
+        request_id: uuid::Uuid::new_v4().to_string(),
+        point: Some(gm::Point {
+            text: "h8".into(),
+            ..Default::default()
+        }),
+    })
+    .await
+    .unwrap();
+    for role in [Role::Player, Role::Service] {
+        let mut with_token = env.clone();
+        with_token.push(("GAMEHUB_OPERATOR_TOKEN".into(), token(&keys, "ann", role)));
+        let (success, _, err) = admin(&with_token, &["close-table", &stuck, "--reason", "mine"]);
+        assert!(!success, "{role:?}");
+        assert!(err.contains("operator"), "{err}");
+    }
+    let (success, _, err) = admin(&env, &["close-table", &stuck, "--reason", " "]);
+    assert!(!success, "a reason is required");
+    assert!(err.contains("reason"), "{err}");
+    let out = ok(
+        &env,
+        &["close-table", &stuck, "--reason", "stuck after an incident"],
+    );
+    assert!(
+        out.contains("closed: closed by operator admin: stuck after an incident"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("game {stuck}:1 voided")), "{out}");
+    let mut ben = GomokuServiceClient::new(channel(&referee.url, &keys, "ben", Role::Player));
+    let seen = ben
+        .get_table(gm::GetTableRequest {
+            table_id: stuck.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(seen.status, gm::TableStatus::Closed as i32);
+    assert_eq!(
+        seen.closed_reason,
+        "closed by operator admin: stuck after an incident"
+    );
+    let refused = ben
+        .place_stone(gm::PlaceStoneRequest {
+            table_id: stuck.clone(),
+            request_id: uuid::Uuid::new_v4().to_string(),
+            point: Some(gm::Point {
+                text: "h9".into(),
+                ..Default::default()
+            }),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    let out = ok(&env, &["close-table", &stuck, "--reason", "again"]);
+    assert!(out.contains("was already closed"), "{out}");
+    let out = ok(&env, &["dead-letters"]);
+    assert!(out.contains("gomoku: 0 dead letter(s)"), "{out}");
+    assert_eq!(
+        stub.times_settled(&format!("{stuck}:1")),
+        0,
+        "the voided game never reaches the ledger"
+    );
+    let (success, _, err) = admin(&env, &["close-table", "no-such-table", "--reason", "x"]);
+    assert!(!success);
+    assert!(err.contains("no table no-such-table"), "{err}");
+
+    // The outboxes are empty: nothing more is sent (the redelivered game settled once,
+    // the voided one never written).
     let mut conn = redis::Client::open(gamehub_testkit::redis::redis_url())
         .unwrap()
         .get_multiplexed_async_connection()
@@ -316,7 +409,6 @@ async fn tables_of_both_games_and_a_refused_settlement_redelivered_exactly_once(
         assert_eq!(len, 0, "{key} is empty");
     }
     assert_eq!(stub.times_settled(&game_id), 1, "settled exactly once");
-
     referee.stop().await;
     dealer.stop().await;
     shutdown.trigger();

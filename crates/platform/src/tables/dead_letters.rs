@@ -1,5 +1,6 @@
 //! Dead letters: settlements the ledger refused, parked for an operator, and the
-//! operator's `TableOperatorService` over them (list, deliver again).
+//! operator's `TableOperatorService` over them (list, deliver again), which also closes
+//! stuck tables through the game service's own closing step ([`CloseTableFn`]).
 //!
 //! A refused entry moves, in one atomic step, from the shard's outbox to its dead
 //! letters (`…:outbox-dead`, game id → the outbox entry as it was) with the reason and
@@ -7,6 +8,10 @@
 //! into the outbox, where the settler delivers it like any finished game; the ledger
 //! settles idempotently by game id, so a game it already has is answered as a replay
 //! and never applied twice.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tonic::{Request, Response, Status};
@@ -23,8 +28,29 @@ pub const DEFAULT_LIST: usize = 100;
 /// Most letters read to sort them oldest first; beyond it the listing is a sample
 /// (the total is still exact).
 const MAX_SCAN: usize = 10_000;
-/// Longest game id accepted.
-const MAX_GAME_ID: usize = 64;
+/// Longest game or table id accepted.
+const MAX_ID: usize = 64;
+/// Longest reason for closing a table.
+pub const MAX_CLOSE_REASON: usize = 200;
+
+/// What an operator's close did to a table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClosedTable {
+    /// It was closed before; nothing changed.
+    pub already_closed: bool,
+    /// The game in progress that was voided (no settlement), if any.
+    pub voided_game_id: Option<String>,
+    /// The table's closed reason as its players see it.
+    pub closed_reason: String,
+}
+
+/// The game service's closing step: closes `table_id` with the reason text given
+/// (already "closed by operator NAME: …"), voiding a game in progress.
+pub type CloseTableFn = Arc<
+    dyn Fn(String, String) -> Pin<Box<dyn Future<Output = Result<ClosedTable, ApiError>> + Send>>
+        + Send
+        + Sync,
+>;
 
 /// Why and when an entry was parked.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -227,15 +253,26 @@ pub async fn redeliver_all(store: &TableStore) -> Result<Vec<String>, ApiError> 
 }
 
 /// The operator's `TableOperatorService` of one game service.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct DeadLetterDesk {
     store: TableStore,
+    closer: Option<CloseTableFn>,
+}
+
+impl std::fmt::Debug for DeadLetterDesk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeadLetterDesk")
+            .field("game", &self.store.game())
+            .field("closes_tables", &self.closer.is_some())
+            .finish()
+    }
 }
 
 impl DeadLetterDesk {
-    /// The desk over `store`'s dead letters.
-    pub fn new(store: TableStore) -> Self {
-        Self { store }
+    /// The desk over `store`'s dead letters; `closer` closes the service's tables
+    /// (None: CloseTable answers UNIMPLEMENTED).
+    pub fn new(store: TableStore, closer: Option<CloseTableFn>) -> Self {
+        Self { store, closer }
     }
 
     /// The gRPC server to add to the game service's router.
@@ -284,7 +321,7 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
             }
             (true, true) => redeliver_all(&self.store).await?,
             (false, false) => {
-                let game_id = crate::error::id("game_id", game_id, MAX_GAME_ID)?;
+                let game_id = crate::error::id("game_id", game_id, MAX_ID)?;
                 if redeliver_one(&self.store, game_id).await? {
                     vec![game_id.to_owned()]
                 } else {
@@ -300,5 +337,38 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
             );
         }
         Ok(Response::new(pb::RedeliverResponse { game_ids }))
+    }
+
+    async fn close_table(
+        &self,
+        request: Request<pb::CloseTableRequest>,
+    ) -> Result<Response<pb::CloseTableResponse>, Status> {
+        operator_only(&request, "closing a table")?;
+        let operator = Caller::of(&request)?.subject.clone();
+        let m = request.into_inner();
+        let table_id = crate::error::id("table_id", m.table_id.trim(), MAX_ID)?.to_owned();
+        let reason = crate::error::required("reason", &m.reason, MAX_CLOSE_REASON)?;
+        let Some(closer) = &self.closer else {
+            return Err(Status::unimplemented(format!(
+                "closing {} tables is not implemented yet",
+                self.store.game()
+            )));
+        };
+        let text = format!("closed by operator {operator}: {reason}");
+        let closed = closer(table_id.clone(), text).await?;
+        tracing::warn!(
+            game = self.store.game(),
+            table_id,
+            operator,
+            reason,
+            voided = closed.voided_game_id.as_deref().unwrap_or(""),
+            already_closed = closed.already_closed,
+            "table closed by an operator"
+        );
+        Ok(Response::new(pb::CloseTableResponse {
+            already_closed: closed.already_closed,
+            voided_game_id: closed.voided_game_id.unwrap_or_default(),
+            closed_reason: closed.closed_reason,
+        }))
     }
 }
