@@ -155,7 +155,7 @@ async fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tables_of_both_games_and_a_refused_settlement_redelivered_exactly_once() {
+async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_redelivered_once() {
     let stub = StubLedger::default();
     let shutdown = Shutdown::new();
     let ledger_url = stub.clone().serve(shutdown.clone()).await.unwrap();
@@ -384,6 +384,33 @@ async fn tables_of_both_games_and_a_refused_settlement_redelivered_exactly_once(
         0,
         "the voided game never reaches the ledger"
     );
+    // A Dou Dizhu deal in bidding, closed the same way.
+    let out = ok(
+        &env,
+        &["close-table", &deal_table, "--reason", "dealer stuck"],
+    );
+    assert!(
+        out.contains("doudizhu table") && out.contains("closed by operator admin: dealer stuck"),
+        "{out}"
+    );
+    assert!(out.contains("voided: nothing sent to the ledger"), "{out}");
+    let mut cat = DoudizhuServiceClient::new(channel(&dealer.url, &keys, "cat", Role::Player));
+    let seen = cat
+        .get_table(ddz::GetTableRequest {
+            table_id: deal_table.clone(),
+            as_spectator: false,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(seen.status, ddz::TableStatus::Closed as i32);
+    assert_eq!(seen.close_reason, ddz::CloseReason::Operator as i32);
+    assert_eq!(seen.closed_note, "closed by operator admin: dealer stuck");
+    let out = ok(&env, &["close-table", &deal_table, "--reason", "again"]);
+    assert!(out.contains("was already closed"), "{out}");
+
     let (success, _, err) = admin(&env, &["close-table", "no-such-table", "--reason", "x"]);
     assert!(!success);
     assert!(err.contains("no table no-such-table"), "{err}");

@@ -350,7 +350,7 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
         let reason = crate::error::required("reason", &m.reason, MAX_CLOSE_REASON)?;
         let Some(closer) = &self.closer else {
             return Err(Status::unimplemented(format!(
-                "closing {} tables is not implemented yet",
+                "closing {} tables is not implemented",
                 self.store.game()
             )));
         };
