@@ -28,7 +28,7 @@ use gamehub_proto::operator as op;
 use gamehub_proto::operator::table_operator_service_client::TableOperatorServiceClient;
 
 use crate::api::{Clients, Endpoints, request_id};
-use crate::client::Connect;
+use crate::client::Services;
 use crate::client::follow::describe;
 use crate::client::screen::thousands;
 use crate::client::wallet;
@@ -36,41 +36,9 @@ use crate::client::wallet;
 /// Where the platform is and the operator's token.
 #[derive(Args, Debug, Clone, Default)]
 pub struct AdminConnect {
-    /// All four services on one host at their default ports (50051-50054).
-    #[arg(long, global = true)]
-    pub host: Option<String>,
-    /// Matchmaking's URL [default: http://127.0.0.1:50051].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_MATCHMAKING_URL",
-        hide_env_values = true
-    )]
-    pub matchmaking_url: Option<String>,
-    /// The Gomoku referee's URL [default: http://127.0.0.1:50052].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_GOMOKU_URL",
-        hide_env_values = true
-    )]
-    pub gomoku_url: Option<String>,
-    /// The Dou Dizhu dealer's URL [default: http://127.0.0.1:50053].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_DOUDIZHU_URL",
-        hide_env_values = true
-    )]
-    pub doudizhu_url: Option<String>,
-    /// The ledger's URL [default: http://127.0.0.1:50054].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_LEDGER_URL",
-        hide_env_values = true
-    )]
-    pub ledger_url: Option<String>,
+    /// Where the services are.
+    #[command(flatten)]
+    pub services: Services,
     /// The operator's bearer token (role `operator`, from the platform's identity
     /// provider). Without it, a development platform gets a token minted from the
     /// development key for the operator `admin`; production refuses that.
@@ -85,15 +53,7 @@ pub struct AdminConnect {
 
 impl AdminConnect {
     fn endpoints(&self, config: &CommonConfig) -> Endpoints {
-        Connect {
-            host: self.host.clone(),
-            matchmaking_url: self.matchmaking_url.clone(),
-            gomoku_url: self.gomoku_url.clone(),
-            doudizhu_url: self.doudizhu_url.clone(),
-            ledger_url: self.ledger_url.clone(),
-            ..Connect::default()
-        }
-        .endpoints(config)
+        self.services.endpoints(config)
     }
 
     fn token(&self, config: &CommonConfig) -> anyhow::Result<TokenSource> {

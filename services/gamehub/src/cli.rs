@@ -83,8 +83,9 @@ enum Command {
         addr: String,
     },
     /// The operator's desk: grant silver, professional dans, look up a player or a
-    /// table, list and redeliver dead letters (an operator token: GAMEHUB_OPERATOR_TOKEN,
-    /// or minted from the development key on a development platform).
+    /// table, close a stuck table, list and redeliver dead letters (an operator token:
+    /// GAMEHUB_OPERATOR_TOKEN, or minted from the development key on a development
+    /// platform).
     Admin(crate::admin::AdminArgs),
     /// The terminal client: play, watch, wallet, record.
     #[command(flatten)]

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use gamehub_platform::auth::Role;
+use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as ddz;
@@ -43,6 +44,20 @@ fn ok(env: &[(String, String)], args: &[&str]) -> String {
     let (success, out, err) = admin(env, args);
     assert!(success, "gamehub admin {args:?} succeeds:\n{out}\n{err}");
     out
+}
+
+/// Players and services are refused, as by the RPC behind the command.
+fn refused_unless_operator(env: &[(String, String)], subject: &str, args: &[&str]) {
+    for role in [Role::Player, Role::Service] {
+        let mut with_token = env.to_vec();
+        with_token.push((
+            "GAMEHUB_OPERATOR_TOKEN".into(),
+            token(&dev_keys(), subject, role),
+        ));
+        let (success, out, err) = admin(&with_token, args);
+        assert!(!success, "a {role:?} token may not run {args:?}: {out}");
+        assert!(err.contains("needs an operator token"), "{err}");
+    }
 }
 
 fn urls(platform: &TestPlatform) -> Vec<(String, String)> {
@@ -109,19 +124,11 @@ async fn grant_pro_and_player_go_through_the_ledger_api_and_only_for_operators()
     assert!(err.contains("amount_silver"), "{err}");
 
     // Players and services are refused, as by GrantSilver itself.
-    for role in [Role::Player, Role::Service] {
-        let mut with_token = env.clone();
-        with_token.push((
-            "GAMEHUB_OPERATOR_TOKEN".into(),
-            token(&dev_keys(), &player, role),
-        ));
-        let (success, out, err) = admin(
-            &with_token,
-            &["grant", &player, "100", "--reason", "self-service"],
-        );
-        assert!(!success, "a {role:?} token may not grant: {out}");
-        assert!(err.contains("operator"), "{err}");
-    }
+    refused_unless_operator(
+        &env,
+        &player,
+        &["grant", &player, "100", "--reason", "self-service"],
+    );
 
     // The professional flag, set and cleared.
     let out = ok(&env, &["pro", &player, "3"]);
@@ -144,6 +151,33 @@ async fn grant_pro_and_player_go_through_the_ledger_api_and_only_for_operators()
     assert!(out.contains("last games:"), "{out}");
 
     platform.stop().await;
+}
+
+/// Opens a free freestyle Gomoku table for ann (black) and ben, with a 30-s move clock,
+/// as matchmaking would; its id.
+async fn open_gomoku(matchmaker: &mut GomokuServiceClient<ServiceChannel>) -> String {
+    matchmaker
+        .open_table(gm::OpenTableRequest {
+            request_id: uuid::Uuid::new_v4().to_string(),
+            stakes: Some(RoomStakes {
+                room_id: "gomoku-free".into(),
+                points_base: 1,
+                silver_per_point: 0,
+                min_balance_silver: 0,
+                rated: false,
+            }),
+            rule_set: gm::RuleSet::Freestyle as i32,
+            time_control: Some(gm::TimeControl {
+                per_move_ms: 30_000,
+                total_ms: 0,
+            }),
+            player_ids: vec!["ann".into(), "ben".into()],
+            first_black_seat: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id
 }
 
 async fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
@@ -185,22 +219,7 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     // A Gomoku table, as matchmaking opens it.
     let mut matchmaker =
         GomokuServiceClient::new(channel(&referee.url, &keys, "matchmaking", Role::Service));
-    let table_id = matchmaker
-        .open_table(gm::OpenTableRequest {
-            request_id: uuid::Uuid::new_v4().to_string(),
-            stakes: Some(stakes("gomoku-free")),
-            rule_set: gm::RuleSet::Freestyle as i32,
-            time_control: Some(gm::TimeControl {
-                per_move_ms: 30_000,
-                total_ms: 0,
-            }),
-            player_ids: vec!["ann".into(), "ben".into()],
-            first_black_seat: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table_id;
+    let table_id = open_gomoku(&mut matchmaker).await;
     let out = ok(&env, &["table", &table_id]);
     assert!(out.contains(&format!("gomoku table {table_id}")), "{out}");
     assert!(out.contains("TABLE_STATUS_PLAYING"), "{out}");
@@ -267,16 +286,8 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     assert_eq!(stub.times_settled(&game_id), 0);
 
     // Players and services may not see or move dead letters.
-    for role in [Role::Player, Role::Service] {
-        let mut with_token = env.clone();
-        with_token.push(("GAMEHUB_OPERATOR_TOKEN".into(), token(&keys, "ann", role)));
-        let (success, _, err) = admin(&with_token, &["dead-letters"]);
-        assert!(!success, "{role:?}");
-        assert!(err.contains("operator"), "{err}");
-        let (success, _, err) = admin(&with_token, &["redeliver", &game_id]);
-        assert!(!success, "{role:?}");
-        assert!(err.contains("operator"), "{err}");
-    }
+    refused_unless_operator(&env, "ann", &["dead-letters"]);
+    refused_unless_operator(&env, "ann", &["redeliver", &game_id]);
 
     // The cause removed, it is delivered again and settled exactly once.
     stub.allow(&game_id);
@@ -299,22 +310,7 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
 
     // A stuck table closed by an operator: the game in progress is voided (nothing
     // reaches the ledger), its players see why, and a second close changes nothing.
-    let stuck = matchmaker
-        .open_table(gm::OpenTableRequest {
-            request_id: uuid::Uuid::new_v4().to_string(),
-            stakes: Some(stakes("gomoku-free")),
-            rule_set: gm::RuleSet::Freestyle as i32,
-            time_control: Some(gm::TimeControl {
-                per_move_ms: 30_000,
-                total_ms: 0,
-            }),
-            player_ids: vec!["ann".into(), "ben".into()],
-            first_black_seat: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table_id;
+    let stuck = open_gomoku(&mut matchmaker).await;
     ann.place_stone(gm::PlaceStoneRequest {
         table_id: stuck.clone(),
         request_id: uuid::Uuid::new_v4().to_string(),
@@ -325,13 +321,7 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     })
     .await
     .unwrap();
-    for role in [Role::Player, Role::Service] {
-        let mut with_token = env.clone();
-        with_token.push(("GAMEHUB_OPERATOR_TOKEN".into(), token(&keys, "ann", role)));
-        let (success, _, err) = admin(&with_token, &["close-table", &stuck, "--reason", "mine"]);
-        assert!(!success, "{role:?}");
-        assert!(err.contains("operator"), "{err}");
-    }
+    refused_unless_operator(&env, "ann", &["close-table", &stuck, "--reason", "mine"]);
     let (success, _, err) = admin(&env, &["close-table", &stuck, "--reason", " "]);
     assert!(!success, "a reason is required");
     assert!(err.contains("reason"), "{err}");
