@@ -431,3 +431,159 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     shutdown.trigger();
     gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
 }
+
+/// The outbox hashes of the test's Redis prefix with their entries.
+async fn outbox_entries(
+    conn: &mut redis::aio::MultiplexedConnection,
+    prefix: &str,
+) -> Vec<(String, String, Vec<u8>)> {
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}:*:outbox"))
+        .query_async(conn)
+        .await
+        .unwrap();
+    let mut entries = Vec::new();
+    for key in keys {
+        let pairs: Vec<(String, Vec<u8>)> = redis::cmd("HGETALL")
+            .arg(&key)
+            .query_async(conn)
+            .await
+            .unwrap();
+        entries.extend(pairs.into_iter().map(|(id, v)| (key.clone(), id, v)));
+    }
+    entries
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice() {
+    let mut ledger = gamehub_testkit::ledger::TestLedger::start("gamehub_admin_test_").await;
+    let prefix = gamehub_testkit::redis::fresh_prefix("admre");
+    let mut referee = gamehub_testkit::referee::start_on(&prefix, &ledger.url).await;
+    let mut dealer = gamehub_testkit::dealer::start(
+        &prefix,
+        &ledger.url,
+        &gamehub_testkit::dealer::Options::default(),
+    )
+    .await;
+    let env = vec![
+        ("GAMEHUB_GOMOKU_URL".to_owned(), referee.url.clone()),
+        ("GAMEHUB_DOUDIZHU_URL".to_owned(), dealer.url.clone()),
+        ("GAMEHUB_LEDGER_URL".to_owned(), ledger.url.clone()),
+        ("RUST_LOG".to_owned(), "warn".to_owned()),
+    ];
+    let keys = dev_keys();
+    let mut conn = redis::Client::open(gamehub_testkit::redis::redis_url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+
+    // The game ends while the ledger is down: its settlement waits in the outbox. A copy
+    // of it is parked as a dead letter too, as a settlement parked after the ledger had
+    // applied it would be (e.g. a refusal after a lost acknowledgement).
+    ledger.stop().await;
+    let mut matchmaker =
+        GomokuServiceClient::new(channel(&referee.url, &keys, "matchmaking", Role::Service));
+    let table_id = open_gomoku(&mut matchmaker).await;
+    let game_id = format!("{table_id}:1");
+    let mut ann = GomokuServiceClient::new(channel(&referee.url, &keys, "ann", Role::Player));
+    ann.resign(gm::ResignRequest {
+        table_id: table_id.clone(),
+        request_id: uuid::Uuid::new_v4().to_string(),
+    })
+    .await
+    .unwrap();
+    let mut pending = Vec::new();
+    let started = Instant::now();
+    while pending.is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the settlement waits"
+        );
+        pending = outbox_entries(&mut conn, &prefix).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (outbox_key, parked_id, value) = pending.remove(0);
+    assert_eq!(parked_id, game_id);
+    let _: () = redis::cmd("HSET")
+        .arg(format!("{outbox_key}-dead"))
+        .arg(&game_id)
+        .arg(&value)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+
+    // The ledger comes back and settles the game from the outbox.
+    ledger.resume().await;
+    let history = |ledger: &gamehub_testkit::ledger::TestLedger| {
+        let mut client = ledger.client(Role::Operator);
+        async move {
+            client
+                .list_history(lg::ListHistoryRequest {
+                    player_id: "ben".into(),
+                    kind: lg::HistoryKind::Unspecified as i32,
+                    page_size: 200,
+                    page_token: String::new(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .entries
+        }
+    };
+    let started = Instant::now();
+    while !outbox_entries(&mut conn, &prefix).await.is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the outbox drains"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let before = history(&ledger).await;
+    assert!(
+        before.iter().any(|e| e.game_id == game_id),
+        "the game is settled: {before:?}"
+    );
+    let account_before = ledger.account("ben").await;
+
+    // Redelivering the parked copy: the ledger answers with a replay, nothing doubles.
+    let out = ok(&env, &["dead-letters"]);
+    assert!(out.contains(&game_id), "{out}");
+    let out = ok(&env, &["redeliver", "--all"]);
+    assert!(out.contains(&format!("{game_id} (gomoku)")), "{out}");
+    let started = Instant::now();
+    loop {
+        let listed = ok(&env, &["dead-letters"]);
+        if outbox_entries(&mut conn, &prefix).await.is_empty()
+            && listed.contains("gomoku: 0 dead letter(s)")
+        {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the redelivered copy is acknowledged: {listed}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(history(&ledger).await, before, "no second history entry");
+    let account_after = ledger.account("ben").await;
+    assert_eq!(account_after, account_before, "points and counts unchanged");
+    let games = ledger
+        .client(Role::Operator)
+        .list_games(lg::ListGamesRequest {
+            player_id: "ben".into(),
+            game_type: 0,
+            page_size: 10,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(games.len(), 1, "one finished game for ben: {games:?}");
+
+    referee.stop().await;
+    dealer.stop().await;
+    ledger.finish().await;
+    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+}
