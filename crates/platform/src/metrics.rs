@@ -9,6 +9,7 @@
 //! | `gamehub_live_tables` | gauge | `game` | open tables in Redis |
 //! | `gamehub_queued_tickets` | gauge | `room` | tickets waiting in matchmaking |
 //! | `gamehub_settlement_backlog` | gauge | `game` | finished games not yet acknowledged by the ledger |
+//! | `gamehub_dead_letters` | gauge | `game` | settlements the ledger refused, waiting for an operator |
 //! | `gamehub_settlement_lag_seconds` | gauge | `game` | age of the oldest unacknowledged settlement |
 //! | `gamehub_settlements_total` | counter | `game`, `result` | settlement deliveries (`ok`, `retry`, `dead`) |
 //! | `gamehub_timeouts_applied_total` | counter | `game` | clock deadlines applied by the sweeper |
@@ -38,6 +39,8 @@ pub struct Metrics {
     pub queued_tickets: IntGaugeVec,
     /// See the module table.
     pub settlement_backlog: IntGaugeVec,
+    /// Settlements the ledger refused, waiting for an operator (`gamehub admin dead-letters`).
+    pub dead_letters: IntGaugeVec,
     /// See the module table.
     pub settlement_lag_seconds: IntGaugeVec,
     /// See the module table.
@@ -89,6 +92,13 @@ fn build() -> Result<Metrics, prometheus::Error> {
         ),
         &["game"],
     )?;
+    let dead_letters = IntGaugeVec::new(
+        Opts::new(
+            "gamehub_dead_letters",
+            "settlements the ledger refused, waiting for an operator",
+        ),
+        &["game"],
+    )?;
     let settlement_lag_seconds = IntGaugeVec::new(
         Opts::new(
             "gamehub_settlement_lag_seconds",
@@ -117,6 +127,7 @@ fn build() -> Result<Metrics, prometheus::Error> {
     registry.register(Box::new(live_tables.clone()))?;
     registry.register(Box::new(queued_tickets.clone()))?;
     registry.register(Box::new(settlement_backlog.clone()))?;
+    registry.register(Box::new(dead_letters.clone()))?;
     registry.register(Box::new(settlement_lag_seconds.clone()))?;
     registry.register(Box::new(settlements.clone()))?;
     registry.register(Box::new(timeouts_applied.clone()))?;
@@ -129,6 +140,7 @@ fn build() -> Result<Metrics, prometheus::Error> {
         live_tables,
         queued_tickets,
         settlement_backlog,
+        dead_letters,
         settlement_lag_seconds,
         settlements,
         timeouts_applied,

@@ -1,7 +1,7 @@
 //! A ledger in the test's (or load run's) process that settles every game at once and
 //! answers everyone eligible, so a game service can be tested or measured without
 //! PostgreSQL. Switches make it go down ([`StubLedger::down`]) or refuse chosen games
-//! ([`StubLedger::refuse`]); it counts what it was sent. Other RPCs are UNIMPLEMENTED,
+//! ([`StubLedger::refuse`], until [`StubLedger::allow`]); it counts what it was sent. Other RPCs are UNIMPLEMENTED,
 //! except GetAccount, which answers with the caller's identity (`subject/role`) so a
 //! test can see what the server's auth layer put in the request.
 
@@ -32,6 +32,21 @@ impl StubLedger {
     /// Refuses to settle `game_id` from now on.
     pub fn refuse(&self, game_id: &str) {
         self.refused.lock().unwrap().insert(game_id.to_owned());
+    }
+
+    /// Settles `game_id` again from now on (the cause of a refusal removed).
+    pub fn allow(&self, game_id: &str) {
+        self.refused.lock().unwrap().remove(game_id);
+    }
+
+    /// How many times `game_id` was settled (0 when never).
+    pub fn times_settled(&self, game_id: &str) -> usize {
+        self.settled
+            .lock()
+            .unwrap()
+            .get(game_id)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Serves it on a free local port (without auth) until `shutdown`; returns its URL.

@@ -65,6 +65,7 @@ pub fn close_reason(reason: CloseReason) -> pb::CloseReason {
         CloseReason::Escape => pb::CloseReason::Escape,
         CloseReason::Left => pb::CloseReason::Left,
         CloseReason::Abandoned => pb::CloseReason::Abandoned,
+        CloseReason::Operator => pb::CloseReason::Operator,
     }
 }
 
@@ -346,6 +347,7 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
         result,
         next_deal_deadline_unix_ms: next_deal_deadline,
         last_event_id: unix_ms(last_event_id),
+        closed_note: table.closed_note.clone(),
     }
 }
 

@@ -192,7 +192,15 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
     let max_message_bytes = server.limits().max_message_bytes;
     let (addr, task) = server
         .add_service(
-            DoudizhuServiceServer::new(dealer).max_decoding_message_size(max_message_bytes),
+            DoudizhuServiceServer::new(dealer.clone()).max_decoding_message_size(max_message_bytes),
+        )
+        .add_service(
+            gamehub_platform::tables::dead_letters::DeadLetterDesk::new(
+                store.clone(),
+                Some(dealer.closer()),
+            )
+            .server()
+            .max_decoding_message_size(max_message_bytes),
         )
         .spawn(config.listen)
         .await?;

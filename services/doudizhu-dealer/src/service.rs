@@ -18,6 +18,7 @@ use gamehub_platform::game_api::{
 };
 use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::dead_letters::{CloseTableFn, ClosedTable};
 use gamehub_platform::tables::hub::{EventHub, Watcher};
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, TableStore, Updated};
@@ -116,6 +117,48 @@ impl Dealer {
 
     fn store(&self) -> &TableStore {
         &self.inner.store
+    }
+
+    /// The operator's close (`TableOperatorService.CloseTable`): this dealer's closing
+    /// step for a stuck table, voiding a deal in progress.
+    pub fn closer(&self) -> CloseTableFn {
+        let dealer = self.clone();
+        Arc::new(move |table_id: String, note: String| {
+            let dealer = dealer.clone();
+            Box::pin(async move { dealer.close_by_operator(&table_id, &note).await })
+        })
+    }
+
+    async fn close_by_operator(&self, table_id: &str, note: &str) -> Result<ClosedTable, ApiError> {
+        let table_id = parse::table_id(table_id)?;
+        let (table, _, _) = self.load(&table_id).await?;
+        if table.is_closed() {
+            return Ok(ClosedTable {
+                already_closed: true,
+                voided_game_id: None,
+                closed_reason: table.closed_note,
+            });
+        }
+        let now = self.store().clock().now_ms();
+        let updated = self
+            .store()
+            .update(&table_id, None, |t: &mut Table, _version| {
+                let already_closed = t.is_closed();
+                let (step, voided_game_id) = t.close_by_operator(note, now);
+                let closed = ClosedTable {
+                    already_closed,
+                    voided_game_id,
+                    closed_reason: t.closed_note.clone(),
+                };
+                Ok(change(t, step, closed))
+            })
+            .await?;
+        match updated {
+            Updated::Applied { output, .. } => Ok(output),
+            Updated::Duplicate { .. } => Err(ApiError::internal(anyhow::anyhow!(
+                "an operator's close has no request key and cannot be a duplicate"
+            ))),
+        }
     }
 
     async fn load(&self, table_id: &str) -> Result<(Table, u64, u64), ApiError> {

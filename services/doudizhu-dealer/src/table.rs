@@ -72,6 +72,8 @@ pub enum CloseReason {
     Left,
     /// The seats did not all ask for the next deal in time.
     Abandoned,
+    /// An operator closed it (`closed_note` says who and why).
+    Operator,
 }
 
 /// What the ledger did for one seat, once it acknowledged the deal.
@@ -115,6 +117,9 @@ pub struct Table {
     /// Test hook (refused in production): seeds for the next deals, first one next.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub test_seeds: Vec<Seed>,
+    /// An operator's close: "closed by operator NAME: REASON".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub closed_note: String,
 }
 
 /// What one action changed besides the state.
@@ -240,6 +245,7 @@ impl Table {
             settled: None,
             idle_redeals: 0,
             test_seeds: seeds.collect(),
+            closed_note: String::new(),
         };
         let mut step = Step::default();
         let emit = Emitter::new(&table, now_ms);
@@ -534,15 +540,32 @@ impl Table {
         }
     }
 
+    /// An operator closes the table (`gamehub admin close-table`) with `note`: a deal
+    /// in progress is voided (no settlement is written, so nothing moves at the ledger
+    /// and nobody escapes) and the table closes at once. Returns the step and the voided
+    /// deal's id; a closed table is left as it is (an empty step).
+    pub fn close_by_operator(&mut self, note: &str, now_ms: u64) -> (Step, Option<String>) {
+        let mut step = Step::default();
+        if self.is_closed() {
+            return (step, None);
+        }
+        let voided = (self.stage == Stage::Dealing).then(|| deal_id(&self.id, self.deal_number));
+        note.clone_into(&mut self.closed_note);
+        self.close(CloseReason::Operator, now_ms, &mut step);
+        (step, voided)
+    }
+
     fn close(&mut self, reason: CloseReason, now_ms: u64, step: &mut Step) {
         self.stage = Stage::Closed {
             reason,
             at_ms: now_ms,
         };
+        let note = self.closed_note.clone();
         Emitter::new(self, now_ms).public(
             step,
             pb::table_event::Kind::TableClosed(pb::TableClosed {
                 reason: convert::close_reason(reason) as i32,
+                note,
             }),
         );
     }

@@ -82,6 +82,11 @@ enum Command {
         #[arg(long, default_value = "http://127.0.0.1:50051")]
         addr: String,
     },
+    /// The operator's desk: grant silver, professional dans, look up a player or a
+    /// table, close a stuck table, list and redeliver dead letters (an operator token:
+    /// GAMEHUB_OPERATOR_TOKEN, or minted from the development key on a development
+    /// platform).
+    Admin(crate::admin::AdminArgs),
     /// The terminal client: play, watch, wallet, record.
     #[command(flatten)]
     Client(crate::client::ClientCommand),
@@ -158,6 +163,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             );
         }
         Command::Client(command) => return crate::client::run(command, &config).await,
+        Command::Admin(args) => return crate::admin::run(args, &config).await,
         Command::Health { addr } => {
             let serving = gamehub_platform::client::check_health(&addr, "")
                 .await

@@ -6,6 +6,8 @@
 //!   settlement, played by bots;
 //! - `bots` — [`bots`]: bots that keep playing in a room, so a lone player finds a game;
 //! - `play`, `watch`, `wallet`, `record` — [`client`]: the terminal client;
+//! - `admin` — [`admin`]: the operator's desk (grants, professional dans, player and
+//!   table lookups, dead letters), each a thin client of a gRPC API;
 //! - `token` — [`token`]: development tokens;
 //! - `health` — in [`cli`]: the standard gRPC health check of any service.
 //!
@@ -20,6 +22,7 @@
 //! The load generators are not here: they are `gamehub-loadgen` (`tools/loadgen`).
 #![forbid(unsafe_code)]
 
+pub mod admin;
 pub mod api;
 pub mod bots;
 pub mod cli;

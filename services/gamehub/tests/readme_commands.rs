@@ -1,7 +1,9 @@
 //! The README's commands, exercised as written: its test command is what CI runs, and
 //! its run command (`gamehub serve`, the binary `cargo run -p gamehub -- serve` runs)
 //! starts a platform that answers health checks, serves the web client and plays the
-//! demo from matchmaking to settlement, then stops gracefully on SIGTERM.
+//! demo from matchmaking to settlement; its next commands, in its order, give alice
+//! silver (`gamehub admin grant`) and seat her in a paid room; then it stops gracefully
+//! on SIGTERM.
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};
@@ -154,6 +156,112 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
         "the deal's shuffle verifies:\n{out}"
     );
     assert!(out.contains("== The ledger"), "balances shown:\n{out}");
+
+    // The README's next commands, in its order: the operator's grant, then alice plays
+    // in a paid room (the terminal client's first call is this Enqueue) against a bot,
+    // and is seated instead of refused for a balance of 0.
+    let readme = repo_file("README.md");
+    let gamehub = |line: &str| -> Vec<String> {
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with("cargo run --release -p gamehub -- ") && l.contains(line))
+            .unwrap_or_else(|| panic!("the README has a `gamehub {line}` command"));
+        let args = line.split_once(" -- ").unwrap().1;
+        let args = args.split('#').next().unwrap();
+        args.split_whitespace().map(str::to_owned).collect()
+    };
+    let grant = gamehub("admin grant alice");
+    let play = gamehub("play gomoku");
+    let room = play[play.iter().position(|a| a == "--room").unwrap() + 1].clone();
+    let player = play[play.iter().position(|a| a == "--player").unwrap() + 1].clone();
+    let run_grant = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_gamehub"))
+            .args(&grant)
+            .envs(env.iter().cloned())
+            .envs(urls.iter().map(|(k, v)| (k.to_string(), v.clone())))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{grant:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run_grant().contains("granted 100,000 silver to alice"));
+    assert!(
+        run_grant().contains("already granted"),
+        "the README's grant, run twice, grants once"
+    );
+    let mut bots = Command::new(env!("CARGO_BIN_EXE_gamehub"))
+        .args(["bots", "--count", "1", "--room", &room, "--think-ms", "0"])
+        .envs(env.iter().cloned())
+        .envs(urls.iter().map(|(k, v)| (k.to_string(), v.clone())))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let state = runtime.block_on(async {
+        use gamehub_proto::matchmaking as mm;
+        let config = gamehub_platform::config::CommonConfig::for_tests();
+        let token = gamehub::token::mint(
+            &config,
+            &player,
+            gamehub_platform::auth::Role::Player,
+            Duration::from_secs(600),
+        )
+        .unwrap();
+        let endpoints = gamehub::api::Endpoints {
+            matchmaking: urls["GAMEHUB_MATCHMAKING_URL"].clone(),
+            gomoku: urls["GAMEHUB_GOMOKU_URL"].clone(),
+            doudizhu: urls["GAMEHUB_DOUDIZHU_URL"].clone(),
+            ledger: urls["GAMEHUB_LEDGER_URL"].clone(),
+        };
+        let clients = gamehub::api::Clients::new(
+            &endpoints,
+            gamehub_platform::client::TokenSource::Static(token),
+        )
+        .unwrap();
+        let mut matchmaking = clients.matchmaking;
+        let ticket = matchmaking
+            .enqueue(mm::EnqueueRequest {
+                room_id: room.clone(),
+                request_id: gamehub::api::request_id(),
+                player_id: String::new(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .ticket
+            .unwrap();
+        let started = Instant::now();
+        loop {
+            let ticket = matchmaking
+                .get_ticket(mm::GetTicketRequest {
+                    ticket_id: ticket.ticket_id.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .ticket
+                .unwrap();
+            let state = mm::TicketState::try_from(ticket.state).unwrap();
+            if !matches!(state, mm::TicketState::Waiting | mm::TicketState::Matching)
+                || started.elapsed() > Duration::from_secs(30)
+            {
+                return (state, ticket.message);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let _ = bots.kill();
+    let _ = bots.wait();
+    assert_eq!(
+        state.0,
+        gamehub_proto::matchmaking::TicketState::Seated,
+        "alice is seated in {room} after the README's grant: {}",
+        state.1
+    );
 
     // SIGTERM stops it gracefully.
     let pid = serve.id().to_string();

@@ -136,6 +136,14 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         .add_service(
             GomokuServiceServer::new(referee.clone()).max_decoding_message_size(max_message_bytes),
         )
+        .add_service(
+            gamehub_platform::tables::dead_letters::DeadLetterDesk::new(
+                store.clone(),
+                Some(referee.closer()),
+            )
+            .server()
+            .max_decoding_message_size(max_message_bytes),
+        )
         .spawn(config.listen)
         .await?;
 

@@ -15,6 +15,7 @@ use gamehub_platform::game_api::{
     Opened, Watched, caller_and_message, decode_watched, open_once, player_request_key,
 };
 use gamehub_platform::server::Shutdown;
+use gamehub_platform::tables::dead_letters::{CloseTableFn, ClosedTable};
 use gamehub_platform::tables::hub::{EventHub, Watcher};
 use gamehub_platform::tables::settler::OnSettled;
 use gamehub_platform::tables::sweeper::DeadlineHandler;
@@ -413,6 +414,52 @@ impl Referee {
             ))
         })?;
         Ok((finished, record, text))
+    }
+
+    /// The operator's close (`TableOperatorService.CloseTable`): this referee's
+    /// closing step for a stuck table, voiding a game in progress.
+    pub fn closer(&self) -> CloseTableFn {
+        let referee = self.clone();
+        Arc::new(move |table_id: String, reason: String| {
+            let referee = referee.clone();
+            Box::pin(async move { referee.close_by_operator(&table_id, &reason).await })
+        })
+    }
+
+    async fn close_by_operator(
+        &self,
+        table_id: &str,
+        reason: &str,
+    ) -> Result<ClosedTable, ApiError> {
+        let table_id = parse::table_id(table_id)?;
+        let (state, _) = self.load(&table_id).await?;
+        if state.is_closed() {
+            return Ok(ClosedTable {
+                already_closed: true,
+                voided_game_id: None,
+                closed_reason: state.closed_reason,
+            });
+        }
+        let now = self.now_ms();
+        let updated = self
+            .store
+            .update(&table_id, None, |state: &mut TableState, _version| {
+                let already_closed = state.is_closed();
+                let (step, voided_game_id) = state.close_by_operator(reason, now);
+                let closed = ClosedTable {
+                    already_closed,
+                    voided_game_id,
+                    closed_reason: state.closed_reason.clone(),
+                };
+                Ok(Self::change(state, step, closed, now))
+            })
+            .await?;
+        match updated {
+            Updated::Applied { output, .. } => Ok(output),
+            Updated::Duplicate { .. } => Err(ApiError::internal(anyhow::anyhow!(
+                "an operator's close has no request key and cannot be a duplicate"
+            ))),
+        }
     }
 
     /// The callback the settler calls after the ledger acknowledged a game.

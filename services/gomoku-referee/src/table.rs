@@ -512,6 +512,20 @@ impl TableState {
         Ok((step, outcome))
     }
 
+    /// An operator closes the table (`gamehub admin close-table`) with `reason`: a game
+    /// in progress is voided (no settlement is written, so nothing moves at the ledger
+    /// and nobody escapes) and the table closes at once. Returns the step and the voided
+    /// game's id; a closed table is left as it is (an empty step).
+    pub fn close_by_operator(&mut self, reason: &str, now_ms: u64) -> (Step, Option<String>) {
+        let mut step = Step::default();
+        if self.is_closed() {
+            return (step, None);
+        }
+        let voided = (self.status == Status::Playing).then(|| self.game_id(self.number));
+        self.close(reason, now_ms, &mut step);
+        (step, voided)
+    }
+
     fn close(&mut self, reason: &str, now_ms: u64, step: &mut Step) {
         self.status = Status::Closed;
         self.wants_next = [false; 2];

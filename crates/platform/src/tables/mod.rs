@@ -23,11 +23,13 @@
 //! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms by the store's [`Clock`], the one source of "now" for steps and sweeps) |
 //! | `gh:{G:SS}:outbox` | hash | game id → settlement not yet acknowledged |
 //! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
+//! | `gh:{G:SS}:outbox-dead-why` | hash | game id → why and when it was refused (`dead_letters`) |
 //! | `gh:{G:SS}:live` | set | open table ids |
 //!
 //! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
 //! share its tag, so the design runs unchanged on Redis Cluster.
 
+pub mod dead_letters;
 pub mod hub;
 mod scripts;
 pub mod settler;
@@ -828,17 +830,14 @@ impl TableStore {
                     Ok(entry) => entries.push(entry),
                     Err(e) => {
                         tracing::error!(game = self.game, game_id, error = %e, "undecodable outbox entry; moving to dead letters");
-                        let _: () = redis::pipe()
-                            .atomic()
-                            .cmd("HSET")
-                            .arg(self.dead_letter_key(shard))
-                            .arg(&game_id)
-                            .arg(&value)
-                            .cmd("HDEL")
-                            .arg(self.outbox_key(shard))
-                            .arg(&game_id)
-                            .query_async(&mut conn)
-                            .await?;
+                        dead_letters::park(
+                            self,
+                            shard,
+                            &game_id,
+                            &value,
+                            &format!("undecodable outbox entry: {e}"),
+                        )
+                        .await?;
                     }
                 }
             }

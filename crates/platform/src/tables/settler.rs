@@ -7,7 +7,8 @@
 //! ledger acknowledges it. A ledger that is down only delays delivery: entries wait and
 //! are retried with exponential backoff, so each game is settled exactly once however
 //! often it is sent. A request the ledger refuses as invalid is moved to the shard's
-//! dead letters (`…:outbox-dead`) for an operator, with an error log and a metric.
+//! dead letters (`…:outbox-dead`) for an operator, with its reason, an error log and a
+//! metric; operators list and redeliver them through [`super::dead_letters`].
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -225,7 +226,7 @@ async fn settle_one(
                 .with_label_values(&[store.game(), "dead"])
                 .inc();
             tracing::error!(game_id = %entry.game_id, why, "the ledger refused a settlement; moved to dead letters");
-            if let Err(e) = dead_letter(store, &entry).await {
+            if let Err(e) = dead_letter(store, &entry, &why).await {
                 tracing::error!(game_id = %entry.game_id, error = %e, "could not move a refused settlement");
             }
             Settled::Done
@@ -314,21 +315,18 @@ async fn acknowledge(store: &TableStore, entry: &OutboxEntry) -> Result<(), redi
         .await
 }
 
-async fn dead_letter(store: &TableStore, entry: &OutboxEntry) -> Result<(), redis::RedisError> {
-    let shard = shard_of(&entry.table_id);
+async fn dead_letter(
+    store: &TableStore,
+    entry: &OutboxEntry,
+    why: &str,
+) -> Result<(), redis::RedisError> {
     let value = serde_json::to_vec(entry).unwrap_or_default();
-    let mut conn = store.redis();
-    redis::pipe()
-        .atomic()
-        .cmd("HSET")
-        .arg(store.dead_letter_key(shard))
-        .arg(&entry.game_id)
-        .arg(value)
-        .cmd("HDEL")
-        .arg(store.outbox_key(shard))
-        .arg(&entry.game_id)
-        .cmd("DEL")
-        .arg(store.lease_key(shard, &entry.game_id))
-        .query_async(&mut conn)
-        .await
+    super::dead_letters::park(
+        store,
+        shard_of(&entry.table_id),
+        &entry.game_id,
+        &value,
+        why,
+    )
+    .await
 }

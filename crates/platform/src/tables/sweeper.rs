@@ -92,4 +92,9 @@ async fn refresh_gauges(store: &TableStore) {
             .with_label_values(&[store.game()])
             .set(i64::try_from(backlog).unwrap_or(i64::MAX));
     }
+    if let Ok(dead) = store.dead_letters().await {
+        m.dead_letters
+            .with_label_values(&[store.game()])
+            .set(i64::try_from(dead).unwrap_or(i64::MAX));
+    }
 }

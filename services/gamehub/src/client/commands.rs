@@ -106,7 +106,7 @@ pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Resul
     }
 }
 
-impl Connect {
+impl super::Services {
     /// The services' URLs: `--host`, else the configured ones, then each URL flag.
     pub fn endpoints(&self, config: &CommonConfig) -> Endpoints {
         let mut endpoints = match &self.host {
@@ -124,6 +124,13 @@ impl Connect {
             }
         }
         endpoints
+    }
+}
+
+impl Connect {
+    /// The services' URLs: `--host`, else the configured ones, then each URL flag.
+    pub fn endpoints(&self, config: &CommonConfig) -> Endpoints {
+        self.services.endpoints(config)
     }
 
     /// The bearer token: minted for `--player` (development), else `--token`.

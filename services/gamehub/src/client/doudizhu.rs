@@ -539,6 +539,7 @@ pub fn describe_event(event: &ddz::TableEvent, names: &[String]) -> Option<Strin
         }
         Kind::ReadyForNextDeal(r) => format!("{} is ready for the next deal", name(r.seat)),
         Kind::DealSettled(_) => format!("the ledger settled deal {}", event.deal_number),
+        Kind::TableClosed(c) if !c.note.is_empty() => format!("the table closed ({})", c.note),
         Kind::TableClosed(c) => format!("the table closed ({})", close_reason(c.reason())),
         Kind::TableOpened(_)
         | Kind::HandDealt(_)
@@ -554,6 +555,7 @@ fn close_reason(reason: ddz::CloseReason) -> &'static str {
         ddz::CloseReason::Escape => "a player left during a deal",
         ddz::CloseReason::Left => "a player left",
         ddz::CloseReason::Abandoned => "not everyone was ready for the next deal",
+        ddz::CloseReason::Operator => "an operator closed the table",
         ddz::CloseReason::Unspecified => "closed",
     }
 }
@@ -999,6 +1001,7 @@ mod tests {
             deal_number: 1,
             kind: Some(ddz::table_event::Kind::TableClosed(ddz::TableClosed {
                 reason: ddz::CloseReason::Left as i32,
+                note: String::new(),
             })),
             ..Default::default()
         };

@@ -37,9 +37,9 @@ use clap::{Args, Subcommand, ValueEnum};
 
 pub use commands::run;
 
-/// Where the platform is and who the player is.
+/// Where the platform's services are (the player's and the operator's commands).
 #[derive(Args, Debug, Clone, Default)]
-pub struct Connect {
+pub struct Services {
     /// All four services on one host at their default ports (50051-50054), e.g. a
     /// machine running `gamehub serve`. The URL flags below override single services.
     #[arg(long, global = true)]
@@ -76,6 +76,14 @@ pub struct Connect {
         hide_env_values = true
     )]
     pub ledger_url: Option<String>,
+}
+
+/// Where the platform is and who the player is.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Connect {
+    /// Where the services are.
+    #[command(flatten)]
+    pub services: Services,
     /// The player's bearer token (a JWT from the platform's identity provider).
     #[arg(long, global = true, env = "GAMEHUB_TOKEN", hide_env_values = true)]
     pub token: Option<String>,

@@ -1,0 +1,374 @@
+//! Dead letters: settlements the ledger refused, parked for an operator, and the
+//! operator's `TableOperatorService` over them (list, deliver again), which also closes
+//! stuck tables through the game service's own closing step ([`CloseTableFn`]).
+//!
+//! A refused entry moves, in one atomic step, from the shard's outbox to its dead
+//! letters (`…:outbox-dead`, game id → the outbox entry as it was) with the reason and
+//! the time beside it (`…:outbox-dead-why`, game id → JSON). Redelivery moves it back
+//! into the outbox, where the settler delivers it like any finished game; the ledger
+//! settles idempotently by game id, so a game it already has is answered as a replay
+//! and never applied twice.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tonic::{Request, Response, Status};
+
+use super::{OutboxEntry, SHARDS, TableStore};
+use crate::auth::{Caller, Role};
+use crate::error::{ApiError, invalid};
+use gamehub_proto::operator as pb;
+
+/// Most letters one `ListDeadLetters` returns.
+pub const MAX_LIST: usize = 500;
+/// Letters returned when the request gives no limit.
+pub const DEFAULT_LIST: usize = 100;
+/// Most letters read to sort them oldest first; beyond it the listing is a sample
+/// (the total is still exact).
+const MAX_SCAN: usize = 10_000;
+/// Longest game or table id accepted.
+const MAX_ID: usize = 64;
+/// Longest reason for closing a table.
+pub const MAX_CLOSE_REASON: usize = 200;
+
+/// What an operator's close did to a table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClosedTable {
+    /// It was closed before; nothing changed.
+    pub already_closed: bool,
+    /// The game in progress that was voided (no settlement), if any.
+    pub voided_game_id: Option<String>,
+    /// The table's closed reason as its players see it.
+    pub closed_reason: String,
+}
+
+/// The game service's closing step: closes `table_id` with the reason text given
+/// (already "closed by operator NAME: …"), voiding a game in progress.
+pub type CloseTableFn = Arc<
+    dyn Fn(String, String) -> Pin<Box<dyn Future<Output = Result<ClosedTable, ApiError>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Why and when an entry was parked.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+struct Why {
+    reason: String,
+    at_ms: u64,
+}
+
+impl TableStore {
+    fn dead_why_key(&self, shard: u32) -> String {
+        format!("{}:{}:outbox-dead-why", self.prefix, self.tag(shard))
+    }
+}
+
+/// Moves `game_id`'s outbox entry (`value`, as stored) of `shard` to the dead letters
+/// with `reason`, atomically, and drops its delivery lease.
+pub async fn park(
+    store: &TableStore,
+    shard: u32,
+    game_id: &str,
+    value: &[u8],
+    reason: &str,
+) -> Result<(), redis::RedisError> {
+    let why = serde_json::to_vec(&Why {
+        reason: reason.to_owned(),
+        at_ms: store.clock().now_ms(),
+    })
+    .unwrap_or_default();
+    let mut conn = store.redis();
+    redis::pipe()
+        .atomic()
+        .cmd("HSET")
+        .arg(store.dead_letter_key(shard))
+        .arg(game_id)
+        .arg(value)
+        .cmd("HSET")
+        .arg(store.dead_why_key(shard))
+        .arg(game_id)
+        .arg(why)
+        .cmd("HDEL")
+        .arg(store.outbox_key(shard))
+        .arg(game_id)
+        .cmd("DEL")
+        .arg(store.lease_key(shard, game_id))
+        .query_async(&mut conn)
+        .await
+}
+
+/// One parked settlement as stored.
+#[derive(Debug, Clone)]
+struct Parked {
+    shard: u32,
+    game_id: String,
+    value: Vec<u8>,
+}
+
+/// Every dead letter (at most [`MAX_SCAN`]) and the exact total.
+async fn scan(store: &TableStore) -> Result<(Vec<Parked>, u64), ApiError> {
+    let mut conn = store.redis();
+    let mut letters = Vec::new();
+    let mut total = 0u64;
+    for shard in 0..SHARDS {
+        let key = store.dead_letter_key(shard);
+        let len: u64 = redis::cmd("HLEN").arg(&key).query_async(&mut conn).await?;
+        total += len;
+        if len == 0 {
+            continue;
+        }
+        let mut cursor = 0u64;
+        loop {
+            let (next, pairs): (u64, Vec<(String, Vec<u8>)>) = redis::cmd("HSCAN")
+                .arg(&key)
+                .arg(cursor)
+                .arg("COUNT")
+                .arg(100)
+                .query_async(&mut conn)
+                .await?;
+            for (game_id, value) in pairs {
+                if letters.len() < MAX_SCAN {
+                    letters.push(Parked {
+                        shard,
+                        game_id,
+                        value,
+                    });
+                }
+            }
+            cursor = next;
+            if cursor == 0 || letters.len() >= MAX_SCAN {
+                break;
+            }
+        }
+    }
+    Ok((letters, total))
+}
+
+/// The dead letters, oldest first, at most `limit`, and how many there are in all.
+pub async fn list(
+    store: &TableStore,
+    limit: usize,
+) -> Result<(Vec<pb::DeadLetter>, u64), ApiError> {
+    let (parked, total) = scan(store).await?;
+    let mut conn = store.redis();
+    let mut letters = Vec::with_capacity(parked.len());
+    for chunk in parked.chunks(100) {
+        let mut pipe = redis::pipe();
+        for p in chunk {
+            pipe.cmd("HGET")
+                .arg(store.dead_why_key(p.shard))
+                .arg(&p.game_id);
+        }
+        let whys: Vec<Option<Vec<u8>>> = pipe.query_async(&mut conn).await?;
+        for (p, why) in chunk.iter().zip(whys) {
+            let why = why.and_then(|w| serde_json::from_slice::<Why>(&w).ok());
+            let entry = serde_json::from_slice::<OutboxEntry>(&p.value).ok();
+            letters.push(pb::DeadLetter {
+                game_id: p.game_id.clone(),
+                table_id: entry
+                    .as_ref()
+                    .map(|e| e.table_id.clone())
+                    .unwrap_or_default(),
+                reason: why.as_ref().map(|w| w.reason.clone()).unwrap_or_default(),
+                created_at_unix_ms: entry
+                    .map_or(0, |e| i64::try_from(e.created_ms).unwrap_or(i64::MAX)),
+                dead_at_unix_ms: why.map_or(0, |w| i64::try_from(w.at_ms).unwrap_or(i64::MAX)),
+            });
+        }
+    }
+    letters.sort_by(|a, b| {
+        (a.created_at_unix_ms, &a.game_id).cmp(&(b.created_at_unix_ms, &b.game_id))
+    });
+    letters.truncate(limit);
+    Ok((letters, total))
+}
+
+/// Moves one parked letter back into its shard's outbox, in one atomic step (an entry
+/// already pending there is left as it is). False when it was no longer parked
+/// (another operator's redelivery took it first; delivering twice would still settle
+/// once, the ledger being idempotent by game id).
+async fn requeue(store: &TableStore, parked: &Parked) -> Result<bool, ApiError> {
+    let mut conn = store.redis();
+    let (removed,): (u64,) = redis::pipe()
+        .atomic()
+        .cmd("HSETNX")
+        .arg(store.outbox_key(parked.shard))
+        .arg(&parked.game_id)
+        .arg(&parked.value)
+        .ignore()
+        .cmd("HDEL")
+        .arg(store.dead_letter_key(parked.shard))
+        .arg(&parked.game_id)
+        .cmd("HDEL")
+        .arg(store.dead_why_key(parked.shard))
+        .arg(&parked.game_id)
+        .ignore()
+        .query_async(&mut conn)
+        .await?;
+    Ok(removed > 0)
+}
+
+/// Puts `game_id`'s dead letter back into the outbox. NOT_FOUND when there is none.
+pub async fn redeliver_one(store: &TableStore, game_id: &str) -> Result<bool, ApiError> {
+    let mut pipe = redis::pipe();
+    for shard in 0..SHARDS {
+        pipe.cmd("HGET")
+            .arg(store.dead_letter_key(shard))
+            .arg(game_id);
+    }
+    let mut conn = store.redis();
+    let values: Vec<Option<Vec<u8>>> = pipe.query_async(&mut conn).await?;
+    let Some((shard, value)) = (0..SHARDS)
+        .zip(values)
+        .find_map(|(shard, v)| v.map(|v| (shard, v)))
+    else {
+        return Err(ApiError::NotFound(format!(
+            "no dead letter for game {game_id} in {}",
+            store.game()
+        )));
+    };
+    requeue(
+        store,
+        &Parked {
+            shard,
+            game_id: game_id.to_owned(),
+            value,
+        },
+    )
+    .await
+}
+
+/// Puts every dead letter back into the outbox; the game ids moved.
+pub async fn redeliver_all(store: &TableStore) -> Result<Vec<String>, ApiError> {
+    let (parked, _) = scan(store).await?;
+    let mut moved = Vec::new();
+    for p in &parked {
+        if requeue(store, p).await? {
+            moved.push(p.game_id.clone());
+        }
+    }
+    Ok(moved)
+}
+
+/// The operator's `TableOperatorService` of one game service.
+#[derive(Clone)]
+pub struct DeadLetterDesk {
+    store: TableStore,
+    closer: Option<CloseTableFn>,
+}
+
+impl std::fmt::Debug for DeadLetterDesk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeadLetterDesk")
+            .field("game", &self.store.game())
+            .field("closes_tables", &self.closer.is_some())
+            .finish()
+    }
+}
+
+impl DeadLetterDesk {
+    /// The desk over `store`'s dead letters; `closer` closes the service's tables
+    /// (None: CloseTable answers UNIMPLEMENTED).
+    pub fn new(store: TableStore, closer: Option<CloseTableFn>) -> Self {
+        Self { store, closer }
+    }
+
+    /// The gRPC server to add to the game service's router.
+    pub fn server(self) -> pb::table_operator_service_server::TableOperatorServiceServer<Self> {
+        pb::table_operator_service_server::TableOperatorServiceServer::new(self)
+    }
+}
+
+fn operator_only<T>(request: &Request<T>, action: &str) -> Result<(), ApiError> {
+    Caller::of(request)?.require(&[Role::Operator], action)
+}
+
+#[tonic::async_trait]
+impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk {
+    async fn list_dead_letters(
+        &self,
+        request: Request<pb::ListDeadLettersRequest>,
+    ) -> Result<Response<pb::ListDeadLettersResponse>, Status> {
+        operator_only(&request, "listing dead letters")?;
+        let limit = request.get_ref().limit;
+        let limit = match usize::try_from(limit) {
+            Err(_) => return Err(invalid("limit", "must not be negative").into()),
+            Ok(0) => DEFAULT_LIST,
+            Ok(n) => n.min(MAX_LIST),
+        };
+        let (letters, total) = list(&self.store, limit).await?;
+        Ok(Response::new(pb::ListDeadLettersResponse {
+            letters,
+            total: i64::try_from(total).unwrap_or(i64::MAX),
+        }))
+    }
+
+    async fn redeliver(
+        &self,
+        request: Request<pb::RedeliverRequest>,
+    ) -> Result<Response<pb::RedeliverResponse>, Status> {
+        operator_only(&request, "redelivering settlements")?;
+        let pb::RedeliverRequest { game_id, all } = request.into_inner();
+        let game_id = game_id.trim();
+        let game_ids = match (all, game_id.is_empty()) {
+            (true, false) => {
+                return Err(invalid("game_id", "give either game_id or all, not both").into());
+            }
+            (false, true) => {
+                return Err(invalid("game_id", "required unless all is set").into());
+            }
+            (true, true) => redeliver_all(&self.store).await?,
+            (false, false) => {
+                let game_id = crate::error::id("game_id", game_id, MAX_ID)?;
+                if redeliver_one(&self.store, game_id).await? {
+                    vec![game_id.to_owned()]
+                } else {
+                    Vec::new()
+                }
+            }
+        };
+        if !game_ids.is_empty() {
+            tracing::info!(
+                game = self.store.game(),
+                ?game_ids,
+                "dead letters put back into the outbox by an operator"
+            );
+        }
+        Ok(Response::new(pb::RedeliverResponse { game_ids }))
+    }
+
+    async fn close_table(
+        &self,
+        request: Request<pb::CloseTableRequest>,
+    ) -> Result<Response<pb::CloseTableResponse>, Status> {
+        operator_only(&request, "closing a table")?;
+        let operator = Caller::of(&request)?.subject.clone();
+        let m = request.into_inner();
+        let table_id = crate::error::id("table_id", m.table_id.trim(), MAX_ID)?.to_owned();
+        let reason = crate::error::required("reason", &m.reason, MAX_CLOSE_REASON)?;
+        let Some(closer) = &self.closer else {
+            return Err(Status::unimplemented(format!(
+                "closing {} tables is not implemented",
+                self.store.game()
+            )));
+        };
+        let text = format!("closed by operator {operator}: {reason}");
+        let closed = closer(table_id.clone(), text).await?;
+        tracing::warn!(
+            game = self.store.game(),
+            table_id,
+            operator,
+            reason,
+            voided = closed.voided_game_id.as_deref().unwrap_or(""),
+            already_closed = closed.already_closed,
+            "table closed by an operator"
+        );
+        Ok(Response::new(pb::CloseTableResponse {
+            already_closed: closed.already_closed,
+            voided_game_id: closed.voided_game_id.unwrap_or_default(),
+            closed_reason: closed.closed_reason,
+        }))
+    }
+}
