@@ -173,10 +173,11 @@ impl Referee {
         }
     }
 
-    /// A player asking for the next game must still be allowed to play one today (SPEC
-    /// §5: no game once a daily cap is reached, nor below the room's minimum balance).
-    /// Asked only while the table is between games and the caller sits at it; anything
-    /// else is for the rules to refuse (or a retry of a request already applied).
+    /// A player asking for the next game must still be allowed to play one today (no
+    /// game once a daily cap is reached, nor below the room's minimum balance), judged
+    /// once the ledger has the game that just ended (`settling:` until then). Asked only
+    /// while the table is between games and the caller sits at it; anything else is for
+    /// the rules to refuse (or a retry of a request already applied).
     async fn ensure_may_play_next(&self, caller: &Caller, table_id: &str) -> Result<(), ApiError> {
         if caller.role != Role::Player {
             return Ok(());
@@ -186,8 +187,11 @@ impl Referee {
         if !state.is_between_games() || state.seat_of(&caller.subject).is_none() {
             return Ok(());
         }
-        gamehub_platform::eligibility::ensure_may_play(
+        gamehub_platform::eligibility::ensure_may_play_next(
+            &self.store,
             &self.ledger,
+            &table_id,
+            &state.game_id(state.number),
             &caller.subject,
             state.room.stakes(),
         )

@@ -400,7 +400,22 @@ impl Player {
             .into_inner())
     }
 
+    /// NextGame as a client does it: while the finished game is `settling:` at the
+    /// ledger, asks again after the server's retry hint (bounded).
     pub async fn next_game(&self, table_id: &str) -> Result<pb::NextGameResponse, Status> {
+        for _ in 0..100 {
+            match self.next_game_once(table_id).await {
+                Err(status) if is_settling(&status) => {
+                    tokio::time::sleep(retry_hint(&status)).await;
+                }
+                other => return other,
+            }
+        }
+        panic!("the last game was not settled within 100 retries");
+    }
+
+    /// One NextGame call.
+    pub async fn next_game_once(&self, table_id: &str) -> Result<pb::NextGameResponse, Status> {
         Ok(self
             .client
             .clone()
@@ -411,6 +426,22 @@ impl Player {
             .await?
             .into_inner())
     }
+}
+
+/// Whether `status` is the answer to a next game asked before the ledger had the last one.
+pub fn is_settling(status: &Status) -> bool {
+    status.code() == tonic::Code::Unavailable && status.message().starts_with("settling: ")
+}
+
+/// The server's retry hint (`retry-after-ms`); panics without one.
+pub fn retry_hint(status: &Status) -> Duration {
+    let ms = status
+        .metadata()
+        .get(gamehub_platform::error::RETRY_AFTER_MS)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no retry hint on {status:?}"));
+    Duration::from_millis(ms)
 }
 
 /// Plays alternating stones, black first, expecting each to be accepted.
