@@ -10,8 +10,9 @@
 //! - [`tokens`]: the development signing key, and channels carrying a token of any role;
 //! - [`server`]: a service running in the test's process ([`server::TestServer`]);
 //! - [`stub_ledger`]: a ledger that settles every game at once and answers everyone
-//!   eligible, with switches for an outage and refused games;
-//! - [`settlements`]: random finished games as a game service reports them.
+//!   eligible, with switches for an outage, refused games, slow delivery and caps;
+//! - [`settlements`]: random finished games as a game service reports them;
+//! - [`settling`]: asking for the next game again while the last one is settling.
 //!
 //! Behind a feature named after the service (each brings a dependency on it):
 //! - `ledger`: [`ledger::TestLedger`], a real ledger on a free port over a scratch database;
@@ -41,5 +42,6 @@ pub mod redis;
 pub mod referee;
 pub mod server;
 pub mod settlements;
+pub mod settling;
 pub mod stub_ledger;
 pub mod tokens;

@@ -208,6 +208,7 @@ async fn landlord_leads_twice_then_farmers_play_out(driver: &Driver) -> (usize, 
 async fn the_next_deal_waits_for_the_ledger_to_settle_the_last_one() {
     use gamehub_platform::auth::Role;
     use gamehub_platform::server::Shutdown;
+    use gamehub_testkit::settling::{is_settling, retry_hint};
     use gamehub_testkit::stub_ledger::StubLedger;
 
     let shutdown = Shutdown::new();

@@ -292,15 +292,7 @@ impl Driver {
     /// NextDeal as a client does it: while the finished deal is `settling:` at the
     /// ledger, asks again after the server's retry hint (bounded).
     pub async fn next_deal(&self, seat: usize) -> Result<pb::Table, Status> {
-        for _ in 0..100 {
-            match self.next_deal_once(seat).await {
-                Err(status) if is_settling(&status) => {
-                    tokio::time::sleep(retry_hint(&status)).await;
-                }
-                other => return other,
-            }
-        }
-        panic!("the last deal was not settled within 100 retries");
+        gamehub_testkit::settling::until_settled(|| self.next_deal_once(seat)).await
     }
 
     /// One NextDeal call.
@@ -405,20 +397,4 @@ pub fn status_is(result: &Result<pb::Table, Status>, code: Code) -> &Status {
         }
         Ok(_) => panic!("expected {code:?}, got success"),
     }
-}
-
-/// Whether `status` is the answer to a next deal asked before the ledger had the last one.
-pub fn is_settling(status: &Status) -> bool {
-    status.code() == Code::Unavailable && status.message().starts_with("settling: ")
-}
-
-/// The server's retry hint (`retry-after-ms`); panics without one.
-pub fn retry_hint(status: &Status) -> Duration {
-    let ms = status
-        .metadata()
-        .get(gamehub_platform::error::RETRY_AFTER_MS)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or_else(|| panic!("no retry hint on {status:?}"));
-    Duration::from_millis(ms)
 }

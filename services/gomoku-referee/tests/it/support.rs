@@ -15,6 +15,7 @@ use gamehub_proto::ledger::Account;
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::referee::referee_env;
 pub use gamehub_testkit::server::{TestServer, free_addr};
+pub use gamehub_testkit::settling::{is_settling, retry_hint};
 use gamehub_testkit::tokens;
 use tonic::Status;
 
@@ -403,15 +404,7 @@ impl Player {
     /// NextGame as a client does it: while the finished game is `settling:` at the
     /// ledger, asks again after the server's retry hint (bounded).
     pub async fn next_game(&self, table_id: &str) -> Result<pb::NextGameResponse, Status> {
-        for _ in 0..100 {
-            match self.next_game_once(table_id).await {
-                Err(status) if is_settling(&status) => {
-                    tokio::time::sleep(retry_hint(&status)).await;
-                }
-                other => return other,
-            }
-        }
-        panic!("the last game was not settled within 100 retries");
+        gamehub_testkit::settling::until_settled(|| self.next_game_once(table_id)).await
     }
 
     /// One NextGame call.
@@ -426,22 +419,6 @@ impl Player {
             .await?
             .into_inner())
     }
-}
-
-/// Whether `status` is the answer to a next game asked before the ledger had the last one.
-pub fn is_settling(status: &Status) -> bool {
-    status.code() == tonic::Code::Unavailable && status.message().starts_with("settling: ")
-}
-
-/// The server's retry hint (`retry-after-ms`); panics without one.
-pub fn retry_hint(status: &Status) -> Duration {
-    let ms = status
-        .metadata()
-        .get(gamehub_platform::error::RETRY_AFTER_MS)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or_else(|| panic!("no retry hint on {status:?}"));
-    Duration::from_millis(ms)
 }
 
 /// Plays alternating stones, black first, expecting each to be accepted.
