@@ -142,7 +142,7 @@ impl Referee {
         let table_id = derive_table_id(&caller.subject, &open.request_id);
         let request_key = format!("open:{}", open.request_id);
         let now = now_ms();
-        let (state, step) = TableState::open(&table_id, &open, now);
+        let (state, step) = TableState::open(&table_id, &open, now, rand::random());
         let change = Self::change(&state, step, ());
         match open_once(&self.store, &table_id, &state, change, &request_key).await? {
             Opened::Created { last_seq } => {
@@ -444,6 +444,7 @@ impl Referee {
             entries: convert::record_entries(game),
             stones: convert::stones(game),
             result: game.result().map(|r| convert::result(r, 1)),
+            opening: game.opening().map(convert::opening),
         })
     }
 }
@@ -724,6 +725,7 @@ impl GomokuService for Referee {
             entries: convert::record_entries(game),
             result: Some(convert::result(&finished.result, state.room.points_base)),
             started_at_unix_ms: convert::unix_ms(Some(game.started_ms())),
+            opening: game.opening().map(convert::opening),
         }))
     }
 

@@ -217,6 +217,7 @@ impl TableOpener for GamePeers {
                             player_ids: players.to_vec(),
                             // Seats are already in random order: seat 0 starts with black.
                             first_black_seat: 0,
+                            designated_opening: room.designated_opening_name().to_owned(),
                         })
                         .await
                         .map_err(|s| {
