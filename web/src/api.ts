@@ -182,6 +182,24 @@ export function explain(err: unknown): string {
   return "Something went wrong. Reload the page to continue.";
 }
 
+/**
+ * NextGame / NextDeal right after a game: while the ledger is still settling that game
+ * the server answers UNAVAILABLE `settling: …` with a `retry-after-ms` hint; asks again
+ * after it (the same request), up to about 20 s, then lets the error through.
+ */
+export async function untilSettled<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const settling = err instanceof ConnectError && err.code === Code.Unavailable && err.rawMessage.startsWith("settling:");
+      if (!settling || attempt >= 40) throw err;
+      const hint = Number(err.metadata.get("retry-after-ms") ?? "250");
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(hint, 50), 2000)));
+    }
+  }
+}
+
 /** Whether a stream that ended with `err` is worth reconnecting. */
 export function retryable(err: unknown): boolean {
   if (!(err instanceof ConnectError)) return true;

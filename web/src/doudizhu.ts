@@ -2,7 +2,7 @@
 // sends it), the other seats' card counts and last plays, bidding, the kitty, the
 // multiplier, Hint / Play / Pass, auto-play and the result.
 
-import { explain, requestId, type Api } from "./api.js";
+import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { clock, h, mount, num, signed, toast } from "./ui.js";
 import {
@@ -218,7 +218,10 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     if (t.status === TableStatus.BETWEEN_DEALS) {
       const ready = t.seats[me()!]?.ready ?? false;
       list.push(
-        h("button", { class: "primary", id: "next-deal", disabled: ready, onclick: () => void act(() => api.doudizhu.nextDeal(req())) }, ready ? "Waiting for the others…" : "Next deal 准备"),
+        h("button", { class: "primary", id: "next-deal", disabled: ready, onclick: () => {
+          const next = req();
+          void act(() => untilSettled(() => api.doudizhu.nextDeal(next)));
+        } }, ready ? "Waiting for the others…" : "Next deal 准备"),
       );
     }
     const closed = t.status === TableStatus.CLOSED;

@@ -1,7 +1,7 @@
 // The Gomoku table: the board (SVG), both clocks, the game's buttons, the result.
 // Everything shown comes from the referee; a click only asks it for a move.
 
-import { explain, requestId, type Api } from "./api.js";
+import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { clock, h, mount, num, signed, svg, toast } from "./ui.js";
 import {
@@ -11,6 +11,7 @@ import {
   Phase,
   RuleSet,
   TableStatus,
+  type Opening,
   type Point,
   type Table,
   type TableEvent,
@@ -30,6 +31,18 @@ export const RULES: Record<string, string> = {
   "renju-claim": "Renju (指出禁手): a forbidden black stone stands until white claims it; a right claim wins.",
   "renju-swap": "Renju with swap (三手交换, 五手两打): white may swap after move 3; black proposes two fifth moves.",
 };
+
+/** How a room or table with designated openings (指定打法) starts its games, in words. */
+export function designatedOpening(choice: string): string | null {
+  if (choice === "") return null;
+  if (choice === "random") return "Designated openings (指定打法): each game starts from one of the 26 standard openings, drawn at random; white plays move 4.";
+  return `Designated opening (指定打法) ${choice}: every game starts from it; white plays move 4.`;
+}
+
+/** An opening in words: "花月 Kagetsu (4D): h8 h9 i9". */
+export function openingName(o: Opening): string {
+  return `${o.nameZh} ${o.name} (${o.code}): ${o.stones.map((p) => p.text).join(" ")}`;
+}
 
 const RULE_SET_NAMES: Record<RuleSet, string> = {
   [RuleSet.UNSPECIFIED]: "",
@@ -371,7 +384,10 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     } else if (t.status === TableStatus.BETWEEN_GAMES) {
       const ready = me !== undefined && t.players[me]?.wantsNextGame;
       list.push(
-        h("button", { class: "primary", id: "next-game", disabled: ready, onclick: () => void act(() => api.gomoku.nextGame(req())) }, ready ? "Waiting for the opponent…" : "Next game"),
+        h("button", { class: "primary", id: "next-game", disabled: ready, onclick: () => {
+          const next = req();
+          void act(() => untilSettled(() => api.gomoku.nextGame(next)));
+        } }, ready ? "Waiting for the opponent…" : "Next game"),
       );
     }
     const leaving = t.status === TableStatus.CLOSED;
@@ -413,6 +429,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         { class: "table-head" },
         h("h2", {}, "Gomoku 五子棋", spectator ? h("span", { class: "badge" }, "spectating") : null),
         h("div", { class: "sub" }, `${t.roomId} · game ${t.game?.number ?? 1} · table ${t.tableId}`),
+        t.game?.opening ? h("div", { class: "sub", id: "opening" }, `Opening 开局: ${openingName(t.game.opening)} · white plays move 4`) : null,
       ),
       playerCard(t, t.players[0]?.color === Color.BLACK ? 0 : 1),
       playerCard(t, t.players[0]?.color === Color.BLACK ? 1 : 0),
@@ -434,6 +451,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         "div",
         { class: "rules" },
         RULES[rules] ?? rules,
+        designatedOpening(t.designatedOpening),
         stakes
           ? h(
               "div",
@@ -479,7 +497,9 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     const k = e.kind;
     switch (k.case) {
       case "gameStarted":
-        return `Game ${e.gameNumber} starts: ${nameOf(k.value.blackSeat)} plays black.`;
+        return k.value.opening
+          ? `Game ${e.gameNumber} starts from the opening ${openingName(k.value.opening)}: ${nameOf(k.value.blackSeat)} plays black, white plays move 4.`
+          : `Game ${e.gameNumber} starts: ${nameOf(k.value.blackSeat)} plays black.`;
       case "stonePlaced":
         return `${k.value.stone?.ply}. ${colorName(k.value.stone?.color ?? Color.UNSPECIFIED)} ${k.value.stone?.point?.text} (${nameOf(k.value.seat)})`;
       case "forbiddenClaimUpheld":

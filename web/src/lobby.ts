@@ -2,7 +2,7 @@
 // rooms with their rules and stakes, the queue, and a way to watch any table.
 
 import { explain, follow, requestId, type Api } from "./api.js";
-import { RULES } from "./gomoku.js";
+import { RULES, designatedOpening } from "./gomoku.js";
 import { clock, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import type { Account } from "./gen/gamehub/ledger/v1/ledger_pb.js";
@@ -83,7 +83,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
         h("dt", {}, "Gomoku"),
         h("dd", {}, `${num(gomoku?.points ?? 0n)} points · ${gomoku?.title?.name ?? ""} · ${gomoku?.wins ?? 0n}W ${gomoku?.losses ?? 0n}L ${gomoku?.draws ?? 0n}D`),
         h("dt", {}, "Rating 段位"),
-        h("dd", {}, `${a.gomokuRating?.rating ?? 2000n} · ${a.gomokuRating?.rankName ?? ""}`),
+        h("dd", {}, `${a.gomokuRating?.rating ?? 3000n} · ${a.gomokuRating?.rankName ?? ""}`),
         h("dt", {}, "Dou Dizhu"),
         h("dd", {}, `${num(ddz?.points ?? 0n)} points · ${ddz?.title?.name ?? ""} · ${ddz?.wins ?? 0n}W ${ddz?.losses ?? 0n}L`),
       ),
@@ -103,6 +103,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       h("div", { class: "room-icon" }, gomoku ? "●○" : "🂡"),
       h("h4", {}, room.displayName),
       h("div", { class: "rules" }, gomoku ? (RULES[room.ruleSet] ?? room.ruleSet) : "Classic Dou Dizhu (叫分): bid 1, 2 or 3; bombs and the rocket double the stakes."),
+      gomoku && room.designatedOpening !== "" ? h("div", { class: "rules opening" }, designatedOpening(room.designatedOpening)) : null,
       h(
         "div",
         { class: "facts" },

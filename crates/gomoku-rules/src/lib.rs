@@ -29,6 +29,6 @@ pub use game::{
     Action, EndReason, Event, ForbiddenPolicy, Game, GameConfig, GameError, GameResult, LogEntry,
     Outcome, Phase, Points, RuleSet, Seat, TimeControl, proposals_equivalent,
 };
-pub use opening::{Opening, OpeningError, OpeningFamily};
+pub use opening::{Opening, OpeningChoice, OpeningError, OpeningFamily};
 pub use point::{Point, PointError, Symmetry};
 pub use record::{Record, RecordError, RecordInfo, Replay};

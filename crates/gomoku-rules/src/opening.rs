@@ -339,3 +339,62 @@ impl From<Opening> for String {
         opening.id().to_owned()
     }
 }
+
+/// How the games of a designated-opening table (指定打法) choose their opening: drawn per
+/// game from the 26 ([`OpeningChoice::Random`]), or always the same one. Written `random`
+/// or as any name [`Opening::parse`] reads; [`OpeningChoice::name`] gives `random` or the
+/// opening's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum OpeningChoice {
+    /// Each game from one of the 26, each equally likely.
+    Random,
+    /// Every game from this one.
+    Fixed(Opening),
+}
+
+impl OpeningChoice {
+    /// `random`, or the opening's id.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpeningChoice::Random => "random",
+            OpeningChoice::Fixed(opening) => opening.id(),
+        }
+    }
+
+    /// Reads `random` (any case) or an opening ([`Opening::parse`]).
+    pub fn parse(text: &str) -> Result<OpeningChoice, OpeningError> {
+        if text.trim().eq_ignore_ascii_case("random") {
+            return Ok(OpeningChoice::Random);
+        }
+        Opening::parse(text).map(OpeningChoice::Fixed)
+    }
+
+    /// The opening of one game: the fixed one, or [`Opening::pick`] of `random` (a number
+    /// the caller drew for this game).
+    pub const fn opening(self, random: u64) -> Opening {
+        match self {
+            OpeningChoice::Random => Opening::pick(random),
+            OpeningChoice::Fixed(opening) => opening,
+        }
+    }
+}
+
+impl fmt::Display for OpeningChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl TryFrom<String> for OpeningChoice {
+    type Error = OpeningError;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        OpeningChoice::parse(&text)
+    }
+}
+
+impl From<OpeningChoice> for String {
+    fn from(choice: OpeningChoice) -> String {
+        choice.name().to_owned()
+    }
+}

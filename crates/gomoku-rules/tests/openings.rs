@@ -26,8 +26,8 @@ use std::collections::HashSet;
 
 use gomoku_rules::{
     Action, Color, EndReason, ForbiddenKind, ForbiddenPolicy, Game, GameConfig, GameError, Opening,
-    OpeningError, OpeningFamily, Point, Record, RecordError, RecordInfo, Replay, RuleSet, Seat,
-    Symmetry, TimeControl, Verdict,
+    OpeningChoice, OpeningError, OpeningFamily, Point, Record, RecordError, RecordInfo, Replay,
+    RuleSet, Seat, Symmetry, TimeControl, Verdict,
 };
 use proptest::prelude::*;
 
@@ -669,4 +669,39 @@ fn the_rules_document_lists_the_26_openings_as_the_crate_does() {
         ];
         assert_eq!(row.as_slice(), expected.as_slice());
     }
+}
+
+/// A table's choice: `random` draws each of the 26 equally often over any 26 consecutive
+/// numbers; a named opening is always that one; both round-trip through their names.
+#[test]
+fn an_opening_choice_is_random_or_one_opening() {
+    assert_eq!(OpeningChoice::parse("random"), Ok(OpeningChoice::Random));
+    assert_eq!(OpeningChoice::parse(" Random "), Ok(OpeningChoice::Random));
+    assert_eq!(
+        OpeningChoice::parse("花月局"),
+        Ok(OpeningChoice::Fixed(Opening::Kagetsu))
+    );
+    assert_eq!(
+        OpeningChoice::parse("10I"),
+        Ok(OpeningChoice::Fixed(Opening::Myojo))
+    );
+    assert!(OpeningChoice::parse("").is_err());
+    assert!(OpeningChoice::parse("randomly").is_err());
+    for start in [0u64, 7, u64::MAX - 30] {
+        let drawn: HashSet<Opening> = (start..start + 26)
+            .map(|n| OpeningChoice::Random.opening(n))
+            .collect();
+        assert_eq!(drawn.len(), 26);
+    }
+    let fixed = OpeningChoice::Fixed(Opening::Suisei);
+    assert!((0..100).all(|n| fixed.opening(n) == Opening::Suisei));
+    for choice in [OpeningChoice::Random, fixed] {
+        assert_eq!(OpeningChoice::parse(choice.name()), Ok(choice));
+        let json = serde_json::to_string(&choice).unwrap();
+        assert_eq!(
+            serde_json::from_str::<OpeningChoice>(&json).unwrap(),
+            choice
+        );
+    }
+    assert_eq!(fixed.name(), "suisei");
 }

@@ -1,14 +1,22 @@
-//! The ledger's word on whether a player may start a game in a room (SPEC §5: the
-//! room's minimum balance, and no game once a daily win or loss cap is reached). Asked
+//! The ledger's word on whether a player may start a game in a room (the room's minimum
+//! balance, and no game once a daily win or loss cap is reached: docs/rules.md). Asked
 //! by matchmaking before it seats a player, and by the game services before a seated
-//! player's next game at the same table — one question, asked the same way.
+//! player's next game at the same table — one question, asked the same way. Before a
+//! next game the question waits for the ledger to have the game that just ended
+//! ([`ensure_may_play_next`]): that game may be the one that reached a cap.
 
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::ledger::CheckEligibilityRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 
+use std::time::Duration;
+
 use crate::ApiError;
 use crate::client::ServiceChannel;
+use crate::tables::TableStore;
+
+/// The retry hint of a `settling:` answer: about one settler scan.
+pub const SETTLING_RETRY_AFTER: Duration = Duration::from_millis(250);
 
 /// The ledger's answer for one player.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +95,36 @@ pub async fn ensure_may_play(
             ))
         }
     }
+}
+
+/// A game service's check before a seated player's next game at a table whose last
+/// game is `last_game_id`: first that the ledger has acknowledged that game's
+/// settlement — else UNAVAILABLE `settling: …` with a retry hint
+/// ([`SETTLING_RETRY_AFTER`]), nothing changed — then [`ensure_may_play`]. Without the
+/// wait, the ledger would judge the player on the day before that game, and a player
+/// whose cap that very game reached could start one more.
+///
+/// Free rooms wait for nothing, for the reason [`ensure_may_play`] does not ask there.
+/// A settlement the ledger refused (a dead letter, for an operator) is not waited for.
+pub async fn ensure_may_play_next(
+    store: &TableStore,
+    ledger: &LedgerServiceClient<ServiceChannel>,
+    table_id: &str,
+    last_game_id: &str,
+    player_id: &str,
+    stakes: RoomStakes,
+) -> Result<(), ApiError> {
+    if stakes.silver_per_point == 0 {
+        return Ok(());
+    }
+    if store.settlement_pending(table_id, last_game_id).await? {
+        return Err(ApiError::NotYet {
+            message: "settling: the last game is not settled by the ledger yet; retry shortly"
+                .into(),
+            retry_after: SETTLING_RETRY_AFTER,
+        });
+    }
+    ensure_may_play(ledger, player_id, stakes).await
 }
 
 #[cfg(test)]

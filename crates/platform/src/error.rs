@@ -47,12 +47,23 @@ pub enum ApiError {
     /// A dependency (Redis, PostgreSQL, another service) is not answering; retry later.
     #[error("{0}")]
     Unavailable(String),
+    /// Not yet: the answer waits for something under way (e.g. the ledger settling the
+    /// game that just ended). UNAVAILABLE with a retry hint ([`RETRY_AFTER_MS`]);
+    /// nothing changed.
+    #[error("{message}")]
+    NotYet {
+        /// What is awaited, in words, after a stable code (`settling: …`).
+        message: String,
+        /// When trying again may succeed.
+        retry_after: Duration,
+    },
     /// A bug or an unexpected failure. The source is logged, never sent.
     #[error("internal error: {0:#}")]
     Internal(anyhow::Error),
 }
 
-/// The metadata key carrying a retry hint in milliseconds on `RESOURCE_EXHAUSTED`.
+/// The metadata key carrying a retry hint in milliseconds on `RESOURCE_EXHAUSTED` and
+/// on the UNAVAILABLE of [`ApiError::NotYet`].
 pub const RETRY_AFTER_MS: &str = "retry-after-ms";
 
 impl ApiError {
@@ -72,7 +83,7 @@ impl ApiError {
             Self::PermissionDenied(_) => Code::PermissionDenied,
             Self::Aborted(_) => Code::Aborted,
             Self::ResourceExhausted { .. } => Code::ResourceExhausted,
-            Self::Unavailable(_) => Code::Unavailable,
+            Self::Unavailable(_) | Self::NotYet { .. } => Code::Unavailable,
             Self::Internal(_) => Code::Internal,
         }
     }
@@ -92,22 +103,27 @@ impl From<ApiError> for Status {
             ApiError::ResourceExhausted {
                 message,
                 retry_after,
-            } => {
-                let mut status = Status::resource_exhausted(message);
-                if let Some(after) = retry_after {
-                    let ms = after.as_millis().max(1).to_string();
-                    if let Ok(value) = ms.parse() {
-                        status.metadata_mut().insert(RETRY_AFTER_MS, value);
-                    }
-                }
-                status
-            }
+            } => with_retry_hint(Status::resource_exhausted(message), retry_after),
+            ApiError::NotYet {
+                message,
+                retry_after,
+            } => with_retry_hint(Status::unavailable(message), Some(retry_after)),
             other => {
                 let code = other.code();
                 Status::new(code, other.to_string())
             }
         }
     }
+}
+
+fn with_retry_hint(mut status: Status, retry_after: Option<Duration>) -> Status {
+    if let Some(after) = retry_after {
+        let ms = after.as_millis().max(1).to_string();
+        if let Ok(value) = ms.parse() {
+            status.metadata_mut().insert(RETRY_AFTER_MS, value);
+        }
+    }
+    status
 }
 
 /// Redis failures are unavailability from the client's point of view; the details
@@ -168,6 +184,24 @@ mod tests {
         }
         .into();
         assert_eq!(status.code(), Code::ResourceExhausted);
+        assert_eq!(
+            status
+                .metadata()
+                .get(RETRY_AFTER_MS)
+                .and_then(|v| v.to_str().ok()),
+            Some("250")
+        );
+    }
+
+    #[test]
+    fn not_yet_is_unavailable_with_a_retry_hint() {
+        let status: Status = ApiError::NotYet {
+            message: "settling: wait".into(),
+            retry_after: Duration::from_millis(250),
+        }
+        .into();
+        assert_eq!(status.code(), Code::Unavailable);
+        assert_eq!(status.message(), "settling: wait");
         assert_eq!(
             status
                 .metadata()

@@ -8,6 +8,7 @@
 //! - [`caps`]: the ledger's default win/loss caps, which also size a room's default
 //!   minimum balance;
 //! - [`ids`]: what an id may hold (players, tables, rooms, requests);
+//! - [`rating`]: the Gomoku rating a new player starts with;
 //! - [`rule_sets`]: rule-set names as rooms give them (from the rule crates) and their
 //!   codes in the API.
 //!
@@ -16,6 +17,7 @@
 
 pub mod caps;
 pub mod ids;
+pub mod rating;
 pub mod rule_sets;
 pub mod stakes;
 

@@ -12,9 +12,10 @@
 //! - [`tokens`]: the development signing key, and channels carrying a token of any role;
 //! - [`server`]: a service running in the test's process ([`server::TestServer`]);
 //! - [`stub_ledger`]: a ledger that settles every game at once and answers everyone
-//!   eligible, with switches for an outage and refused games;
+//!   eligible, with switches for an outage, refused games, slow delivery and caps;
 //! - [`settlements`]: random finished games as a game service reports them;
-//! - [`resume`]: a watcher that loses its stream over and over and resumes.
+//! - [`resume`]: a watcher that loses its stream over and over and resumes;
+//! - [`settling`]: asking for the next game again while the last one is settling.
 //!
 //! Behind a feature named after the service (each brings a dependency on it):
 //! - `ledger`: [`ledger::TestLedger`], a real ledger on a free port over a scratch database;
@@ -46,5 +47,6 @@ pub mod referee;
 pub mod resume;
 pub mod server;
 pub mod settlements;
+pub mod settling;
 pub mod stub_ledger;
 pub mod tokens;

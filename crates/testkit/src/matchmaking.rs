@@ -18,17 +18,18 @@ use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
 
 use crate::server::TestServer;
+use gamehub_terms::rating::NEW_PLAYER_RATING;
 
 /// A matchmaking client of a test.
 pub type Client = MatchmakingServiceClient<ServiceChannel>;
 
-/// A ledger that answers at once: everyone eligible unless refused here, ratings 2000
-/// unless set here, or down.
+/// A ledger that answers at once: everyone eligible unless refused here, ratings
+/// [`NEW_PLAYER_RATING`] unless set here, or down.
 #[derive(Debug, Default)]
 pub struct FakeLedger {
     /// Players refused, with the refusal code and message.
     pub refused: Mutex<HashMap<String, (i32, String)>>,
-    /// Ratings other than 2000.
+    /// Ratings other than [`NEW_PLAYER_RATING`].
     pub ratings: Mutex<HashMap<String, i64>>,
     /// While set, every check fails as unavailable.
     pub down: AtomicBool,
@@ -74,7 +75,7 @@ impl Eligibility for FakeLedger {
             .unwrap()
             .get(player_id)
             .copied()
-            .unwrap_or(2000);
+            .unwrap_or(NEW_PLAYER_RATING);
         Box::pin(async move { Ok(rating) })
     }
 }
@@ -160,7 +161,7 @@ impl TableOpener for FakeTables {
     }
 }
 
-/// The matcher benchmark's ledger: everyone may sit; every rating is 2000 plus a little
+/// The matcher benchmark's ledger: everyone may sit; every rating is a new player's plus a little
 /// (0–99, from the player id), so a rated room has ratings to pair by. No locks, no
 /// counters: the fastest answer there is.
 #[derive(Debug, Default)]
@@ -173,7 +174,7 @@ impl Eligibility for InstantLedger {
 
     fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
         let spread = player_id.bytes().map(i64::from).sum::<i64>() % 100;
-        Box::pin(async move { Ok(2000 + spread) })
+        Box::pin(async move { Ok(NEW_PLAYER_RATING + spread) })
     }
 }
 

@@ -108,6 +108,7 @@ impl TestPlatform {
                 }),
                 player_ids: vec![black.into(), white.into()],
                 first_black_seat: 0,
+                designated_opening: String::new(),
             })
             .await
             .unwrap_or_else(|e| panic!("opening a test table: {e}"))

@@ -1,7 +1,10 @@
 //! A ledger in the test's (or load run's) process that settles every game at once and
 //! answers everyone eligible, so a game service can be tested or measured without
-//! PostgreSQL. Switches make it go down ([`StubLedger::down`]) or refuse chosen games
-//! ([`StubLedger::refuse`], until [`StubLedger::allow`]); it counts what it was sent. Other RPCs are UNIMPLEMENTED,
+//! PostgreSQL. Switches make it go down ([`StubLedger::down`]), refuse chosen games
+//! ([`StubLedger::refuse`], until [`StubLedger::allow`]), deliver slowly (settlements wait
+//! while [`StubLedger::hold`] is on), or refuse a player once some of its games are
+//! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts what it
+//! was sent. Other RPCs are UNIMPLEMENTED,
 //! except GetAccount, which answers with the caller's identity (`subject/role`) so a
 //! test can see what the server's auth layer put in the request.
 
@@ -26,9 +29,46 @@ pub struct StubLedger {
     pub settled: Arc<Mutex<HashMap<String, usize>>>,
     /// Games refused with INVALID_ARGUMENT, as the ledger refuses a malformed one.
     refused: Arc<Mutex<HashSet<String>>>,
+    /// While set, SettleGame waits (a ledger that delivers slowly).
+    held: Arc<AtomicBool>,
+    /// Each player's settled games.
+    players_settled: Arc<Mutex<HashMap<String, HashSet<String>>>>,
+    /// Wakes held SettleGame calls.
+    released: Arc<tokio::sync::Notify>,
+    /// Players refused once this many of their games are settled.
+    caps: Arc<Mutex<HashMap<String, usize>>>,
 }
 
 impl StubLedger {
+    /// From now on SettleGame calls wait (unanswered) until [`StubLedger::release`].
+    pub fn hold(&self) {
+        self.held.store(true, Ordering::SeqCst);
+    }
+
+    /// Lets held and later SettleGame calls through.
+    pub fn release(&self) {
+        self.held.store(false, Ordering::SeqCst);
+        self.released.notify_waiters();
+    }
+
+    /// CheckEligibility refuses `player_id` (a daily loss cap) once `games` of its games
+    /// are settled here.
+    pub fn cap_after(&self, player_id: &str, games: usize) {
+        self.caps
+            .lock()
+            .unwrap()
+            .insert(player_id.to_owned(), games);
+    }
+
+    /// Games of `player_id` settled here (each counted once).
+    fn settled_games_of(&self, player_id: &str) -> usize {
+        self.players_settled
+            .lock()
+            .unwrap()
+            .get(player_id)
+            .map_or(0, HashSet::len)
+    }
+
     /// Refuses to settle `game_id` from now on.
     pub fn refuse(&self, game_id: &str) {
         self.refused.lock().unwrap().insert(game_id.to_owned());
@@ -101,6 +141,14 @@ impl LedgerService for StubLedger {
         request: Request<SettleGameRequest>,
     ) -> Result<Response<SettleGameResponse>, Status> {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        loop {
+            // Created before the check, so a release in between is not missed.
+            let released = self.released.notified();
+            if !self.held.load(Ordering::SeqCst) {
+                break;
+            }
+            released.await;
+        }
         if self.down.load(Ordering::SeqCst) {
             return Err(Status::unavailable("the stub ledger is down"));
         }
@@ -117,6 +165,15 @@ impl LedgerService for StubLedger {
             *count += 1;
             *count > 1
         };
+        {
+            let mut players = self.players_settled.lock().unwrap();
+            for p in &request.players {
+                players
+                    .entry(p.player_id.clone())
+                    .or_default()
+                    .insert(request.game_id.clone());
+            }
+        }
         Ok(Response::new(SettleGameResponse {
             players: request
                 .players
@@ -133,11 +190,22 @@ impl LedgerService for StubLedger {
         }))
     }
 
-    /// Everyone may play (the game services ask before each next game).
+    /// Everyone may play (the game services ask before each next game), except a player
+    /// whose [`StubLedger::cap_after`] games are settled.
     async fn check_eligibility(
         &self,
-        _: Request<CheckEligibilityRequest>,
+        request: Request<CheckEligibilityRequest>,
     ) -> Result<Response<CheckEligibilityResponse>, Status> {
+        let player_id = request.into_inner().player_id;
+        let cap = self.caps.lock().unwrap().get(&player_id).copied();
+        if cap.is_some_and(|games| self.settled_games_of(&player_id) >= games) {
+            return Ok(Response::new(CheckEligibilityResponse {
+                eligible: false,
+                refusal: Refusal::DailyLossCap as i32,
+                message: "today's losses reached the daily cap (stub ledger)".into(),
+                ..Default::default()
+            }));
+        }
         Ok(Response::new(CheckEligibilityResponse {
             eligible: true,
             ..Default::default()

@@ -171,9 +171,10 @@ impl Dealer {
     }
 
     /// A player saying it is ready for the next deal must still be allowed to play one
-    /// today (SPEC §5: no game once a daily cap is reached, nor below the room's minimum
-    /// balance). Asked only between deals and of a seated player; anything else is for
-    /// the table to refuse (or a retry of a request already applied).
+    /// today (no game once a daily cap is reached, nor below the room's minimum
+    /// balance), judged once the ledger has the deal that just ended (`settling:` until
+    /// then). Asked only between deals and of a seated player; anything else is for the
+    /// table to refuse (or a retry of a request already applied).
     async fn ensure_may_play_next(&self, caller: &Caller, table_id: &str) -> Result<(), ApiError> {
         if caller.role != Role::Player {
             return Ok(());
@@ -185,8 +186,11 @@ impl Dealer {
         {
             return Ok(());
         }
-        gamehub_platform::eligibility::ensure_may_play(
+        gamehub_platform::eligibility::ensure_may_play_next(
+            self.store(),
             &self.inner.ledger,
+            &table_id,
+            &crate::table::deal_id(&table.id, table.deal_number),
             &caller.subject,
             convert::stakes(&table.stakes),
         )

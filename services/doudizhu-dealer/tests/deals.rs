@@ -201,6 +201,90 @@ async fn landlord_leads_twice_then_farmers_play_out(driver: &Driver) -> (usize, 
     (landlord, end)
 }
 
+/// The next deal waits for the ledger to have the last one: a ledger that delivers
+/// slowly gets `settling:` (UNAVAILABLE with a retry hint, nothing changed) until it
+/// acknowledges, and only then is the player judged, so a cap reached by exactly that
+/// deal refuses the next one.
+#[tokio::test]
+async fn the_next_deal_waits_for_the_ledger_to_settle_the_last_one() {
+    use gamehub_platform::auth::Role;
+    use gamehub_platform::server::Shutdown;
+    use gamehub_testkit::settling::{is_settling, retry_hint};
+    use gamehub_testkit::stub_ledger::StubLedger;
+
+    let shutdown = Shutdown::new();
+    let ledger = StubLedger::default();
+    let url = ledger.clone().serve(shutdown.clone()).await.unwrap();
+    let prefix = gamehub_testkit::redis::fresh_prefix("ddzt");
+    let mut dealer = gamehub_testkit::dealer::start(&prefix, &url, &Options::default()).await;
+    let keys = gamehub_testkit::tokens::dev_keys();
+    let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    let players = ["a", "b", "c"].map(|p| format!("{p}-{tag}"));
+    let table_id = dz(&dealer.url, &keys, "matchmaking", Role::Service)
+        .open_table(open_request(&players, &[find_seed(1, |_| true)], 0))
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let driver = Driver {
+        table_id,
+        clients: players
+            .clone()
+            .map(|p| dz(&dealer.url, &keys, &p, Role::Player)),
+        players: players.clone(),
+    };
+    ledger.hold();
+
+    // The landlord plays out alone (a spring): both farmers lose.
+    let first = seat(driver.view(0).await.first_bidder);
+    driver.bid(first, 3).await.unwrap();
+    let end = driver
+        .play_out(|s, _, hints| if s == first { smallest(hints) } else { None })
+        .await;
+    assert_eq!(end.status, pb::TableStatus::BetweenDeals as i32);
+    let farmer = (first + 1) % 3;
+    ledger.cap_after(&players[farmer], 1);
+
+    // Unsettled: every seat hears `settling:` with a hint, and nothing changes.
+    for s in 0..3 {
+        let status = driver.next_deal_once(s).await.unwrap_err();
+        assert!(is_settling(&status), "{status:?}");
+        assert_eq!(retry_hint(&status), Duration::from_millis(250));
+    }
+    let view = driver.view(0).await;
+    assert_eq!(view.status, pb::TableStatus::BetweenDeals as i32);
+    assert!(
+        view.seats.iter().all(|s| !s.ready),
+        "nobody was marked ready"
+    );
+
+    // Delivered: the farmer whose cap that deal reached is refused, the others are not.
+    ledger.release();
+    let refused = driver.next_deal(farmer).await.unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert!(
+        refused.message().starts_with("not_eligible: "),
+        "{}",
+        refused.message()
+    );
+    for s in (0..3).filter(|&s| s != farmer) {
+        driver.next_deal(s).await.unwrap();
+    }
+    let view = driver.view(0).await;
+    assert_eq!(view.deal_number, 1, "no second deal without the farmer");
+    assert_eq!(
+        ledger
+            .settled
+            .lock()
+            .unwrap()
+            .get(&format!("{}:1", driver.table_id)),
+        Some(&1)
+    );
+    dealer.stop().await;
+    shutdown.trigger();
+    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+}
+
 /// SPEC §5: a player who reached the daily loss cap may not start another game that
 /// day, at the same table either.
 #[tokio::test]

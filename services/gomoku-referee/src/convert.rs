@@ -4,7 +4,7 @@
 use gamehub_proto::gomoku as pb;
 use gomoku_rules::{
     Action, Color, EndReason, Event, ForbiddenKind, ForbiddenPolicy, Game, GameResult, LogEntry,
-    Outcome, Phase, Point, RuleSet, Seat,
+    Opening, Outcome, Phase, Point, RuleSet, Seat,
 };
 
 use crate::table::{FinishedGame, SeatSettled, Status, TableState};
@@ -271,6 +271,19 @@ pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64) -> pb::Game {
         forbidden_points,
         result: g.result().map(|r| result(r, state.room.points_base)),
         started_at_unix_ms: unix_ms(Some(g.started_ms())),
+        opening: g.opening().map(opening),
+    }
+}
+
+/// A designated opening as the API shows it.
+pub fn opening(opening: Opening) -> pb::Opening {
+    pb::Opening {
+        id: opening.id().to_owned(),
+        number: i32::from(opening.number()),
+        code: opening.code().to_owned(),
+        name: opening.name().to_owned(),
+        name_zh: opening.name_zh().to_owned(),
+        stones: opening.stones().into_iter().map(point).collect(),
     }
 }
 
@@ -332,6 +345,11 @@ pub fn table(
             .map(|f| finished_game(f, state.room.points_base))
             .collect(),
         closed_reason: state.closed_reason.clone(),
+        designated_opening: state
+            .room
+            .designated_opening
+            .map(|choice| choice.name().to_owned())
+            .unwrap_or_default(),
     }
 }
 

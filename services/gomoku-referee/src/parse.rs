@@ -4,7 +4,7 @@
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::gomoku as pb;
 use gamehub_terms::Stakes;
-use gomoku_rules::{Point, RuleSet, Seat, TimeControl};
+use gomoku_rules::{GameError, OpeningChoice, Point, RuleSet, Seat, TimeControl};
 
 use crate::error::RefereeError;
 use crate::table::{OpenTable, Room};
@@ -147,7 +147,39 @@ fn stakes(value: Option<&RoomStakes>) -> Result<Room, RefereeError> {
         silver_per_point: stakes.silver_per_point,
         min_balance_silver: stakes.min_balance_silver,
         rated: stakes.rated,
+        designated_opening: None,
     })
+}
+
+/// The longest `designated_opening` ("random", an id, a number, a code or a Chinese
+/// name all fit).
+pub const MAX_OPENING_LEN: usize = 32;
+
+/// How a table's games start (`designated_opening`): None from an empty board, else
+/// random or one opening; only under rules that have openings.
+pub fn designated_opening(
+    value: &str,
+    rule_set: RuleSet,
+) -> Result<Option<OpeningChoice>, RefereeError> {
+    const FIELD: &str = "designated_opening";
+    if value.chars().count() > MAX_OPENING_LEN {
+        return Err(RefereeError::invalid(
+            FIELD,
+            format!("is longer than {MAX_OPENING_LEN} characters"),
+        ));
+    }
+    if value.trim().is_empty() {
+        return Ok(None);
+    }
+    let choice = OpeningChoice::parse(value)
+        .map_err(|e| RefereeError::invalid(FIELD, format!("{e}; or \"random\"")))?;
+    if !rule_set.allows_openings() {
+        return Err(RefereeError::invalid(
+            FIELD,
+            GameError::OpeningNotAllowed { rule_set },
+        ));
+    }
+    Ok(Some(choice))
 }
 
 /// An OpenTable request.
@@ -156,6 +188,7 @@ pub fn open_table(request: &pb::OpenTableRequest) -> Result<OpenTable, RefereeEr
     let mut room = stakes(request.stakes.as_ref())?;
     room.rule_set = rule_set("rule_set", request.rule_set)?;
     room.time_control = time_control(request.time_control.as_ref())?;
+    room.designated_opening = designated_opening(&request.designated_opening, room.rule_set)?;
     let players = match request.player_ids.as_slice() {
         [a, b] => [id("player_ids[0]", a)?, id("player_ids[1]", b)?],
         other => {

@@ -151,7 +151,7 @@ impl Referee {
         let table_id = derive_table_id(&caller.subject, &open.request_id);
         let request_key = format!("open:{}", open.request_id);
         let now = self.now_ms();
-        let (state, step) = TableState::open(&table_id, &open, now);
+        let (state, step) = TableState::open(&table_id, &open, now, rand::random());
         let change = Self::change(&state, step, (), now);
         match open_once(&self.store, &table_id, &state, change, &request_key).await? {
             Opened::Created { last_seq } => {
@@ -182,10 +182,11 @@ impl Referee {
         }
     }
 
-    /// A player asking for the next game must still be allowed to play one today (SPEC
-    /// §5: no game once a daily cap is reached, nor below the room's minimum balance).
-    /// Asked only while the table is between games and the caller sits at it; anything
-    /// else is for the rules to refuse (or a retry of a request already applied).
+    /// A player asking for the next game must still be allowed to play one today (no
+    /// game once a daily cap is reached, nor below the room's minimum balance), judged
+    /// once the ledger has the game that just ended (`settling:` until then). Asked only
+    /// while the table is between games and the caller sits at it; anything else is for
+    /// the rules to refuse (or a retry of a request already applied).
     async fn ensure_may_play_next(&self, caller: &Caller, table_id: &str) -> Result<(), ApiError> {
         if caller.role != Role::Player {
             return Ok(());
@@ -195,8 +196,11 @@ impl Referee {
         if !state.is_between_games() || state.seat_of(&caller.subject).is_none() {
             return Ok(());
         }
-        gamehub_platform::eligibility::ensure_may_play(
+        gamehub_platform::eligibility::ensure_may_play_next(
+            &self.store,
             &self.ledger,
+            &table_id,
+            &state.game_id(state.number),
             &caller.subject,
             state.room.stakes(),
         )
@@ -495,6 +499,7 @@ impl Referee {
             entries: convert::record_entries(game),
             stones: convert::stones(game),
             result: game.result().map(|r| convert::result(r, 1)),
+            opening: game.opening().map(convert::opening),
         })
     }
 }
@@ -779,6 +784,7 @@ impl GomokuService for Referee {
             entries: convert::record_entries(game),
             result: Some(convert::result(&finished.result, state.room.points_base)),
             started_at_unix_ms: convert::unix_ms(Some(game.started_ms())),
+            opening: game.opening().map(convert::opening),
         }))
     }
 

@@ -13,8 +13,8 @@ use gamehub_proto::ledger::{
     SettleGameResponse,
 };
 use gomoku_rules::{
-    Action, EndReason, Event, Game, GameConfig, GameResult, Record, RecordInfo, RuleSet, Seat,
-    TimeControl,
+    Action, EndReason, Event, Game, GameConfig, GameResult, OpeningChoice, Record, RecordInfo,
+    RuleSet, Seat, TimeControl,
 };
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,10 @@ pub struct Room {
     pub min_balance_silver: i64,
     /// Whether games move ratings.
     pub rated: bool,
+    /// Designated openings (指定打法): how each game starts; None from an empty board.
+    /// Absent from tables stored before rooms had openings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub designated_opening: Option<OpeningChoice>,
 }
 
 impl Room {
@@ -146,6 +150,10 @@ pub struct TableState {
     pub finished: Vec<FinishedGame>,
     /// Why the table closed; empty while open.
     pub closed_reason: String,
+    /// The secret from which each game's random opening is drawn (see
+    /// [`TableState::new_game`]); never shown. Drawn from the OS when the table opens.
+    #[serde(default)]
+    pub opening_seed: u64,
 }
 
 /// What one transition publishes.
@@ -180,14 +188,20 @@ pub struct Outcome {
 }
 
 impl TableState {
-    /// A new table with its first game started at `now_ms`.
-    pub fn open(table_id: &str, open: &OpenTable, now_ms: u64) -> (TableState, Step) {
+    /// A new table with its first game started at `now_ms`; `opening_seed` (random)
+    /// draws the games' openings in a designated-opening room.
+    pub fn open(
+        table_id: &str,
+        open: &OpenTable,
+        now_ms: u64,
+        opening_seed: u64,
+    ) -> (TableState, Step) {
         let config = GameConfig {
             rule_set: open.room.rule_set,
             time_control: open.room.time_control,
             black_seat: open.first_black_seat,
         };
-        let state = TableState {
+        let mut state = TableState {
             table_id: table_id.to_owned(),
             open_request_id: open.request_id.clone(),
             room: open.room.clone(),
@@ -200,7 +214,9 @@ impl TableState {
             left: [false; 2],
             finished: Vec::new(),
             closed_reason: String::new(),
+            opening_seed,
         };
+        state.game = state.new_game(config, now_ms);
         let mut step = Step::default();
         step.events.push(state.event(
             now_ms,
@@ -226,6 +242,20 @@ impl TableState {
         Seat::BOTH
             .into_iter()
             .find(|s| self.players[s.index()] == player)
+    }
+
+    /// Game [`TableState::number`] under `config`, started at `now_ms`: from the room's
+    /// designated opening when it has one (a random one is drawn from the table's secret
+    /// seed and the game's number, so each game's draw is fixed once the table exists and
+    /// a transition run again after a lost race starts the same game), else from an
+    /// empty board.
+    fn new_game(&self, config: GameConfig, now_ms: u64) -> Game {
+        let Some(choice) = self.room.designated_opening else {
+            return Game::new(config, now_ms);
+        };
+        let opening = choice.opening(mix(self.opening_seed, self.number));
+        // OpenTable accepts openings only under rules that have them.
+        Game::with_opening(config, opening, now_ms).unwrap_or_else(|_| Game::new(config, now_ms))
     }
 
     /// The game id at the ledger of game `number`.
@@ -269,6 +299,7 @@ impl TableState {
             pb::table_event::Kind::GameStarted(pb::GameStarted {
                 black_seat: i32::from(self.game.config().black_seat.number()),
                 turn_deadline_unix_ms: convert::unix_ms(self.game.deadline_ms()),
+                opening: self.game.opening().map(convert::opening),
             }),
         )
     }
@@ -466,7 +497,7 @@ impl TableState {
                     ..*self.game.config()
                 };
                 self.number += 1;
-                self.game = Game::new(config, now_ms);
+                self.game = self.new_game(config, now_ms);
                 self.status = Status::Playing;
                 self.wants_next = [false; 2];
                 step.events.push(self.game_started_event(now_ms));
@@ -601,6 +632,15 @@ impl TableState {
     }
 }
 
+/// SplitMix64 of `seed` and a game's number: a well-spread number per game, from which
+/// [`OpeningChoice::opening`] picks.
+fn mix(seed: u64, number: u32) -> u64 {
+    let mut z = seed.wrapping_add(u64::from(number).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -618,6 +658,7 @@ mod tests {
             silver_per_point: 10,
             min_balance_silver: 0,
             rated: false,
+            designated_opening: None,
         };
         TableState::open(
             "gt-1",
@@ -628,6 +669,7 @@ mod tests {
                 first_black_seat: Seat::ZERO,
             },
             1_000,
+            7,
         )
     }
 
@@ -735,6 +777,29 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, RefereeError::TimeExpired));
         assert_eq!(state, before);
+    }
+
+    #[test]
+    fn a_table_stored_before_openings_still_loads() {
+        let (state, _) = open(RuleSet::Freestyle);
+        let mut json: serde_json::Value = serde_json::to_value(&state).unwrap();
+        let object = json.as_object_mut().unwrap();
+        object.remove("opening_seed");
+        assert!(object["room"].get("designated_opening").is_none());
+        let back: TableState = serde_json::from_value(json).unwrap();
+        assert_eq!(back.room.designated_opening, None);
+        assert_eq!(back.opening_seed, 0);
+    }
+
+    #[test]
+    fn each_game_of_a_random_opening_table_draws_from_the_seed_and_its_number() {
+        let drawn = |seed: u64, number: u32| OpeningChoice::Random.opening(mix(seed, number));
+        // Fixed per table and game (a transition run again starts the same game) …
+        assert_eq!(drawn(42, 3), drawn(42, 3));
+        // … and spread over all 26 across games and tables.
+        let openings: std::collections::HashSet<_> =
+            (0..2_000).map(|n| drawn(n / 20, (n % 20) as u32)).collect();
+        assert_eq!(openings.len(), 26);
     }
 
     #[test]

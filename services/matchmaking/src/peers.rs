@@ -64,7 +64,7 @@ pub trait Eligibility: Send + Sync + 'static {
         room: &'a Room,
     ) -> BoxFuture<'a, Result<Verdict, PeerError>>;
 
-    /// The player's Gomoku rating (段位 rating, 2000 for a new player).
+    /// The player's Gomoku rating (段位 rating, [`gamehub_terms::rating::NEW_PLAYER_RATING`] for a new player).
     fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>>;
 }
 
@@ -147,7 +147,7 @@ impl Eligibility for LedgerPeer {
                 .account;
             Ok(account
                 .and_then(|a| a.gomoku_rating)
-                .map_or(2000, |r| r.rating))
+                .map_or(gamehub_terms::rating::NEW_PLAYER_RATING, |r| r.rating))
         })
     }
 }
@@ -217,6 +217,7 @@ impl TableOpener for GamePeers {
                             player_ids: players.to_vec(),
                             // Seats are already in random order: seat 0 starts with black.
                             first_black_seat: 0,
+                            designated_opening: room.designated_opening_name().to_owned(),
                         })
                         .await
                         .map_err(|s| {

@@ -145,6 +145,9 @@ pub struct Room {
     pub min_balance_silver: i64,
     /// Whether Gomoku games here move ratings; rated rooms pair close ratings.
     pub rated: bool,
+    /// Gomoku designated openings (指定打法): each game from one of the 26 standard
+    /// openings drawn at random, or always from one; None from an empty board.
+    pub designated_opening: Option<gomoku_rules::OpeningChoice>,
 }
 
 impl Room {
@@ -190,7 +193,15 @@ impl Room {
             stakes: Some(self.stakes()),
             seats: i32::try_from(self.seats()).unwrap_or(i32::MAX),
             waiting_players,
+            designated_opening: self.designated_opening_name().to_owned(),
         }
+    }
+
+    /// The room's designated openings as the API writes them: `random`, an opening's
+    /// id, or empty.
+    pub fn designated_opening_name(&self) -> &'static str {
+        self.designated_opening
+            .map_or("", gomoku_rules::OpeningChoice::name)
     }
 }
 
@@ -250,6 +261,7 @@ struct RoomEntry {
     silver_per_point: Option<i64>,
     min_balance_silver: Option<i64>,
     rated: Option<bool>,
+    designated_opening: Option<String>,
 }
 
 impl Rooms {
@@ -446,6 +458,28 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
             "only Gomoku rooms can be rated (ratings are Gomoku's 段位)".into(),
         ));
     }
+    let designated_opening = match entry.designated_opening {
+        None => None,
+        Some(text) => {
+            let field = "designated_opening";
+            let Rules::Gomoku(rule_set) = rules else {
+                return Err(fail(&room, field, "applies to Gomoku rooms only".into()));
+            };
+            let choice = gomoku_rules::OpeningChoice::parse(&text)
+                .map_err(|e| fail(&room, field, format!("{e}; or \"random\"")))?;
+            if !rule_set.allows_openings() {
+                return Err(fail(
+                    &room,
+                    field,
+                    format!(
+                        "{}; use rules renju-lose, renju-claim or renju-refuse",
+                        gomoku_rules::GameError::OpeningNotAllowed { rule_set }
+                    ),
+                ));
+            }
+            Some(choice)
+        }
+    };
     let min_balance_silver = match entry.min_balance_silver {
         Some(value) => stakes::check_min_balance_silver(value).map_err(stakes_error)?,
         None => default_min_balance(game, points_base, silver_per_point, cap),
@@ -460,6 +494,7 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
         silver_per_point,
         min_balance_silver,
         rated,
+        designated_opening,
     })
 }
 
@@ -496,6 +531,7 @@ mod tests {
             ("gomoku-renju-claim", Game::Gomoku, "renju-claim"),
             ("gomoku-renju-refuse", Game::Gomoku, "renju-refuse"),
             ("gomoku-renju-swap", Game::Gomoku, "renju-swap"),
+            ("gomoku-renju-opening", Game::Gomoku, "renju-lose"),
             ("doudizhu-classic", Game::Doudizhu, "classic"),
         ] {
             let room = rooms.get(id).unwrap_or_else(|| panic!("{id} is shipped"));
@@ -545,6 +581,57 @@ total_time_ms = 60000
 
     fn error_of(text: &str) -> RoomsError {
         parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn the_designated_opening_room_draws_every_game_at_random() {
+        let rooms = Rooms::defaults();
+        let room = rooms.get("gomoku-renju-opening").unwrap();
+        assert_eq!(
+            room.designated_opening,
+            Some(gomoku_rules::OpeningChoice::Random)
+        );
+        assert_eq!(room.to_proto(0).designated_opening, "random");
+        let others: Vec<_> = rooms
+            .iter()
+            .filter(|r| r.designated_opening.is_some())
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(others, ["gomoku-renju-opening"]);
+        assert_eq!(
+            rooms
+                .get("gomoku-renju")
+                .unwrap()
+                .to_proto(0)
+                .designated_opening,
+            ""
+        );
+    }
+
+    #[test]
+    fn a_designated_opening_is_random_or_one_of_the_26_under_renju_only() {
+        let renju = ONE.replace("freestyle", "renju-claim");
+        let named = format!("{renju}designated_opening = \"花月\"\n");
+        let room = parse(&named).unwrap().get("r").unwrap().clone();
+        assert_eq!(
+            room.designated_opening,
+            Some(gomoku_rules::OpeningChoice::Fixed(
+                gomoku_rules::Opening::Kagetsu
+            ))
+        );
+        assert_eq!(room.to_proto(0).designated_opening, "kagetsu");
+
+        let e = error_of(&format!("{renju}designated_opening = \"nope\"\n"));
+        assert_eq!(e.field.as_deref(), Some("designated_opening"));
+        assert!(e.to_string().contains("random"), "{e}");
+        let e = error_of(&with("designated_opening = \"random\""));
+        assert_eq!(e.field.as_deref(), Some("designated_opening"));
+        assert!(e.to_string().contains("renju-lose"), "{e}");
+        let e = error_of(&ONE.replace("freestyle", "renju-swap").replace(
+            "total_time_ms = 60000",
+            "total_time_ms = 60000\ndesignated_opening = \"random\"",
+        ));
+        assert_eq!(e.field.as_deref(), Some("designated_opening"));
     }
 
     #[test]

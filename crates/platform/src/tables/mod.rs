@@ -808,6 +808,22 @@ impl TableStore {
         Ok(score.map(|s| s as u64))
     }
 
+    /// Whether game `game_id` of table `table_id` waits in the outbox: ended, but not yet
+    /// acknowledged by the ledger (a settlement the ledger refused has left the outbox
+    /// for the dead letters and is not pending).
+    pub async fn settlement_pending(
+        &self,
+        table_id: &str,
+        game_id: &str,
+    ) -> Result<bool, ApiError> {
+        let mut conn = self.redis.clone();
+        Ok(redis::cmd("HEXISTS")
+            .arg(self.outbox_key(shard_of(table_id)))
+            .arg(game_id)
+            .query_async(&mut conn)
+            .await?)
+    }
+
     /// Settlements not yet acknowledged, across shards (at most `limit` per shard).
     pub async fn pending_settlements(&self, limit: usize) -> Result<Vec<OutboxEntry>, ApiError> {
         // One round trip for every shard's first page.

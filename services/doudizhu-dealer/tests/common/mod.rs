@@ -301,7 +301,14 @@ impl Driver {
             .map(|r| r.into_inner())
     }
 
+    /// NextDeal as a client does it: while the finished deal is `settling:` at the
+    /// ledger, asks again after the server's retry hint (bounded).
     pub async fn next_deal(&self, seat: usize) -> Result<pb::Table, Status> {
+        gamehub_testkit::settling::until_settled(|| self.next_deal_once(seat)).await
+    }
+
+    /// One NextDeal call.
+    pub async fn next_deal_once(&self, seat: usize) -> Result<pb::Table, Status> {
         self.client(seat)
             .next_deal(pb::NextDealRequest {
                 table_id: self.table_id.clone(),

@@ -345,6 +345,18 @@ pub fn rule_set_name(rule_set: gm::RuleSet) -> &'static str {
     }
 }
 
+/// A designated opening (指定打法) in words: "花月 Kagetsu (4D): h8 h9 i9".
+pub fn opening_name(opening: &gm::Opening) -> String {
+    let stones: Vec<&str> = opening.stones.iter().map(|p| p.text.as_str()).collect();
+    format!(
+        "{} {} ({}): {}",
+        opening.name_zh,
+        opening.name,
+        opening.code,
+        stones.join(" ")
+    )
+}
+
 fn color_name(color: gm::Color) -> &'static str {
     match color {
         gm::Color::Black => "black",
@@ -372,11 +384,19 @@ pub fn describe_event(event: &gm::TableEvent, name: impl Fn(i32) -> String) -> O
     };
     Some(match event.kind.as_ref()? {
         Kind::TableOpened(_) => return None,
-        Kind::GameStarted(s) => format!(
-            "game {} starts: {} plays black",
-            event.game_number,
-            name(s.black_seat)
-        ),
+        Kind::GameStarted(s) => match &s.opening {
+            Some(opening) => format!(
+                "game {} starts from the opening {}: {} plays black, white plays move 4",
+                event.game_number,
+                opening_name(opening),
+                name(s.black_seat)
+            ),
+            None => format!(
+                "game {} starts: {} plays black",
+                event.game_number,
+                name(s.black_seat)
+            ),
+        },
         Kind::StonePlaced(p) => {
             let stone = p.stone.as_ref()?;
             format!(
@@ -543,6 +563,9 @@ impl GomokuApp {
             out.push(format!("clock: {per_move}, {total}"));
         }
         out.push(format!("rules: {}", rule_set_name(table.rule_set())));
+        if let Some(opening) = &game.opening {
+            out.push(format!("opening (指定打法): {}", opening_name(opening)));
+        }
         out.push(String::new());
         if over {
             out.extend(self.result_lines(table, game, now_ms));
@@ -857,6 +880,41 @@ mod tests {
 
     fn screen(app: &GomokuApp, now_ms: i64) -> String {
         app.frame(now_ms, 120, 50).lines.join("\n")
+    }
+
+    #[test]
+    fn a_designated_opening_is_named_in_the_panel_and_the_log() {
+        let opening = gm::Opening {
+            id: "kagetsu".into(),
+            number: 4,
+            code: "4D".into(),
+            name: "Kagetsu".into(),
+            name_zh: "花月".into(),
+            stones: vec![point("h8"), point("h9"), point("i9")],
+        };
+        let mut snapshot = table(1_000);
+        snapshot.game.as_mut().unwrap().opening = Some(opening.clone());
+        let mut app = GomokuApp::new("gt-1", false);
+        app.on_feed(Feed::Snapshot(snapshot), 1_000);
+        let text = screen(&app, 1_000);
+        assert!(
+            text.contains("opening (指定打法): 花月 Kagetsu (4D): h8 h9 i9"),
+            "{text}"
+        );
+        let started = gm::TableEvent {
+            game_number: 2,
+            kind: Some(gm::table_event::Kind::GameStarted(gm::GameStarted {
+                black_seat: 1,
+                turn_deadline_unix_ms: 0,
+                opening: Some(opening),
+            })),
+            ..Default::default()
+        };
+        let line = describe_event(&started, |seat| format!("seat {seat}")).unwrap();
+        assert_eq!(
+            line,
+            "game 2 starts from the opening 花月 Kagetsu (4D): h8 h9 i9: seat 1 plays black, white plays move 4"
+        );
     }
 
     #[test]

@@ -229,8 +229,13 @@ pub fn room_lines(room: &mm::Room) -> Vec<String> {
             thousands(stakes.min_balance_silver)
         )
     };
+    let opening = match room.designated_opening.as_str() {
+        "" => String::new(),
+        "random" => " · designated openings (指定打法), drawn per game".to_owned(),
+        one => format!(" · designated opening (指定打法) {one}"),
+    };
     lines.push(format!(
-        "  rules {} · {clock_text} · base {} · {money}{} · {} waiting",
+        "  rules {}{opening} · {clock_text} · base {} · {money}{} · {} waiting",
         room.rule_set,
         stakes.points_base,
         if stakes.rated { " · rated" } else { "" },
@@ -264,6 +269,7 @@ mod tests {
             }),
             seats: 2,
             waiting_players: 0,
+            designated_opening: String::new(),
         }
     }
 

@@ -8,7 +8,7 @@ use gamehub_proto::gomoku as gm;
 use gomoku_rules::{Board, Color, Point, RuleSet};
 
 use super::app::App;
-use super::gomoku::rule_set_name;
+use super::gomoku::{opening_name, rule_set_name};
 use super::screen::signed;
 use super::term::Frame;
 use crate::render;
@@ -192,8 +192,17 @@ impl App for ReplayApp {
                 id.to_owned()
             }
         };
+        let opening = r
+            .opening
+            .as_ref()
+            .map(|o| format!(" · opening {}", opening_name(o)))
+            .unwrap_or_default();
         let mut lines = vec![
-            format!("Replay · {} · {}", self.source, rule_set_name(r.rule_set())),
+            format!(
+                "Replay · {} · {}{opening}",
+                self.source,
+                rule_set_name(r.rule_set())
+            ),
             format!(
                 "● black {} · ○ white {} · {}",
                 name(&r.black_player_id),

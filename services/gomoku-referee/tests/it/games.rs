@@ -438,6 +438,77 @@ async fn a_player_who_reached_the_daily_loss_cap_gets_no_next_game() {
     fx.stop().await;
 }
 
+/// The next game waits for the ledger to have the last one: a ledger that delivers
+/// slowly gets `settling:` (UNAVAILABLE with a retry hint, nothing changed) until it
+/// acknowledges, and only then is the player judged, so a cap reached by exactly that
+/// game refuses the next one.
+#[tokio::test]
+async fn the_next_game_waits_for_the_ledger_to_settle_the_last_one() {
+    use gamehub_platform::auth::Role;
+    use gamehub_platform::server::Shutdown;
+    use gamehub_testkit::stub_ledger::StubLedger;
+
+    let shutdown = Shutdown::new();
+    let ledger = StubLedger::default();
+    let url = ledger.clone().serve(shutdown.clone()).await.unwrap();
+    let prefix = gamehub_testkit::redis::fresh_prefix("gt");
+    let mut referee = gamehub_testkit::referee::start_on(&prefix, &url).await;
+    let keys = gamehub_testkit::tokens::dev_keys();
+    let client = |subject: &str, role| {
+        gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient::new(
+            gamehub_testkit::tokens::channel(&referee.url, &keys, subject, role),
+        )
+    };
+    let player = |id: &str| Player {
+        id: id.to_owned(),
+        client: client(id, Role::Player),
+    };
+    let (alice, bob) = (player("alice"), player("bob"));
+    let id = client("matchmaking", Role::Service)
+        .open_table(open_request(
+            pb::RuleSet::Freestyle,
+            (60_000, 0),
+            ["alice", "bob"],
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let id = &id;
+    ledger.hold();
+    ledger.cap_after("bob", 1);
+    play(&alice, &bob, id, &BLACK_FIVE_IN_A_COLUMN).await;
+
+    // Unsettled: both hear `settling:` with a hint, and nothing changes.
+    for p in [&alice, &bob] {
+        let status = p.next_game_once(id).await.unwrap_err();
+        assert!(is_settling(&status), "{status:?}");
+        assert_eq!(retry_hint(&status), Duration::from_millis(250));
+    }
+    let table = bob.view(id).await;
+    assert_eq!(table.status(), pb::TableStatus::BetweenGames);
+    assert!(table.players.iter().all(|p| !p.wants_next_game));
+
+    // Delivered: bob, whose cap that game reached, is refused; alice is not.
+    ledger.release();
+    let refused = bob.next_game(id).await.unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert!(
+        refused.message().starts_with("not_eligible: "),
+        "{}",
+        refused.message()
+    );
+    let asked = alice.next_game(id).await.unwrap();
+    assert!(!asked.started, "no game without bob");
+    assert_eq!(
+        ledger.settled.lock().unwrap().get(&format!("{id}:1")),
+        Some(&1)
+    );
+    referee.stop().await;
+    shutdown.trigger();
+    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+}
+
 #[tokio::test]
 async fn a_rematch_swaps_colors_and_both_games_are_settled() {
     let fx = Fixture::new().await;

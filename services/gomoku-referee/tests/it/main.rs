@@ -5,6 +5,7 @@
 
 mod auth;
 mod games;
+mod openings;
 mod replicas;
 mod support;
 mod watch;

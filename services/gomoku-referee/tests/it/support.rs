@@ -16,6 +16,7 @@ pub use gamehub_testkit::clock::{ManualClock, eventually};
 pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::referee::referee_env;
 pub use gamehub_testkit::server::{TestServer, free_addr};
+pub use gamehub_testkit::settling::{is_settling, retry_hint};
 use gamehub_testkit::tokens;
 use tonic::Status;
 
@@ -244,6 +245,7 @@ pub fn open_request(
         }),
         player_ids: players.iter().map(|p| (*p).to_owned()).collect(),
         first_black_seat: 0,
+        designated_opening: String::new(),
     }
 }
 
@@ -417,7 +419,14 @@ impl Player {
             .into_inner())
     }
 
+    /// NextGame as a client does it: while the finished game is `settling:` at the
+    /// ledger, asks again after the server's retry hint (bounded).
     pub async fn next_game(&self, table_id: &str) -> Result<pb::NextGameResponse, Status> {
+        gamehub_testkit::settling::until_settled(|| self.next_game_once(table_id)).await
+    }
+
+    /// One NextGame call.
+    pub async fn next_game_once(&self, table_id: &str) -> Result<pb::NextGameResponse, Status> {
         Ok(self
             .client
             .clone()

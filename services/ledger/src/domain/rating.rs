@@ -14,8 +14,9 @@
 //!
 //! An escape counts as a loss for the escaper here. Ratings move zero-sum.
 
-/// The rating of a player who never played a rated game (rank 20, unranked).
-pub const NEW_PLAYER_RATING: i64 = 2000;
+/// The rating of a player who never played a rated game (3000: 1k, 0 points), defined
+/// with the other terms every service shares.
+pub use gamehub_terms::rating::NEW_PLAYER_RATING;
 /// With more rated games than this on both sides, a game moves at most [`VETERAN_LIMIT`].
 pub const VETERAN_GAMES: i64 = 50;
 /// The most one game moves between two veterans.

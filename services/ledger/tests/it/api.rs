@@ -31,7 +31,7 @@ async fn a_player_that_never_played_has_a_fresh_account() {
             rating.rank_name.as_str(),
             rating.professional_dan
         ),
-        (2000, 20, "无级别", 0)
+        (3000, 30, "1k", 0)
     );
     let kinds: Vec<_> = account.standings.iter().map(|s| s.game_type).collect();
     assert_eq!(
@@ -390,9 +390,9 @@ async fn history_is_paginated_newest_first_and_filtered_by_kind() {
     assert_eq!(
         ratings,
         vec![
-            ("h-2", 2018, 2025),
-            ("h-1", 2010, 2018),
-            ("h-0", 2000, 2010)
+            ("h-2", 3018, 3025),
+            ("h-1", 3010, 3018),
+            ("h-0", 3000, 3010)
         ]
     );
     // A token belongs to its query.
@@ -598,7 +598,7 @@ async fn leaderboards_rank_ties_alike_and_show_the_page_around_a_player() {
         .iter()
         .map(|r| (r.rank, r.player_id.as_str(), r.value, r.label.as_str()))
         .collect();
-    assert_eq!(rows, vec![(1, "p0", 2010, "无级别"), (2, "p1", 1990, "2p")]);
+    assert_eq!(rows, vec![(1, "p0", 3010, "1k"), (2, "p1", 2990, "2p")]);
     // Not on a board: NOT_FOUND; an unknown board: INVALID_ARGUMENT.
     let err = app
         .player("p4")

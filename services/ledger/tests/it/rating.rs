@@ -38,10 +38,10 @@ async fn ratings(app: &TestApp, request: SettleGameRequest) -> (i64, i64, i64, i
 #[tokio::test]
 async fn every_case_of_the_rating_formula() {
     let app = spawn_app().await;
-    // New players start at 2000 and equal players move 10.
+    // New players start at 3000 (1k) and equal players move 10.
     assert_eq!(
         ratings(&app, rated("r-1", "new-a", "new-b", Win)).await,
-        (2000, 2010, 2000, 1990)
+        (3000, 3010, 3000, 2990)
     );
     // The higher-rated wins by more than 100: nothing moves.
     seed(&app, "strong", 2150, 10).await;
@@ -123,7 +123,7 @@ async fn professionals_move_no_rating_but_count_wins_and_losses() {
     assert_eq!((pro.professional_dan, pro.rank_name.as_str()), (3, "3p"));
     assert_eq!(
         ratings(&app, rated("p-1", "pro", "amateur", Loss)).await,
-        (2000, 2000, 2000, 2000)
+        (3000, 3000, 3000, 3000)
     );
     let standing = app.account("pro").await.standings[0].clone();
     assert_eq!((standing.losses, standing.games), (1, 1));
@@ -137,7 +137,7 @@ async fn professionals_move_no_rating_but_count_wins_and_losses() {
         .unwrap();
     assert_eq!(
         ratings(&app, rated("p-2", "pro", "amateur", Win)).await,
-        (2000, 2010, 2000, 1990)
+        (3000, 3010, 3000, 2990)
     );
     let audit: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM audit_log WHERE action = 'set_professional' AND actor = 'test-operator'",
@@ -155,7 +155,7 @@ async fn only_rated_gomoku_rooms_move_ratings() {
     // Unrated room.
     let mut unrated = rated("u-1", "a", "b", Win);
     unrated.stakes.as_mut().unwrap().rated = false;
-    assert_eq!(ratings(&app, unrated).await, (2000, 2000, 2000, 2000));
+    assert_eq!(ratings(&app, unrated).await, (3000, 3000, 3000, 3000));
     assert_eq!(app.account("a").await.gomoku_rating.unwrap().rated_games, 0);
     // Dou Dizhu, even with `rated` set.
     let mut deal = doudizhu("u-2", 0, "a", ["b", "c"], true, 1);
@@ -165,7 +165,7 @@ async fn only_rated_gomoku_rooms_move_ratings() {
         (r.players[0].rating_before, r.players[0].rating_after),
         (0, 0)
     );
-    assert_eq!(app.account("a").await.gomoku_rating.unwrap().rating, 2000);
+    assert_eq!(app.account("a").await.gomoku_rating.unwrap().rating, 3000);
     app.finish().await;
 }
 
@@ -182,11 +182,11 @@ async fn an_escape_is_a_rated_loss() {
             ("stayer", gamehub_proto::ledger::Role::White, Win, 0),
         ],
     );
-    assert_eq!(ratings(&app, escape).await, (2000, 1990, 2000, 2010));
+    assert_eq!(ratings(&app, escape).await, (3000, 2990, 3000, 3010));
     // The rating history chains from game to game.
     assert_eq!(
         ratings(&app, rated("after", "runner", "stayer", Win)).await,
-        (1990, 2002, 2010, 1998)
+        (2990, 3002, 3010, 2998)
     );
     check_invariants(&app.db.pool, &app.caps).await;
     app.finish().await;

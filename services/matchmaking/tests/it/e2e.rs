@@ -166,3 +166,50 @@ async fn players_are_seated_at_real_gomoku_and_dou_dizhu_tables() {
     assert_eq!(state(&again), TicketState::Waiting);
     p.stop().await;
 }
+
+/// The designated-opening room (指定打法): matchmaking opens its tables with openings, and
+/// the first game starts from one of the 26 with white to play move 4.
+#[tokio::test]
+async fn the_designated_opening_room_seats_players_at_a_game_started_from_an_opening() {
+    let p = platform().await;
+    let mut tickets = Vec::new();
+    for name in ["o-alice", "o-bob"] {
+        p.ledger.grant(name, 10_000).await;
+        let mut client = p.mm.player(name);
+        let ticket = enqueue(&mut client, "gomoku-renju-opening").await;
+        tickets.push((name, ticket.ticket_id, client));
+    }
+    for (name, ticket_id, client) in &mut tickets {
+        let seated = wait_for(
+            client,
+            ticket_id,
+            TicketState::Seated,
+            Duration::from_secs(10),
+        )
+        .await;
+        let table = p
+            .gomoku(name)
+            .get_table(gomoku::GetTableRequest {
+                table_id: seated.seat.unwrap().table_id,
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap();
+        assert_eq!(table.room_id, "gomoku-renju-opening");
+        assert_eq!(table.rule_set(), gomoku::RuleSet::RenjuLose);
+        assert_eq!(table.designated_opening, "random");
+        let game = table.game.unwrap();
+        let opening = game.opening.clone().expect("the game names its opening");
+        let stones: Vec<&str> = game
+            .stones
+            .iter()
+            .map(|s| s.point.as_ref().unwrap().text.as_str())
+            .collect();
+        let opening_stones: Vec<&str> = opening.stones.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(stones, opening_stones, "{name}: the board is the opening");
+        assert_eq!(game.to_move(), gomoku::Color::White, "white plays move 4");
+    }
+    p.stop().await;
+}

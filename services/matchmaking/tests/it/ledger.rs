@@ -35,7 +35,10 @@ async fn a_balance_below_the_minimum_is_refused_and_the_partner_keeps_its_place(
     let mut rich = mm.player("rich");
     let mut poor = mm.player("poor");
     let a = enqueue(&mut rich, "gomoku-renju").await;
-    assert_eq!(a.rating, 2000, "rated rooms carry the ledger's rating");
+    assert_eq!(
+        a.rating, 3000,
+        "rated rooms carry the ledger's rating (a new player's)"
+    );
     let b = enqueue(&mut poor, "gomoku-renju").await;
     let refused = wait_for(
         &mut poor,

@@ -39,14 +39,31 @@ async fn rooms_list_their_rules_stakes_and_waiting_players() {
         "gomoku-renju-claim",
         "gomoku-renju-refuse",
         "gomoku-renju-swap",
+        "gomoku-renju-opening",
         "doudizhu-classic",
         "gomoku-free",
         "doudizhu-free",
     ] {
         assert!(ids.contains(&id), "{id} listed");
     }
+    let opening = rooms
+        .iter()
+        .find(|r| r.room_id == "gomoku-renju-opening")
+        .unwrap();
+    assert_eq!(
+        (
+            opening.rule_set.as_str(),
+            opening.designated_opening.as_str()
+        ),
+        ("renju-lose", "random"),
+        "the designated-opening room draws each game's opening"
+    );
     let renju = rooms.iter().find(|r| r.room_id == "gomoku-renju").unwrap();
     assert_eq!(renju.rule_set, "renju-lose");
+    assert_eq!(
+        renju.designated_opening, "",
+        "games start from an empty board"
+    );
     assert_eq!(renju.game_type, GameType::Gomoku as i32);
     assert_eq!(renju.seats, 2);
     let stakes = renju.stakes.as_ref().unwrap();
