@@ -157,9 +157,9 @@ impl OwnRedis {
                 .unwrap();
         let name = manifest
             .lines()
+            .rev()
             .filter(|line| line.contains("type i"))
-            .filter_map(|line| line.split_whitespace().nth(1))
-            .last()
+            .find_map(|line| line.split_whitespace().nth(1))
             .unwrap_or_else(|| panic!("no incremental AOF in the manifest:\n{manifest}"));
         self.dir.join("appendonlydir").join(name)
     }

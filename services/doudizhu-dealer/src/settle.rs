@@ -6,12 +6,10 @@ use std::sync::Arc;
 
 use doudizhu_rules::{Outcome, Seat};
 use gamehub_platform::ApiError;
-use gamehub_platform::tables::settler::OnSettled;
+use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
 use gamehub_platform::tables::{OutboxEntry, TableStore, now_ms};
 use gamehub_proto::common::GameType;
-use gamehub_proto::ledger::{
-    GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest, SettleGameResponse,
-};
+use gamehub_proto::ledger::{GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest};
 
 use crate::convert;
 use crate::record::{RECORD_FORMAT, RecordDoc};
@@ -81,28 +79,31 @@ pub fn outbox_entry(table: &Table) -> Option<OutboxEntry> {
 /// The settler's callback: appends a public `deal_settled` event (once per game, by
 /// its request key) and keeps the silver in the table's view of that deal.
 pub fn on_settled(store: TableStore) -> OnSettled {
-    Arc::new(move |entry: OutboxEntry, response: SettleGameResponse| {
-        let store = store.clone();
-        Box::pin(async move {
-            if let Err(e) = record_settled(&store, &entry, &response).await {
-                match e {
-                    ApiError::NotFound(_) => {
-                        tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone")
-                    }
-                    e => {
-                        tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal")
+    Arc::new(
+        move |entry: OutboxEntry, acknowledgement: Acknowledgement| {
+            let store = store.clone();
+            Box::pin(async move {
+                if let Err(e) = record_settled(&store, &entry, &acknowledgement).await {
+                    match e {
+                        ApiError::NotFound(_) => {
+                            tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone")
+                        }
+                        e => {
+                            tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal")
+                        }
                     }
                 }
-            }
-        })
-    })
+            })
+        },
+    )
 }
 
 async fn record_settled(
     store: &TableStore,
     entry: &OutboxEntry,
-    response: &SettleGameResponse,
+    acknowledgement: &Acknowledgement,
 ) -> Result<(), ApiError> {
+    let response = &acknowledgement.response;
     let Some(deal_number) = entry
         .game_id
         .rsplit_once(':')
@@ -134,7 +135,13 @@ async fn record_settled(
                             },
                         )
                 });
-                let step = table.settled(deal_number, &entry.game_id, by_seat, now);
+                let step = table.settled(
+                    deal_number,
+                    &entry.game_id,
+                    by_seat,
+                    acknowledgement.adopted,
+                    now,
+                );
                 Ok(crate::service::change(table, step, ()))
             },
         )
