@@ -266,7 +266,7 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
     let on_settled: gamehub_platform::tables::settler::OnSettled =
         Arc::new(move |entry, _acknowledgement| {
             seen.lock().unwrap().push(entry.game_id);
-            Box::pin(async {})
+            Box::pin(async { Ok(()) })
         });
     // Two settlers, as two replicas would run.
     for _ in 0..2 {

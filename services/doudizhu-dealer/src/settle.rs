@@ -83,14 +83,18 @@ pub fn on_settled(store: TableStore) -> OnSettled {
         move |entry: OutboxEntry, acknowledgement: Acknowledgement| {
             let store = store.clone();
             Box::pin(async move {
-                if let Err(e) = record_settled(&store, &entry, &acknowledgement).await {
-                    match e {
-                        ApiError::NotFound(_) => {
-                            tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone")
-                        }
-                        e => {
-                            tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal")
-                        }
+                match record_settled(&store, &entry, &acknowledgement).await {
+                    Ok(()) => Ok(()),
+                    // Redis is not answering: the settler delivers again, and this
+                    // runs again.
+                    Err(e) if e.code() == tonic::Code::Unavailable => Err(e),
+                    Err(ApiError::NotFound(_)) => {
+                        tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone");
+                        Ok(())
+                    }
+                    Err(e) => {
+                        tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal");
+                        Ok(())
                     }
                 }
             })

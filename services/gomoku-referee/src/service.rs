@@ -325,7 +325,14 @@ impl Referee {
 
     /// Notes the ledger's answer for a finished game at its table and tells the
     /// watchers (a `game_settled` event). Idempotent: replicas may both report it.
-    pub async fn note_settlement(&self, table_id: &str, acknowledgement: &Acknowledgement) {
+    /// Notes the ledger's answer at the table. Fails only when the table could not be
+    /// reached (Redis), so that the settler delivers again; a game no longer kept or
+    /// noted before is done.
+    pub async fn note_settlement(
+        &self,
+        table_id: &str,
+        acknowledgement: &Acknowledgement,
+    ) -> Result<(), ApiError> {
         let response = &acknowledgement.response;
         let request_key = format!("settled:{}", response.game_id);
         let now = now_ms();
@@ -348,8 +355,13 @@ impl Referee {
                 },
             )
             .await;
-        if let Err(e) = updated {
-            tracing::debug!(table_id, game_id = %response.game_id, error = %e, "settlement not noted at the table");
+        match updated {
+            Ok(_) => Ok(()),
+            Err(e) if e.code() == tonic::Code::Unavailable => Err(e),
+            Err(e) => {
+                tracing::debug!(table_id, game_id = %response.game_id, error = %e, "settlement not noted at the table");
+                Ok(())
+            }
         }
     }
 
@@ -418,7 +430,7 @@ impl Referee {
                 Box::pin(async move {
                     referee
                         .note_settlement(&entry.table_id, &acknowledgement)
-                        .await;
+                        .await
                 })
             },
         )

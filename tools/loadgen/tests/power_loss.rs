@@ -231,10 +231,8 @@ async fn a_power_loss_of_redis_leaves_every_table_agreeing_with_the_ledger() {
     }
     end.store(true, Ordering::Relaxed);
     let (report, _stopped) = load.await.unwrap();
-    assert!(
-        cut.iter().all(|&bytes| bytes > 0),
-        "nothing was cut: {cut:?}"
-    );
+    // (A cut may find a quiet second; the two together must have cut something.)
+    assert!(cut.iter().sum::<u64>() > 0, "nothing was cut: {cut:?}");
     // The load generator rode the restarts out: nothing given up on but what a restart
     // takes away (a table whose seats a restart undid), and moves in its last seconds.
     let tail =

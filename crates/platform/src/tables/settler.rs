@@ -56,9 +56,17 @@ pub struct Acknowledgement {
     pub adopted: bool,
 }
 
-/// Called after the ledger acknowledged a game (e.g. to tell the table's watchers).
+/// Called after the ledger acknowledged a game, before its outbox entry is cleared (to
+/// note the settlement at the table and tell its watchers). An UNAVAILABLE error (Redis
+/// is down) keeps the entry, so the note is made on the next delivery (a replay at the
+/// ledger); any other error is logged and the entry cleared.
 pub type OnSettled = Arc<
-    dyn Fn(OutboxEntry, Acknowledgement) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync,
+    dyn Fn(
+            OutboxEntry,
+            Acknowledgement,
+        ) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>
+        + Send
+        + Sync,
 >;
 
 /// When a finished game may leave Redis for the ledger (see the module documentation).
@@ -515,21 +523,32 @@ async fn settle_one(
             return Settled::Done;
         }
     };
-    if let Err(e) = acknowledge(store, &entry).await {
-        // The ledger has it; the next scan re-sends and gets a replay (or the same
-        // conflict, adopted the same way).
-        tracing::warn!(game_id = %entry.game_id, error = %e, "could not clear a settled outbox entry");
-    }
     metrics()
         .settlements
         .with_label_values(&[store.game(), if adopted { "adopted" } else { "ok" }])
         .inc();
+    // The table notes the settlement before the entry is cleared: should Redis fail in
+    // between, the entry is delivered again (a replay) and the note made then.
     if let Some(callback) = &on_settled {
         let acknowledgement = Acknowledgement {
             response: *response,
             adopted,
         };
-        callback(entry, acknowledgement).await;
+        match callback(entry.clone(), acknowledgement).await {
+            Ok(()) => {}
+            Err(e) if e.code() == tonic::Code::Unavailable => {
+                release_lease(store, &entry).await;
+                return Settled::Retry(format!("settlement not noted at the table: {e}"));
+            }
+            Err(e) => {
+                tracing::warn!(game_id = %entry.game_id, error = %e, "settlement not noted at the table");
+            }
+        }
+    }
+    if let Err(e) = acknowledge(store, &entry).await {
+        // The ledger has it; the next scan re-sends and gets a replay (or the same
+        // conflict, adopted the same way).
+        tracing::warn!(game_id = %entry.game_id, error = %e, "could not clear a settled outbox entry");
     }
     Settled::Done
 }
