@@ -118,7 +118,7 @@ pub async fn ensure_may_play_next(
         return Ok(());
     }
     if store.settlement_pending(table_id, last_game_id).await? {
-        return Err(ApiError::NotYet {
+        return Err(ApiError::UnavailableFor {
             message: "settling: the last game is not settled by the ledger yet; retry shortly"
                 .into(),
             retry_after: SETTLING_RETRY_AFTER,

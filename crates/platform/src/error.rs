@@ -47,12 +47,13 @@ pub enum ApiError {
     /// A dependency (Redis, PostgreSQL, another service) is not answering; retry later.
     #[error("{0}")]
     Unavailable(String),
-    /// Not yet: the answer waits for something under way (e.g. the ledger settling the
-    /// game that just ended). UNAVAILABLE with a retry hint ([`RETRY_AFTER_MS`]);
-    /// nothing changed.
+    /// Not now, for a known reason that passes: a dependency briefly unable to answer
+    /// (Redis loading its data after a restart, a failover in progress) or an answer
+    /// that waits for something under way (the ledger settling the game that just
+    /// ended: `settling: …`). UNAVAILABLE with a `retry-after-ms` hint; nothing changed.
     #[error("{message}")]
-    NotYet {
-        /// What is awaited, in words, after a stable code (`settling: …`).
+    UnavailableFor {
+        /// What is unavailable or awaited, in words (after a stable code where one exists).
         message: String,
         /// When trying again may succeed.
         retry_after: Duration,
@@ -63,8 +64,14 @@ pub enum ApiError {
 }
 
 /// The metadata key carrying a retry hint in milliseconds on `RESOURCE_EXHAUSTED` and
-/// on the UNAVAILABLE of [`ApiError::NotYet`].
+/// on `UNAVAILABLE` when the cause is known to pass ([`ApiError::UnavailableFor`]).
 pub const RETRY_AFTER_MS: &str = "retry-after-ms";
+
+/// The binary metadata key on the ledger's ALREADY_EXISTS answer to a `SettleGame`
+/// whose game was settled before with a different result: the encoded
+/// `gamehub.ledger.v1.SettleGameResponse` of that first settlement (what the ledger
+/// paid). The settler adopts it.
+pub const SETTLED_RESPONSE_BIN: &str = "settled-response-bin";
 
 impl ApiError {
     /// An internal error with its context; it is logged when turned into a status.
@@ -83,7 +90,7 @@ impl ApiError {
             Self::PermissionDenied(_) => Code::PermissionDenied,
             Self::Aborted(_) => Code::Aborted,
             Self::ResourceExhausted { .. } => Code::ResourceExhausted,
-            Self::Unavailable(_) | Self::NotYet { .. } => Code::Unavailable,
+            Self::Unavailable(_) | Self::UnavailableFor { .. } => Code::Unavailable,
             Self::Internal(_) => Code::Internal,
         }
     }
@@ -104,7 +111,7 @@ impl From<ApiError> for Status {
                 message,
                 retry_after,
             } => with_retry_hint(Status::resource_exhausted(message), retry_after),
-            ApiError::NotYet {
+            ApiError::UnavailableFor {
                 message,
                 retry_after,
             } => with_retry_hint(Status::unavailable(message), Some(retry_after)),
@@ -126,16 +133,59 @@ fn with_retry_hint(mut status: Status, retry_after: Option<Duration>) -> Status 
     status
 }
 
-/// Redis failures are unavailability from the client's point of view; the details
-/// go to the log.
+/// The retry hint sent with a transient Redis condition: about how long a failover,
+/// a resharding step or a reconnection takes. (Loading a large data set takes longer;
+/// clients then simply retry again.)
+pub const REDIS_RETRY_AFTER: Duration = Duration::from_millis(500);
+
+/// Why Redis cannot answer now but will soon, in the client's words; None when the
+/// error is not transient (a bug, a script error, a wrong type: INTERNAL).
+///
+/// Transient: I/O errors, dropped connections and timeouts (Redis restarting or
+/// unreachable), and the server's own "not now" answers: `LOADING` (reading its data
+/// after a restart), `TRYAGAIN`, `CLUSTERDOWN`, `MASTERDOWN`, `READONLY` (a failover
+/// demoted the node), `MOVED`/`ASK` (slots moving; this client does not follow them).
+pub fn redis_transient(err: &redis::RedisError) -> Option<&'static str> {
+    use redis::{ErrorKind, ServerErrorKind};
+    if err.is_io_error() || err.is_connection_dropped() || err.is_timeout() {
+        return Some("live state store unavailable");
+    }
+    let reason = match err.kind() {
+        ErrorKind::Server(ServerErrorKind::BusyLoading) => "live state store is loading its data",
+        ErrorKind::Server(
+            ServerErrorKind::TryAgain
+            | ServerErrorKind::ClusterDown
+            | ServerErrorKind::MasterDown
+            | ServerErrorKind::ReadOnly
+            | ServerErrorKind::Moved
+            | ServerErrorKind::Ask,
+        ) => "live state store is failing over or resharding",
+        // Codes a newer server or a proxy may send that this client does not know by
+        // kind (and the known ones, should a reply carry them as plain text).
+        _ => match err.code() {
+            Some("LOADING") => "live state store is loading its data",
+            Some("TRYAGAIN" | "CLUSTERDOWN" | "MASTERDOWN" | "READONLY" | "MOVED" | "ASK") => {
+                "live state store is failing over or resharding"
+            }
+            _ => return None,
+        },
+    };
+    Some(reason)
+}
+
+/// Redis failures are unavailability from the client's point of view when they pass
+/// ([`redis_transient`]: UNAVAILABLE with a retry hint), internal errors otherwise;
+/// the details go to the log.
 impl From<redis::RedisError> for ApiError {
     fn from(err: redis::RedisError) -> Self {
         crate::metrics::dependency_error("redis");
         tracing::warn!(error = %err, "redis error");
-        if err.is_io_error() || err.is_connection_dropped() || err.is_timeout() {
-            ApiError::Unavailable("live state store unavailable; retry shortly".into())
-        } else {
-            ApiError::Internal(err.into())
+        match redis_transient(&err) {
+            Some(reason) => ApiError::UnavailableFor {
+                message: format!("{reason}; retry in {} ms", REDIS_RETRY_AFTER.as_millis()),
+                retry_after: REDIS_RETRY_AFTER,
+            },
+            None => ApiError::Internal(err.into()),
         }
     }
 }
@@ -193,9 +243,47 @@ mod tests {
         );
     }
 
+    fn server_error(code: &str, detail: &str) -> redis::RedisError {
+        // How redis-rs reads an error reply off the wire.
+        let reply = format!("-{code} {detail}\r\n");
+        match redis::parse_redis_value(reply.as_bytes()).and_then(redis::Value::extract_error) {
+            Err(e) => e,
+            Ok(value) => panic!("{code} parsed as {value:?}"),
+        }
+    }
+
     #[test]
-    fn not_yet_is_unavailable_with_a_retry_hint() {
-        let status: Status = ApiError::NotYet {
+    fn transient_redis_conditions_are_unavailable_with_a_hint() {
+        for code in [
+            "LOADING",
+            "TRYAGAIN",
+            "CLUSTERDOWN",
+            "MASTERDOWN",
+            "READONLY",
+            "MOVED",
+            "ASK",
+        ] {
+            let err = server_error(code, "3999 127.0.0.1:6381");
+            let status: Status = ApiError::from(err).into();
+            assert_eq!(status.code(), Code::Unavailable, "{code}");
+            assert_eq!(
+                status
+                    .metadata()
+                    .get(RETRY_AFTER_MS)
+                    .and_then(|v| v.to_str().ok()),
+                Some("500"),
+                "{code}"
+            );
+        }
+        for code in ["ERR", "WRONGTYPE", "NOSCRIPT", "NOPERM"] {
+            let status: Status = ApiError::from(server_error(code, "whatever")).into();
+            assert_eq!(status.code(), Code::Internal, "{code}");
+        }
+    }
+
+    #[test]
+    fn settling_is_unavailable_with_a_retry_hint() {
+        let status: Status = ApiError::UnavailableFor {
             message: "settling: wait".into(),
             retry_after: Duration::from_millis(250),
         }

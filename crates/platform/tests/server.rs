@@ -279,9 +279,9 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let seen = acknowledged.clone();
     let on_settled: gamehub_platform::tables::settler::OnSettled =
-        Arc::new(move |entry, _response| {
+        Arc::new(move |entry, _acknowledgement| {
             seen.lock().unwrap().push(entry.game_id);
-            Box::pin(async {})
+            Box::pin(async { Ok(()) })
         });
     // Two settlers, as two replicas would run.
     for _ in 0..2 {
@@ -355,4 +355,101 @@ fn api_errors_map_to_codes() {
     for (err, code) in cases {
         assert_eq!(Status::from(err).code(), code);
     }
+}
+
+/// HSCAN calls a Redis has answered (`INFO commandstats`): each settler scan sends one
+/// per shard.
+fn hscans(redis: &gamehub_testkit::redis_server::OwnRedis) -> u64 {
+    let stats = redis.cli(&["INFO", "commandstats"]);
+    stats
+        .lines()
+        .find_map(|line| line.strip_prefix("cmdstat_hscan:calls="))
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_settlement_leaves_redis_only_once_its_ending_is_durable() {
+    // A Redis of this test's own (engineer "durability": ports 52100–52199) that fsyncs
+    // its AOF once a second.
+    let redis = gamehub_testkit::redis_server::OwnRedis::start(
+        "durability-gate",
+        52111,
+        &["--appendfsync", "everysec"],
+    );
+    let fx = spawn(CommonConfig::for_tests()).await;
+    let store = TableStore::new(
+        gamehub_platform::tables::connect(&redis.url())
+            .await
+            .unwrap(),
+        "gh",
+        "gate",
+        StoreLimits::default(),
+        Clock::system(),
+    );
+    let mut change = Change::new(vec![], None, ());
+    change.settlement = Some(OutboxEntry::new(
+        &settle_request("gate-1", "gate-t1"),
+        store.clock().now_ms(),
+    ));
+    store.create("gate-t1", &0u8, change, None).await.unwrap();
+    let token = TokenSource::service(fx.keys.clone(), "test-referee");
+    let ledger = LedgerServiceClient::new(
+        service_channel(&fx.url(), token, Duration::from_secs(5)).unwrap(),
+    );
+    let settler = |durability| SettlerConfig {
+        interval: Duration::from_millis(20),
+        durability,
+        ..SettlerConfig::default()
+    };
+
+    // everysec, with a margin no test outlives: the entry is seen, scan after scan, and
+    // never sent.
+    let held = Shutdown::new();
+    tokio::spawn(run_settler(
+        store.clone(),
+        ledger.clone(),
+        settler(gamehub_platform::tables::settler::Durability::Auto {
+            margin: Duration::from_secs(3600),
+        }),
+        None,
+        held.listener(),
+    ));
+    let before = hscans(&redis);
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while hscans(&redis) < before + 10 * 32 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the settler scans");
+    assert_eq!(
+        fx.ledger.calls.load(Ordering::SeqCst),
+        0,
+        "sent before durable"
+    );
+    assert_eq!(store.settlement_backlog().await.unwrap(), 1);
+    held.trigger();
+
+    // appendfsync always: acknowledged means on disk, and the entry goes at once.
+    assert_eq!(redis.cli(&["CONFIG", "SET", "appendfsync", "always"]), "OK");
+    tokio::spawn(run_settler(
+        store.clone(),
+        ledger,
+        settler(gamehub_platform::tables::settler::Durability::Auto {
+            margin: Duration::from_secs(3600),
+        }),
+        None,
+        fx.shutdown.listener(),
+    ));
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while store.settlement_backlog().await.unwrap() > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("delivered once durable");
+    assert_eq!(fx.ledger.calls.load(Ordering::SeqCst), 1);
+    fx.shutdown.trigger();
 }

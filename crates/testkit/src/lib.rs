@@ -9,6 +9,7 @@
 //! - [`postgres`]: a PostgreSQL database of a test's own ([`postgres::ScratchDatabase`]),
 //!   leftovers of killed runs dropped on the next run;
 //! - [`redis`]: the Redis the tests use, key prefixes of their own, and removing them;
+//! - [`redis_server`]: a `redis-server` of a test's own, to kill, cut back and restart;
 //! - [`tokens`]: the development signing key, and channels carrying a token of any role;
 //! - [`server`]: a service running in the test's process ([`server::TestServer`]);
 //! - [`stub_ledger`]: a ledger that settles every game at once and answers everyone
@@ -42,6 +43,7 @@ pub mod matchmaking;
 pub mod platform;
 pub mod postgres;
 pub mod redis;
+pub mod redis_server;
 #[cfg(feature = "referee")]
 pub mod referee;
 pub mod resume;

@@ -154,6 +154,7 @@ pub fn result(
         multiplier: i64::try_from(settlement.multiplier).unwrap_or(i64::MAX),
         seed: seed_hex,
         settlement: settled.unwrap_or_default(),
+        settlement_adopted: false,
     }
 }
 
@@ -309,11 +310,14 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
                 .map(|st| seat_settlement(table, st, &by_seat[st.index()]))
                 .collect()
         });
-        result(
-            s,
-            view.seed.map(|seed| seed.to_hex()).unwrap_or_default(),
-            settled,
-        )
+        pb::DealResult {
+            settlement_adopted: table.settled_adopted,
+            ..result(
+                s,
+                view.seed.map(|seed| seed.to_hex()).unwrap_or_default(),
+                settled,
+            )
+        }
     });
     let must_lead = view.phase == Phase::Playing && view.to_act.is_some() && view.trick.is_none();
     pb::Table {

@@ -77,7 +77,9 @@ pub struct DealerConfig {
     pub watch: WatchLimits,
     /// How the deadline sweeper runs.
     pub sweep: SweepConfig,
-    /// How the settler runs.
+    /// How the settler runs (only once a deal's ending is durable:
+    /// `GAMEHUB_SETTLE_DURABILITY`, `…_FSYNC_MARGIN_MS`, `…_REPLICAS`,
+    /// `…_REPLICA_TIMEOUT_MS`, see `SettlerConfig`).
     pub settler: SettlerConfig,
 }
 
@@ -105,6 +107,8 @@ impl DealerConfig {
             16,
             "a number of deals (1 or more)",
         )?;
+        let mut settler = SettlerConfig::default();
+        settler.read_durability(env)?;
         Ok(Self {
             common,
             listen,
@@ -116,7 +120,7 @@ impl DealerConfig {
             store: StoreLimits::default(),
             watch: WatchLimits::from_env(env, "GAMEHUB_DOUDIZHU", 3)?,
             sweep: SweepConfig::default(),
-            settler: SettlerConfig::default(),
+            settler,
         })
     }
 

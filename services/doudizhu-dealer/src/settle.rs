@@ -6,12 +6,10 @@ use std::sync::Arc;
 
 use doudizhu_rules::{Outcome, Seat};
 use gamehub_platform::ApiError;
-use gamehub_platform::tables::settler::OnSettled;
+use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
 use gamehub_platform::tables::{OutboxEntry, TableStore};
 use gamehub_proto::common::GameType;
-use gamehub_proto::ledger::{
-    GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest, SettleGameResponse,
-};
+use gamehub_proto::ledger::{GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest};
 
 use crate::convert;
 use crate::record::{RECORD_FORMAT, RecordDoc};
@@ -82,28 +80,35 @@ pub fn outbox_entry(table: &Table, now_ms: u64) -> Option<OutboxEntry> {
 /// The settler's callback: appends a public `deal_settled` event (once per game, by
 /// its request key) and keeps the silver in the table's view of that deal.
 pub fn on_settled(store: TableStore) -> OnSettled {
-    Arc::new(move |entry: OutboxEntry, response: SettleGameResponse| {
-        let store = store.clone();
-        Box::pin(async move {
-            if let Err(e) = record_settled(&store, &entry, &response).await {
-                match e {
-                    ApiError::NotFound(_) => {
-                        tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone")
+    Arc::new(
+        move |entry: OutboxEntry, acknowledgement: Acknowledgement| {
+            let store = store.clone();
+            Box::pin(async move {
+                match record_settled(&store, &entry, &acknowledgement).await {
+                    Ok(()) => Ok(()),
+                    // Redis is not answering: the settler delivers again, and this
+                    // runs again.
+                    Err(e) if e.code() == tonic::Code::Unavailable => Err(e),
+                    Err(ApiError::NotFound(_)) => {
+                        tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone");
+                        Ok(())
                     }
-                    e => {
-                        tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal")
+                    Err(e) => {
+                        tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal");
+                        Ok(())
                     }
                 }
-            }
-        })
-    })
+            })
+        },
+    )
 }
 
 async fn record_settled(
     store: &TableStore,
     entry: &OutboxEntry,
-    response: &SettleGameResponse,
+    acknowledgement: &Acknowledgement,
 ) -> Result<(), ApiError> {
+    let response = &acknowledgement.response;
     let Some(deal_number) = entry
         .game_id
         .rsplit_once(':')
@@ -135,7 +140,13 @@ async fn record_settled(
                             },
                         )
                 });
-                let step = table.settled(deal_number, &entry.game_id, by_seat, now);
+                let step = table.settled(
+                    deal_number,
+                    &entry.game_id,
+                    by_seat,
+                    acknowledgement.adopted,
+                    now,
+                );
                 Ok(crate::service::change(table, step, ()))
             },
         )

@@ -110,6 +110,10 @@ pub struct Table {
     /// The ledger's answer for the current deal, once settled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<[SeatSettled; 3]>,
+    /// `settled` is the ledger's first answer to a different result of this deal (it
+    /// stands; see [`Table::settled`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settled_adopted: bool,
     /// Redeals in a row in which no seat bid itself (all by timeout or auto-play); two
     /// close the table, whose players are evidently gone.
     #[serde(default)]
@@ -243,6 +247,7 @@ impl Table {
             bid_actors: Vec::new(),
             stage: Stage::Dealing,
             settled: None,
+            settled_adopted: false,
             idle_redeals: 0,
             test_seeds: seeds.collect(),
             closed_note: String::new(),
@@ -464,6 +469,7 @@ impl Table {
         self.deal_ended_ms = 0;
         self.bid_actors.clear();
         self.settled = None;
+        self.settled_adopted = false;
         self.stage = Stage::Dealing;
         let mut step = Step::default();
         self.after(events, now_ms, timing, &mut step);
@@ -570,13 +576,15 @@ impl Table {
         );
     }
 
-    /// Records the ledger's answer for deal `deal_number` and returns the public event
+    /// Records the ledger's answer for deal `deal_number` (`adopted`: its first answer
+    /// to a different result of the deal, which stands) and returns the public event
     /// announcing it.
     pub fn settled(
         &mut self,
         deal_number: u32,
         game_id: &str,
         by_seat: [SeatSettled; 3],
+        adopted: bool,
         now_ms: u64,
     ) -> Step {
         let seats = Seat::ALL
@@ -593,10 +601,12 @@ impl Table {
             pb::table_event::Kind::DealSettled(pb::DealSettled {
                 game_id: game_id.to_owned(),
                 seats,
+                adopted,
             }),
         );
         if deal_number == self.deal_number {
             self.settled = Some(by_seat);
+            self.settled_adopted = adopted;
         }
         step
     }

@@ -165,8 +165,9 @@ pub fn game_event(event: &Event, deadline: i64) -> pb::table_event::Kind {
 }
 
 /// The ledger's answer for both seats.
-pub fn settlement(seats: &[SeatSettled]) -> pb::Settlement {
+pub fn settlement(seats: &[SeatSettled], adopted: bool) -> pb::Settlement {
     pb::Settlement {
+        adopted,
         seats: seats
             .iter()
             .map(|s| pb::SeatSettlement {
@@ -292,7 +293,10 @@ fn finished_game(f: &FinishedGame, points_base: i64) -> pb::FinishedGame {
         number: i32::try_from(f.number).unwrap_or(i32::MAX),
         game_id: f.game_id.clone(),
         result: Some(result(&f.result, points_base)),
-        settlement: f.settlement.as_deref().map(settlement),
+        settlement: f
+            .settlement
+            .as_deref()
+            .map(|seats| settlement(seats, f.adopted)),
     }
 }
 

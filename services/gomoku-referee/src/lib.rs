@@ -65,7 +65,9 @@ pub struct RefereeConfig {
     /// How often deadlines are swept (`GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS`, default 100).
     pub sweep: SweepConfig,
     /// How settlements reach the ledger (`GAMEHUB_GOMOKU_SETTLE_MAX_BACKOFF_MS`: the
-    /// longest wait between retries while the ledger is down, default 30 s).
+    /// longest wait between retries while the ledger is down, default 30 s; only once
+    /// the game's ending is durable: `GAMEHUB_SETTLE_DURABILITY`, `…_FSYNC_MARGIN_MS`,
+    /// `…_REPLICAS`, `…_REPLICA_TIMEOUT_MS`, see `SettlerConfig`).
     pub settler: SettlerConfig,
 }
 
@@ -82,6 +84,7 @@ impl RefereeConfig {
         let mut settler = SettlerConfig::default();
         settler.max_backoff =
             env.millis("GAMEHUB_GOMOKU_SETTLE_MAX_BACKOFF_MS", settler.max_backoff)?;
+        settler.read_durability(env)?;
         Ok(Self {
             common,
             listen,

@@ -17,13 +17,12 @@ use gamehub_platform::game_api::{
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::dead_letters::{CloseTableFn, ClosedTable};
 use gamehub_platform::tables::hub::{EventHub, Watcher};
-use gamehub_platform::tables::settler::OnSettled;
+use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated};
 use gamehub_platform::{ApiError, Caller, Role};
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_server::GomokuService;
-use gamehub_proto::ledger::SettleGameResponse;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gomoku_rules::{Action, Record, RuleSet, Seat};
 use prost::Message;
@@ -339,7 +338,15 @@ impl Referee {
 
     /// Notes the ledger's answer for a finished game at its table and tells the
     /// watchers (a `game_settled` event). Idempotent: replicas may both report it.
-    pub async fn note_settlement(&self, table_id: &str, response: &SettleGameResponse) {
+    /// Notes the ledger's answer at the table. Fails only when the table could not be
+    /// reached (Redis), so that the settler delivers again; a game no longer kept or
+    /// noted before is done.
+    pub async fn note_settlement(
+        &self,
+        table_id: &str,
+        acknowledgement: &Acknowledgement,
+    ) -> Result<(), ApiError> {
+        let response = &acknowledgement.response;
         let request_key = format!("settled:{}", response.game_id);
         let now = self.now_ms();
         let updated = self
@@ -348,9 +355,11 @@ impl Referee {
                 table_id,
                 Some(&request_key),
                 |state: &mut TableState, _version| {
-                    let event = state.settled(response, now).ok_or_else(|| {
-                        ApiError::FailedPrecondition("game not kept or already noted".into())
-                    })?;
+                    let event = state
+                        .settled(response, acknowledgement.adopted, now)
+                        .ok_or_else(|| {
+                            ApiError::FailedPrecondition("game not kept or already noted".into())
+                        })?;
                     let step = Step {
                         events: vec![event],
                         settlement: None,
@@ -359,8 +368,13 @@ impl Referee {
                 },
             )
             .await;
-        if let Err(e) = updated {
-            tracing::debug!(table_id, game_id = %response.game_id, error = %e, "settlement not noted at the table");
+        match updated {
+            Ok(_) => Ok(()),
+            Err(e) if e.code() == tonic::Code::Unavailable => Err(e),
+            Err(e) => {
+                tracing::debug!(table_id, game_id = %response.game_id, error = %e, "settlement not noted at the table");
+                Ok(())
+            }
         }
     }
 
@@ -469,12 +483,16 @@ impl Referee {
     /// The callback the settler calls after the ledger acknowledged a game.
     pub fn on_settled(&self) -> OnSettled {
         let referee = self.clone();
-        Arc::new(move |entry: OutboxEntry, response: SettleGameResponse| {
-            let referee = referee.clone();
-            Box::pin(async move {
-                referee.note_settlement(&entry.table_id, &response).await;
-            })
-        })
+        Arc::new(
+            move |entry: OutboxEntry, acknowledgement: Acknowledgement| {
+                let referee = referee.clone();
+                Box::pin(async move {
+                    referee
+                        .note_settlement(&entry.table_id, &acknowledgement)
+                        .await
+                })
+            },
+        )
     }
 
     fn load_record(request: &pb::LoadRecordRequest) -> Result<pb::LoadRecordResponse, ApiError> {

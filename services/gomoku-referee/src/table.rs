@@ -121,6 +121,10 @@ pub struct FinishedGame {
     pub result: GameResult,
     /// The ledger's answer once settled.
     pub settlement: Option<Vec<SeatSettled>>,
+    /// The ledger had settled this game before with a different result, and
+    /// `settlement` is that first answer (what stands).
+    #[serde(default)]
+    pub adopted: bool,
 }
 
 /// A table as stored: everything the referee knows about it.
@@ -445,6 +449,7 @@ impl TableState {
             game_id: game_id.clone(),
             result,
             settlement: None,
+            adopted: false,
         });
         if self.finished.len() > FINISHED_GAMES_KEPT {
             let excess = self.finished.len() - FINISHED_GAMES_KEPT;
@@ -570,11 +575,13 @@ impl TableState {
         ));
     }
 
-    /// Notes the ledger's answer for a finished game; returns the event to publish, or
-    /// None when the game is no longer kept here or was noted before.
+    /// Notes the ledger's answer for a finished game (`adopted`: the ledger's first
+    /// answer to a different result of it, which stands); returns the event to publish,
+    /// or None when the game is no longer kept here or was noted before.
     pub fn settled(
         &mut self,
         response: &SettleGameResponse,
+        adopted: bool,
         now_ms: u64,
     ) -> Option<pb::TableEvent> {
         let seats: Vec<SeatSettled> = self
@@ -600,8 +607,9 @@ impl TableState {
             return None;
         }
         let number = finished.number;
-        let settlement = convert::settlement(&seats);
+        let settlement = convert::settlement(&seats, adopted);
         finished.settlement = Some(seats);
+        finished.adopted = adopted;
         Some(self.event(
             now_ms,
             number,

@@ -19,6 +19,19 @@ pub enum LedgerError {
     /// The id is already used by a different request.
     #[error("{0}")]
     Conflict(String),
+    /// The game was settled before with a different result; `response` is the encoded
+    /// `SettleGameResponse` of that first settlement (what the ledger paid), sent back
+    /// beside the ALREADY_EXISTS so the table can adopt it.
+    #[error(
+        "game {game_id} was already settled with a different request; a game id settles one game (the first settlement is in the {} metadata)",
+        gamehub_platform::error::SETTLED_RESPONSE_BIN
+    )]
+    SettledDifferently {
+        /// The game.
+        game_id: String,
+        /// The first settlement's response, encoded.
+        response: Vec<u8>,
+    },
     /// The caller may not do this.
     #[error("{0}")]
     Forbidden(String),
@@ -54,6 +67,7 @@ impl LedgerError {
             LedgerError::Invalid { .. } => ApiError::InvalidArgument(self.to_string()),
             LedgerError::NotFound(message) => ApiError::NotFound(message),
             LedgerError::Conflict(message) => ApiError::AlreadyExists(message),
+            LedgerError::SettledDifferently { .. } => ApiError::AlreadyExists(self.to_string()),
             LedgerError::Forbidden(message) => ApiError::PermissionDenied(message),
             LedgerError::Api(api) => api,
             LedgerError::Contended(why) => {
@@ -83,7 +97,18 @@ impl LedgerError {
 
 impl From<LedgerError> for tonic::Status {
     fn from(err: LedgerError) -> Self {
-        err.into_api().into()
+        let first = match &err {
+            LedgerError::SettledDifferently { response, .. } => Some(response.clone()),
+            _ => None,
+        };
+        let mut status: tonic::Status = err.into_api().into();
+        if let Some(bytes) = first {
+            status.metadata_mut().insert_bin(
+                gamehub_platform::error::SETTLED_RESPONSE_BIN,
+                tonic::metadata::MetadataValue::from_bytes(&bytes),
+            );
+        }
+        status
     }
 }
 

@@ -17,6 +17,7 @@ async fn a_short_load_seats_players_and_plays_both_games() {
         gomoku_room: "gomoku-free".into(),
         doudizhu_room: "doudizhu-free".into(),
         progress: false,
+        end_early: None,
     };
     let (report, stop) = run(
         &tp.endpoints,

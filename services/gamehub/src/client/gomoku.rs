@@ -1092,6 +1092,7 @@ mod tests {
         t.finished_games = vec![gm::FinishedGame {
             number: 1,
             settlement: Some(gm::Settlement {
+                adopted: false,
                 seats: vec![
                     gm::SeatSettlement {
                         player_id: "alice".into(),

@@ -67,7 +67,7 @@ pub(crate) use retry_call;
 
 /// A bot's Leave: a table that another seat already closed, or that is gone, is left
 /// as well.
-fn left<T>(leave: Result<T, tonic::Status>) -> Result<(), tonic::Status> {
+pub fn left<T>(leave: Result<T, tonic::Status>) -> Result<(), tonic::Status> {
     match leave {
         Ok(_) => Ok(()),
         Err(status)

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests fail loudly on broken fixtures
 
 mod auth;
+mod durability;
 mod games;
 mod openings;
 mod replicas;

@@ -319,8 +319,8 @@ impl SettlementRecord {
 
 impl Repository {
     /// Settles `report` on `today`: the stored answer when the game was settled with the
-    /// same payload; [`LedgerError::Conflict`] when with another; else the plan applied
-    /// and `encode` of it stored as the answer. The first attempt reads without locks;
+    /// same payload; [`LedgerError::SettledDifferently`] (carrying that answer) when with
+    /// another; else the plan applied and `encode` of it stored as the answer. The first attempt reads without locks;
     /// later ones lock first.
     pub async fn settle(
         &self,
@@ -391,16 +391,16 @@ impl Repository {
             if let Some(tx) = tx {
                 tx.rollback().await?;
             }
-            if stored.as_slice() != sha256.as_slice() {
-                return Err(LedgerError::Conflict(format!(
-                    "game {} was already settled with a different request; a game id settles one game",
-                    report.game_id
-                )));
-            }
             let response = first
                 .existing_response
                 .clone()
                 .ok_or_else(|| LedgerError::Corrupt("settled game without a response".into()))?;
+            if stored.as_slice() != sha256.as_slice() {
+                return Err(LedgerError::SettledDifferently {
+                    game_id: report.game_id.clone(),
+                    response,
+                });
+            }
             return Ok(Settled::Replayed { response });
         }
 

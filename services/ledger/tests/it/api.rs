@@ -220,6 +220,18 @@ async fn a_settlement_is_idempotent_by_game_id() {
     let err = app.service().settle_game(different).await.unwrap_err();
     assert_eq!(err.code(), Code::AlreadyExists);
     assert!(err.message().contains("same-game"));
+    // The refusal carries what the ledger paid the first time, for the table to adopt.
+    let paid = err
+        .metadata()
+        .get_bin(gamehub_platform::error::SETTLED_RESPONSE_BIN)
+        .and_then(|v| v.to_bytes().ok())
+        .map(|bytes| {
+            <gamehub_proto::ledger::SettleGameResponse as prost::Message>::decode(bytes.as_ref())
+                .unwrap()
+        })
+        .expect("the first settlement beside ALREADY_EXISTS");
+    assert_eq!(paid.game_id, "same-game");
+    assert_eq!(paid.players, first.players);
     let mut other_record = request.clone();
     other_record.record.as_mut().unwrap().content.push('!');
     let err = app.service().settle_game(other_record).await.unwrap_err();

@@ -81,6 +81,7 @@ pub async fn main(args: &Args, config: &CommonConfig) -> anyhow::Result<()> {
         gomoku_room: args.gomoku_room.clone(),
         doudizhu_room: args.doudizhu_room.clone(),
         progress: true,
+        end_early: None,
     };
     let warm_up = Duration::from_secs(args.warm_up_secs);
     eprintln!(
@@ -122,6 +123,9 @@ pub struct LoadOptions {
     pub doudizhu_room: String,
     /// Print a progress line every second.
     pub progress: bool,
+    /// When set, the measurement also ends as soon as this turns true (a test that
+    /// stops the load once it has done what it needed under it).
+    pub end_early: Option<Arc<AtomicBool>>,
 }
 
 /// Which games the load plays.
@@ -144,6 +148,10 @@ struct Stats {
     move_latency_us: Mutex<Vec<u32>>,
     seat_latency_us: Mutex<Vec<u32>>,
     errors: Mutex<BTreeMap<String, u64>>,
+    error_samples: Mutex<BTreeMap<String, String>>,
+    retries: Mutex<BTreeMap<String, u64>>,
+    refusals: Mutex<BTreeMap<String, u64>>,
+    abandoned: AtomicU64,
     measuring: AtomicBool,
 }
 
@@ -155,13 +163,44 @@ impl Stats {
         }
     }
 
+    /// A call given up on (after its retries), by code.
     fn record_error(&self, status: &tonic::Status) {
+        self.count(&self.errors, status);
         if self.measuring.load(Ordering::Relaxed) {
-            let mut errors = self
-                .errors
+            self.error_samples
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .entry(format!("{:?}", status.code()))
+                .or_insert_with(|| status.message().chars().take(200).collect());
+        }
+    }
+
+    /// Passes a call's result through, counting a retryable answer (the call is then
+    /// retried) by code.
+    fn retried<T>(&self, result: Result<T, tonic::Status>) -> Result<T, tonic::Status> {
+        if let Err(status) = &result
+            && matches!(
+                status.code(),
+                tonic::Code::ResourceExhausted | tonic::Code::Unavailable | tonic::Code::Aborted
+            )
+        {
+            self.count(&self.retries, status);
+        }
+        result
+    }
+
+    /// An action the server refused (the table is read again), by code.
+    fn refused(&self, status: &tonic::Status) {
+        self.count(&self.refusals, status);
+    }
+
+    /// Adds one to `status`'s code in `map`, while measuring.
+    fn count(&self, map: &Mutex<BTreeMap<String, u64>>, status: &tonic::Status) {
+        if self.measuring.load(Ordering::Relaxed) {
+            let mut map = map
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            *errors.entry(format!("{:?}", status.code())).or_default() += 1;
+            *map.entry(format!("{:?}", status.code())).or_default() += 1;
         }
     }
 }
@@ -212,8 +251,22 @@ pub struct Report {
     pub move_p99_ms: f64,
     /// Seats handed out per second.
     pub seated_per_second: f64,
-    /// Errors by gRPC code.
+    /// Calls given up on (after their retries), by gRPC code.
     pub errors: BTreeMap<String, u64>,
+    /// The first message of each code in `errors` (at most 200 characters).
+    pub error_samples: BTreeMap<String, String>,
+    /// Retryable answers (RESOURCE_EXHAUSTED, UNAVAILABLE, ABORTED), each followed by a
+    /// retry, by gRPC code.
+    pub retries: BTreeMap<String, u64>,
+    /// Actions refused (FAILED_PRECONDITION: a clock or a race was first; the table is
+    /// read again), by gRPC code.
+    pub refusals: BTreeMap<String, u64>,
+    /// Tables given up on (an error, or seats that never all arrived), each left by
+    /// every seat that had arrived.
+    pub abandoned_tables: u64,
+    /// Moves per second of the measurement, one figure per second (a restart shows as
+    /// a dip and, for a good client, a recovery).
+    pub moves_per_second_series: Vec<u64>,
     /// CPU and memory of each service (spawned mode), and of the load generator.
     pub processes: Vec<ProcessCost>,
     /// `redis-benchmark` EVAL requests/s of the same Redis (spawned mode).
@@ -245,8 +298,21 @@ impl Report {
             out.push_str("  errors             none\n");
         } else {
             for (code, n) in &self.errors {
-                out.push_str(&format!("  errors {code:<12}{n:>10}\n"));
+                let sample = self.error_samples.get(code).map_or("", String::as_str);
+                out.push_str(&format!("  errors {code:<12}{n:>10}   e.g. {sample}\n"));
             }
+        }
+        for (code, n) in &self.retries {
+            out.push_str(&format!("  retried {code:<11}{n:>10}\n"));
+        }
+        for (code, n) in &self.refusals {
+            out.push_str(&format!("  refused {code:<11}{n:>10}\n"));
+        }
+        if self.abandoned_tables > 0 {
+            out.push_str(&format!(
+                "  tables abandoned   {:>10}\n",
+                self.abandoned_tables
+            ));
         }
         if !self.processes.is_empty() {
             out.push_str("\n  process            CPU (% of a core)   RSS\n");
@@ -270,6 +336,22 @@ impl Report {
             ));
         }
         out
+    }
+}
+
+/// How long seats wait at the collector for the rest of their table.
+const SEAT_WAIT: Duration = Duration::from_secs(10);
+
+/// Every seat leaves the table (a table another seat closed counts as left) and is
+/// free to queue again.
+async fn release(seats: Vec<Seated>, table_id: &str, stats: &Stats) {
+    for seat in &seats {
+        if let Err(status) = play::leave(&seat.clients, seat.game, table_id, stats).await {
+            stats.record_error(&status);
+        }
+    }
+    for seat in seats {
+        let _ = seat.done.send(());
     }
 }
 
@@ -362,39 +444,60 @@ pub async fn run(
     }
     drop(seat_tx);
 
-    // The collector: a table starts once all its seats arrived.
+    // The collector: a table starts once all its seats arrived. Seats whose table
+    // mates do not all come within SEAT_WAIT (a seat lost to a restart, a table gone)
+    // leave it and queue again, rather than wait for ever.
     let collector_stats = stats.clone();
     let collector_stop = stop.clone();
     tokio::spawn(async move {
-        let mut waiting: HashMap<String, Vec<Seated>> = HashMap::new();
-        while let Some(seated) = seat_rx.recv().await {
-            let table_id = seated.table_id.clone();
-            let full = {
-                let at = waiting.entry(table_id.clone()).or_default();
-                at.push(seated);
-                at.len() == at[0].seats_at_table
+        let mut waiting: HashMap<String, (Instant, Vec<Seated>)> = HashMap::new();
+        loop {
+            let seated = match tokio::time::timeout(Duration::from_secs(1), seat_rx.recv()).await {
+                Ok(Some(seated)) => Some(seated),
+                Ok(None) => return,
+                Err(_) => None,
             };
-            if full && let Some(mut seats) = waiting.remove(&table_id) {
-                seats.sort_by_key(|s| s.seat);
-                let stats = collector_stats.clone();
-                let stop = collector_stop.clone();
-                tokio::spawn(async move {
-                    let clients: Vec<Clients> = seats.iter().map(|s| s.clients.clone()).collect();
-                    let result = match seats[0].game {
-                        GameType::Gomoku => play::gomoku(&clients, &table_id, &stats, &stop).await,
-                        _ => play::doudizhu(&clients, &table_id, &stats, &stop).await,
-                    };
-                    if let Err(status) = result {
-                        stats.record_error(&status);
-                    }
-                    // Everyone leaves; a table closed by the first leaver is fine.
-                    for c in &clients {
-                        let _ = play::leave(c, seats[0].game, &table_id).await;
-                    }
-                    for seat in seats {
-                        let _ = seat.done.send(());
-                    }
-                });
+            if let Some(seated) = seated {
+                let table_id = seated.table_id.clone();
+                let full = {
+                    let (_, at) = waiting
+                        .entry(table_id.clone())
+                        .or_insert_with(|| (Instant::now(), Vec::new()));
+                    at.push(seated);
+                    at.len() == at[0].seats_at_table
+                };
+                if full && let Some((_, mut seats)) = waiting.remove(&table_id) {
+                    seats.sort_by_key(|s| s.seat);
+                    let stats = collector_stats.clone();
+                    let stop = collector_stop.clone();
+                    tokio::spawn(async move {
+                        let clients: Vec<Clients> =
+                            seats.iter().map(|s| s.clients.clone()).collect();
+                        let result = match seats[0].game {
+                            GameType::Gomoku => {
+                                play::gomoku(&clients, &table_id, &stats, &stop).await
+                            }
+                            _ => play::doudizhu(&clients, &table_id, &stats, &stop).await,
+                        };
+                        if let Err(status) = &result {
+                            stats.record_error(status);
+                            stats.abandoned.fetch_add(1, Ordering::Relaxed);
+                        }
+                        release(seats, &table_id, &stats).await;
+                    });
+                }
+            }
+            let stale: Vec<String> = waiting
+                .iter()
+                .filter(|(_, (since, _))| since.elapsed() >= SEAT_WAIT)
+                .map(|(table_id, _)| table_id.clone())
+                .collect();
+            for table_id in stale {
+                if let Some((_, seats)) = waiting.remove(&table_id) {
+                    collector_stats.abandoned.fetch_add(1, Ordering::Relaxed);
+                    let stats = collector_stats.clone();
+                    tokio::spawn(async move { release(seats, &table_id, &stats).await });
+                }
             }
         }
     });
@@ -409,10 +512,16 @@ pub async fn run(
     let settled_before = spawn::settlements_acknowledged(metrics_urls).await;
     let measure_start = Instant::now();
     let mut last = (0u64, 0u64);
-    while measure_start.elapsed() < options.duration {
+    while measure_start.elapsed() < options.duration
+        && !options
+            .end_early
+            .as_ref()
+            .is_some_and(|end| end.load(Ordering::Relaxed))
+    {
         tokio::time::sleep(Duration::from_secs(1)).await;
+        let moves = stats.moves.load(Ordering::Relaxed);
+        report.moves_per_second_series.push(moves - last.0);
         if options.progress {
-            let moves = stats.moves.load(Ordering::Relaxed);
             let games = stats.games.load(Ordering::Relaxed);
             let errors: u64 = stats
                 .errors
@@ -428,8 +537,9 @@ pub async fn run(
                 stats.seated.load(Ordering::Relaxed),
                 errors
             );
-            last = (moves, games);
+            last.1 = games;
         }
+        last.0 = moves;
     }
     stats.measuring.store(false, Ordering::Relaxed);
     let seconds = measure_start.elapsed().as_secs_f64();
@@ -461,10 +571,19 @@ pub async fn run(
     report.move_p99_ms = quantile_ms(&moves, 0.99);
     report.seat_p50_ms = quantile_ms(&seats, 0.50);
     report.seat_p99_ms = quantile_ms(&seats, 0.99);
-    report.errors = stats
-        .errors
+    let taken = |map: &Mutex<BTreeMap<String, u64>>| {
+        map.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    };
+    report.errors = taken(&stats.errors);
+    report.error_samples = stats
+        .error_samples
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
+    report.retries = taken(&stats.retries);
+    report.refusals = taken(&stats.refusals);
+    report.abandoned_tables = stats.abandoned.load(Ordering::Relaxed);
     Ok((report, stop))
 }

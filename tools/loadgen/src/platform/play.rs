@@ -1,5 +1,12 @@
 //! One driver per table: every seat of it through its own player's clients, playing the
 //! random players of [`crate::players`] until the game or deal ends.
+//!
+//! The drivers behave like a good client: every call is retried as the API says
+//! ([`gamehub::drive::retry`]: RESOURCE_EXHAUSTED after its `retry-after-ms`,
+//! UNAVAILABLE, ABORTED; the same request id each time, so a retry of an applied action
+//! is a replay), each retry is counted by code, a refusal (FAILED_PRECONDITION: the
+//! clock or a race got there first) makes them read the table again, and a table they
+//! give up on is left by every seat (Leave retried too), so no player stays seated.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -9,6 +16,9 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::matchmaking as mm;
+
+use gamehub::drive::retry;
+use rand::SeedableRng;
 
 use super::Stats;
 use crate::players::doudizhu::{Turn, random_turn};
@@ -25,34 +35,81 @@ pub(super) async fn queue(clients: &Clients, room: &str) -> Result<mm::Seat, ton
         })
 }
 
+/// Leaves the table, retried like any call (one request id); a table already closed or
+/// gone counts as left ([`gamehub::drive::left`]).
 pub(super) async fn leave(
     clients: &Clients,
     game: GameType,
     table_id: &str,
+    stats: &Stats,
 ) -> Result<(), tonic::Status> {
-    match game {
+    let request_id = request_id();
+    let left = match game {
         GameType::Gomoku => {
-            clients
-                .gomoku
-                .clone()
-                .leave(gm::LeaveRequest {
-                    table_id: table_id.to_owned(),
-                    request_id: request_id(),
-                })
-                .await?;
+            let request = gm::LeaveRequest {
+                table_id: table_id.to_owned(),
+                request_id,
+            };
+            retry(|| {
+                let mut client = clients.gomoku.clone();
+                let request = request.clone();
+                async move { stats.retried(client.leave(request).await) }
+            })
+            .await
+            .map(drop)
         }
         _ => {
-            clients
-                .doudizhu
-                .clone()
-                .leave(ddz::LeaveRequest {
-                    table_id: table_id.to_owned(),
-                    request_id: request_id(),
-                })
-                .await?;
+            let request = ddz::LeaveRequest {
+                table_id: table_id.to_owned(),
+                request_id,
+            };
+            retry(|| {
+                let mut client = clients.doudizhu.clone();
+                let request = request.clone();
+                async move { stats.retried(client.leave(request).await) }
+            })
+            .await
+            .map(drop)
         }
-    }
-    Ok(())
+    };
+    gamehub::drive::left(left)
+}
+
+/// The Gomoku table as seat 0 sees it, retried.
+async fn gomoku_table(
+    clients: &Clients,
+    table_id: &str,
+    stats: &Stats,
+) -> Result<gm::Table, tonic::Status> {
+    let request = gm::GetTableRequest {
+        table_id: table_id.to_owned(),
+    };
+    retry(|| {
+        let mut client = clients.gomoku.clone();
+        let request = request.clone();
+        async move { stats.retried(client.get_table(request).await) }
+    })
+    .await
+    .map(|r| r.into_inner().table.unwrap_or_default())
+}
+
+/// The Dou Dizhu table as `clients`' seat sees it, retried.
+async fn doudizhu_table(
+    clients: &Clients,
+    table_id: &str,
+    stats: &Stats,
+) -> Result<ddz::Table, tonic::Status> {
+    let request = ddz::GetTableRequest {
+        table_id: table_id.to_owned(),
+        as_spectator: false,
+    };
+    retry(|| {
+        let mut client = clients.doudizhu.clone();
+        let request = request.clone();
+        async move { stats.retried(client.get_table(request).await) }
+    })
+    .await
+    .map(|r| r.into_inner().table.unwrap_or_default())
 }
 
 /// Plays one Gomoku game: each stone next to the others ([`RandomGomoku`], reach 1);
@@ -63,17 +120,7 @@ pub(super) async fn gomoku(
     stats: &Stats,
     stop: &AtomicBool,
 ) -> Result<(), tonic::Status> {
-    let get = || gm::GetTableRequest {
-        table_id: table_id.to_owned(),
-    };
-    let mut table = clients[0]
-        .gomoku
-        .clone()
-        .get_table(get())
-        .await?
-        .into_inner()
-        .table
-        .unwrap_or_default();
+    let mut table = gomoku_table(&clients[0], table_id, stats).await?;
     let mut player = RandomGomoku::new(table.rule_set(), 1, rand::random())
         .ok_or_else(|| tonic::Status::failed_precondition("the table has no rule set"))?;
     for _ in 0..400 {
@@ -92,21 +139,23 @@ pub(super) async fn gomoku(
             return Ok(());
         };
         let seat = usize::from(turn.seat.number()).min(clients.len() - 1);
-        let mut client = clients[seat].gomoku.clone();
         let started = Instant::now();
-        match gomoku_player::send(&mut client, table_id, request_id(), turn).await {
+        let id = request_id();
+        let sent = retry(|| {
+            let mut client = clients[seat].gomoku.clone();
+            let id = id.clone();
+            async move { stats.retried(gomoku_player::send(&mut client, table_id, id, turn).await) }
+        })
+        .await;
+        match sent {
             Ok(next) => {
                 stats.record_move(started.elapsed());
                 player.accepted(turn);
                 table = next.unwrap_or_default();
             }
             Err(status) if status.code() == tonic::Code::FailedPrecondition => {
-                table = client
-                    .get_table(get())
-                    .await?
-                    .into_inner()
-                    .table
-                    .unwrap_or_default();
+                stats.refused(&status);
+                table = gomoku_table(&clients[seat], table_id, stats).await?;
             }
             Err(status) => return Err(status),
         }
@@ -122,18 +171,7 @@ pub(super) async fn doudizhu(
     stats: &Stats,
     stop: &AtomicBool,
 ) -> Result<(), tonic::Status> {
-    let get = || ddz::GetTableRequest {
-        table_id: table_id.to_owned(),
-        as_spectator: false,
-    };
-    let mut table = clients[0]
-        .doudizhu
-        .clone()
-        .get_table(get())
-        .await?
-        .into_inner()
-        .table
-        .unwrap_or_default();
+    let mut table = doudizhu_table(&clients[0], table_id, stats).await?;
     for _ in 0..600 {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
@@ -148,58 +186,77 @@ pub(super) async fn doudizhu(
         }
         if table.to_act < 0 || table.status() == ddz::TableStatus::NextDealPending {
             tokio::time::sleep(Duration::from_millis(20)).await;
-            table = clients[0]
-                .doudizhu
-                .clone()
-                .get_table(get())
-                .await?
-                .into_inner()
-                .table
-                .unwrap_or_default();
+            table = doudizhu_table(&clients[0], table_id, stats).await?;
             continue;
         }
-        let mut client = clients[usize::try_from(table.to_act)
+        let seat = usize::try_from(table.to_act)
             .unwrap_or(0)
-            .min(clients.len() - 1)]
-        .doudizhu
-        .clone();
+            .min(clients.len() - 1);
+        let client = clients[seat].doudizhu.clone();
         let started = Instant::now();
+        // Each call retried with its own request id fixed (a retry is a replay).
         let response = if table.phase() == ddz::Phase::Bidding {
-            client
-                .bid(ddz::BidRequest {
-                    table_id: table_id.to_owned(),
-                    request_id: request_id(),
-                    points: 3,
-                })
-                .await
-                .map(|r| r.into_inner().table)
+            let request = ddz::BidRequest {
+                table_id: table_id.to_owned(),
+                request_id: request_id(),
+                points: 3,
+            };
+            retry(|| {
+                let mut client = client.clone();
+                let request = request.clone();
+                async move { stats.retried(client.bid(request).await) }
+            })
+            .await
+            .map(|r| r.into_inner().table)
         } else {
-            let hint = client
-                .hint(ddz::HintRequest {
-                    table_id: table_id.to_owned(),
-                })
-                .await?
-                .into_inner();
-            let turn = random_turn(&hint.plays, hint.can_pass, 0.5, &mut rand::rng());
-            match turn {
-                Turn::Pass => client
-                    .pass(ddz::PassRequest {
-                        table_id: table_id.to_owned(),
-                        request_id: request_id(),
-                    })
-                    .await
-                    .map(|r| r.into_inner().table),
-                Turn::Play(play) => client
-                    .play(ddz::PlayRequest {
-                        table_id: table_id.to_owned(),
-                        request_id: request_id(),
-                        ranks: play.ranks.clone(),
-                        cards: Vec::new(),
-                    })
-                    .await
-                    .map(|r| r.into_inner().table),
-                // Nothing to lead with: the view is stale.
-                Turn::Stuck => Err(tonic::Status::failed_precondition("no play to lead")),
+            let request = ddz::HintRequest {
+                table_id: table_id.to_owned(),
+            };
+            let hint = retry(|| {
+                let mut client = client.clone();
+                let request = request.clone();
+                async move { stats.retried(client.hint(request).await) }
+            })
+            .await;
+            match hint.map(tonic::Response::into_inner) {
+                Err(status) => Err(status),
+                Ok(hint) => match random_turn(
+                    &hint.plays,
+                    hint.can_pass,
+                    0.5,
+                    &mut rand::rngs::StdRng::from_os_rng(),
+                ) {
+                    Turn::Pass => {
+                        let request = ddz::PassRequest {
+                            table_id: table_id.to_owned(),
+                            request_id: request_id(),
+                        };
+                        retry(|| {
+                            let mut client = client.clone();
+                            let request = request.clone();
+                            async move { stats.retried(client.pass(request).await) }
+                        })
+                        .await
+                        .map(|r| r.into_inner().table)
+                    }
+                    Turn::Play(play) => {
+                        let request = ddz::PlayRequest {
+                            table_id: table_id.to_owned(),
+                            request_id: request_id(),
+                            ranks: play.ranks.clone(),
+                            cards: Vec::new(),
+                        };
+                        retry(|| {
+                            let mut client = client.clone();
+                            let request = request.clone();
+                            async move { stats.retried(client.play(request).await) }
+                        })
+                        .await
+                        .map(|r| r.into_inner().table)
+                    }
+                    // Nothing to lead with: the view is stale.
+                    Turn::Stuck => Err(tonic::Status::failed_precondition("no play to lead")),
+                },
             }
         };
         match response {
@@ -209,12 +266,8 @@ pub(super) async fn doudizhu(
             }
             Err(status) if status.code() == tonic::Code::FailedPrecondition => {
                 // The clock played first (or a race): read the table again.
-                table = client
-                    .get_table(get())
-                    .await?
-                    .into_inner()
-                    .table
-                    .unwrap_or_default();
+                stats.refused(&status);
+                table = doudizhu_table(&clients[seat], table_id, stats).await?;
             }
             Err(status) => return Err(status),
         }
