@@ -312,6 +312,16 @@ impl TicketStore {
         raw.map(SeatRecord::decode).transpose()
     }
 
+    /// The ticket id in the player's live slot: its last ticket, which may have ended
+    /// (slots are freed lazily) or, for a moment, not be made yet.
+    pub async fn live_slot(&self, player_id: &str) -> Result<Option<String>, ApiError> {
+        let mut conn = self.redis.clone();
+        Ok(redis::cmd("GET")
+            .arg(format!("{}:live", self.player_base(player_id)))
+            .query_async(&mut conn)
+            .await?)
+    }
+
     /// Forgets the player's seat (the table ended or the player left it).
     pub async fn clear_seat_record(
         &self,
