@@ -384,6 +384,9 @@ impl MatchmakingApi {
         let mut seat = None;
         for (game, table_id, ticket_id) in candidates {
             if let Some(at) = self.seat_at(&player, game, &table_id).await? {
+                if let Some(record) = record.as_ref().filter(|r| r.table_id == table_id) {
+                    self.store.keep_seat_record(&player, record).await?;
+                }
                 seat = Some(pb::CurrentSeat {
                     game_type: game.game_type() as i32,
                     table_id,

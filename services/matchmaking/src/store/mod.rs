@@ -340,6 +340,27 @@ impl TicketStore {
         Ok(())
     }
 
+    /// Keeps the player's seat record for another `seat_ttl` if it still is `record`
+    /// (its game service just confirmed the seat): a table that goes on for longer than
+    /// `seat_ttl` keeps its players' seats known as long as they are looked up.
+    pub async fn keep_seat_record(
+        &self,
+        player_id: &str,
+        record: &SeatRecord,
+    ) -> Result<(), ApiError> {
+        let key = format!("{}:seat", self.player_base(player_id));
+        let args = scripts::player::ExpireIfArgs {
+            key: &key,
+            expected: &record.raw,
+            ttl_ms: ms(self.settings.seat_ttl),
+        };
+        self.scripts
+            .expire_if
+            .run(&mut self.redis.clone(), &args)
+            .await?;
+        Ok(())
+    }
+
     /// Tickets waiting in each room, in the given order (one round trip).
     pub async fn waiting_counts(&self, room_ids: &[&str]) -> Result<Vec<u64>, ApiError> {
         let mut conn = self.redis.clone();

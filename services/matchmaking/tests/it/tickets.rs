@@ -845,3 +845,47 @@ async fn locate_player_reads_only_ones_own_place_unless_operator_or_service() {
         .store(false, std::sync::atomic::Ordering::SeqCst);
     assert_eq!(locate(&mut ivy, "").await.seat.unwrap().table_id, table);
 }
+
+#[tokio::test]
+async fn a_seat_locate_player_confirms_is_remembered_for_another_seat_ttl() {
+    let config = test_config();
+    let key = format!("{}:{{mmp:kim}}:seat", config.common.redis_prefix);
+    let seat_ttl_ms = i64::try_from(config.store.seat_ttl.as_millis()).unwrap();
+    let tables = Arc::new(FakeTables::default());
+    let mm = spawn_with(config, Arc::new(FakeLedger::default()), tables.clone()).await;
+    let mut kim = mm.player("kim");
+    let mut lee = mm.player("lee");
+    tables.still_seated.lock().unwrap().insert("kim".into());
+    let a = enqueue(&mut kim, "gomoku-free").await;
+    enqueue(&mut lee, "gomoku-free").await;
+    wait_for(
+        &mut kim,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
+
+    // A table that outlives the seat record's lifetime: the record is about to go.
+    let mut redis = gamehub_platform::tables::connect(&gamehub_testkit::redis::redis_url())
+        .await
+        .unwrap();
+    let pttl = |mut redis: redis::aio::ConnectionManager, key: String| async move {
+        redis::cmd("PTTL")
+            .arg(key)
+            .query_async::<i64>(&mut redis)
+            .await
+            .unwrap()
+    };
+    let _: i64 = redis::cmd("PEXPIRE")
+        .arg(&key)
+        .arg(1000)
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    assert!(pttl(redis.clone(), key.clone()).await <= 1000);
+
+    // The game service confirms the seat: the record lives another seat_ttl.
+    assert!(locate(&mut kim, "").await.seat.is_some());
+    assert!(pttl(redis.clone(), key.clone()).await > seat_ttl_ms - 60_000);
+}
