@@ -161,6 +161,14 @@ def gomoku_game() -> None:
         t.join()
     table_id = seats[players[0]].table_id
     check(seats[players[1]].table_id == table_id, "both players sit at the same Gomoku table")
+    # A front-end that restarted finds the table with one call; nobody else may ask.
+    place = mm.LocatePlayer(matchmaking_pb2.LocatePlayerRequest(), metadata=meta(players[0]), timeout=10)
+    check(place.seat.table_id == table_id and place.seat.room_id == r.room_id
+          and place.seat.stage == matchmaking_pb2.TABLE_STAGE_IN_PROGRESS, "LocatePlayer finds the table")
+    expect_status(grpc.StatusCode.PERMISSION_DENIED,
+                  lambda: mm.LocatePlayer(matchmaking_pb2.LocatePlayerRequest(player_id=players[0]),
+                                          metadata=meta(players[1]), timeout=10),
+                  "another player's seat")
     table = gomoku.GetTable(gomoku_pb2.GetTableRequest(table_id=table_id), metadata=meta(players[0]), timeout=10).table
     black_seat = table.game.black_seat
     black = next(p.player_id for p in table.players if p.seat == black_seat)
@@ -203,6 +211,8 @@ def gomoku_game() -> None:
     lost = before[white] - acc_white.balance_silver
     check(won == lost == 5 * base * r.stakes.silver_per_point, f"silver moved white → black ({won})")
     gomoku.Leave(gomoku_pb2.LeaveRequest(table_id=table_id, request_id=rid()), metadata=meta(black), timeout=10)
+    place = mm.LocatePlayer(matchmaking_pb2.LocatePlayerRequest(), metadata=meta(white), timeout=10)
+    check(not place.HasField("seat"), "no seat once the table closed")
 
 
 def doudizhu_deal() -> None:

@@ -14,6 +14,11 @@ export interface LobbyView {
   stop: () => void;
 }
 
+/** Makes the lobby follow `ticketId`, a live ticket of the player's (found on load). */
+export function rememberTicket(ticketId: string): void {
+  sessionStorage.setItem(TICKET_KEY, ticketId);
+}
+
 /** Where a seated player goes. */
 export function tableRoute(game: GameType, tableId: string): string {
   return `#/${game === GameType.DOUDIZHU ? "doudizhu" : "gomoku"}/${tableId}`;

@@ -1,5 +1,6 @@
-// gamehub's browser client: sign-in, then one page per route (the address's #fragment,
-// so a reload comes back to the same table):
+// gamehub's browser client: sign-in, then back to the player's table if it sits at one
+// (LocatePlayer), then one page per route (the address's #fragment, so a reload comes
+// back to the same table):
 //
 //   #/                     the lobby
 //   #/gomoku/<table>       a Gomoku table the player sits at
@@ -9,8 +10,10 @@
 import { connect, devSession, explain, findSession, forget, loadConfig, type Api, type SiteConfig } from "./api.js";
 import { doudizhuTable } from "./doudizhu.js";
 import { gomokuTable } from "./gomoku.js";
-import { lobby } from "./lobby.js";
+import { lobby, rememberTicket, tableRoute } from "./lobby.js";
 import { h, mount, num, toast } from "./ui.js";
+import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
+import { TableStage } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 
 const page = document.getElementById("page")!;
 const who = document.getElementById("who")!;
@@ -42,6 +45,32 @@ function route(api: Api) {
       const silver = document.getElementById("header-silver");
       if (silver) silver.textContent = `${num(account.balanceSilver)} silver`;
     });
+}
+
+/**
+ * Back to where the player is (断线重连 after the app restarted or the page was opened on
+ * another device): one LocatePlayer call on load. A seat at a table that goes on wins
+ * over whatever the address says (a spectator's #/watch/ page stays as it is); a live
+ * ticket is followed in the lobby. If the call fails the page carries on as it would.
+ */
+async function rejoin(api: Api): Promise<void> {
+  if (location.hash.startsWith("#/watch/")) return;
+  try {
+    const { seat, ticket } = await api.matchmaking.locatePlayer({});
+    if (seat) {
+      const route = tableRoute(seat.gameType, seat.tableId);
+      if (location.hash !== route) {
+        history.replaceState(null, "", route);
+        const game = seat.gameType === GameType.DOUDIZHU ? "Dou Dizhu" : "Gomoku";
+        const stage = seat.stage === TableStage.BETWEEN_GAMES ? "between games" : "game in progress";
+        toast(`Back at your ${game} table (${seat.roomId}, ${stage}).`, "info");
+      }
+    } else if (ticket) {
+      rememberTicket(ticket.ticketId);
+    }
+  } catch {
+    // An older server without LocatePlayer, or a moment's outage: the page works as before.
+  }
 }
 
 function signIn(config: SiteConfig): Promise<void> {
@@ -129,6 +158,7 @@ async function main() {
       "Sign out",
     ),
   );
+  await rejoin(api);
   window.addEventListener("hashchange", () => route(api));
   setInterval(() => refreshSilver(api), 20000);
   window.addEventListener("gamehub:settled", () => refreshSilver(api));

@@ -194,3 +194,37 @@ test("the swap room: swap after move 3, two fifth-move proposals and the choice,
     await browser.close();
   }
 });
+
+test("a player who opens the page afresh (another device, a restarted app) is taken back to the table and finishes the game", async () => {
+  const browser = await launch();
+  try {
+    const [a, b] = await Promise.all([open(browser, player("rj-a")), open(browser, player("rj-b"))]);
+    const [black, white] = await seat(a, b, "gomoku-free");
+    const tableUrl = black.page.url();
+    await place(black, [white], "h8");
+    await place(white, [black], "a1");
+    // Black's device dies: its whole browser context (and sessionStorage) is gone.
+    await black.context.close();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    // Opened at the lobby's address, the page finds the table by itself.
+    await page.goto(`${tableUrl.split("#")[0]}#/`);
+    await page.waitForSelector('#status[data-my-color="black"]');
+    assert.equal(page.url().split("#")[1], tableUrl.split("#")[1], "the same table");
+    assert.match((await page.textContent("#toasts")) ?? "", /Back at your Gomoku table/);
+    for (const s of ["h8:black", "a1:white"]) assert.ok((await stones(page)).includes(s), `${s} is on the board`);
+    await shot(page, "gomoku-rejoined");
+    const again: Player = { name: black.name, context, page, problems };
+    for (const [i, point] of ["h9", "h10", "h11", "h12"].entries()) {
+      await place(again, [white], point);
+      if (i < 3) await place(white, [again], ["a3", "a5", "a7"][i]!);
+    }
+    await page.waitForSelector("#result");
+    assert.match((await page.textContent("#result .headline")) ?? "", /You win/);
+    assert.deepEqual([...problems, ...white.problems], []);
+  } finally {
+    await browser.close();
+  }
+});

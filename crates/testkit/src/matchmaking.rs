@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use gamehub_matchmaking::MatchmakingConfig;
 use gamehub_matchmaking::peers::{
-    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, Verdict,
+    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
 };
 use gamehub_matchmaking::rooms::{Game, Room};
 use gamehub_platform::auth::{Keys, Role};
@@ -102,8 +102,11 @@ pub struct FakeTables {
     pub lose_answers: AtomicUsize,
     /// Refuse this many calls outright.
     pub refuse: AtomicUsize,
-    /// Players the fake says still sit at their table.
+    /// Players the fake says still sit at their table (at the seat its OpenTable call
+    /// gave them, a game going on).
     pub still_seated: Mutex<HashSet<String>>,
+    /// While set, every seat lookup fails as unavailable (the game services are down).
+    pub lookups_down: AtomicBool,
 }
 
 impl FakeTables {
@@ -150,14 +153,34 @@ impl TableOpener for FakeTables {
         Box::pin(async move { answer })
     }
 
-    fn still_seated<'a>(
+    fn seat_at<'a>(
         &'a self,
         _game: Game,
-        _table_id: &'a str,
+        table_id: &'a str,
         player_id: &'a str,
-    ) -> BoxFuture<'a, Result<bool, PeerError>> {
-        let seated = self.still_seated.lock().unwrap().contains(player_id);
-        Box::pin(async move { Ok(seated) })
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
+        if self.lookups_down.load(Ordering::SeqCst) {
+            return Box::pin(async {
+                Err(PeerError::Unavailable("game service down (fake)".into()))
+            });
+        }
+        let seat = if self.still_seated.lock().unwrap().contains(player_id) {
+            self.calls()
+                .into_iter()
+                .find(|call| Self::table_of(&call.match_id) == table_id)
+                .and_then(|call| {
+                    let seat = call.players.iter().position(|p| p == player_id)?;
+                    Some(TableSeat {
+                        seat: u32::try_from(seat).ok()?,
+                        room_id: call.room,
+                        in_progress: true,
+                        players: call.players,
+                    })
+                })
+        } else {
+            None
+        };
+        Box::pin(async move { Ok(seat) })
     }
 }
 
@@ -200,13 +223,13 @@ impl TableOpener for InstantTables {
         })
     }
 
-    fn still_seated<'a>(
+    fn seat_at<'a>(
         &'a self,
         _: Game,
         _: &'a str,
         _: &'a str,
-    ) -> BoxFuture<'a, Result<bool, PeerError>> {
-        Box::pin(async { Ok(false) })
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
+        Box::pin(async { Ok(None) })
     }
 }
 

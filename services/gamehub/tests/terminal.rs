@@ -262,6 +262,65 @@ async fn gomoku_a_player_moves_sees_a_refusal_resigns_and_sees_the_silver() {
     tp.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gomoku_a_player_whose_client_was_killed_is_taken_back_to_the_table_by_play() {
+    if !tmux_ready() {
+        return;
+    }
+    let tp = TestPlatform::start(&[]).await.unwrap();
+    let room = "gomoku-free";
+    let mut lee = tp.clients("t-lee", Role::Player);
+    let bot = tokio::spawn(async move {
+        let seat = drive::matchmaking::seat(&mut lee.matchmaking, room, "", |_| {}).await?;
+        drive::gomoku::play(
+            lee.gomoku.clone(),
+            &seat.table_id,
+            drive::gomoku::Options {
+                games: 1,
+                think: Duration::from_millis(100),
+                seed: 11,
+            },
+            |_| {},
+        )
+        .await
+    });
+    let command = |game: &str| {
+        format!(
+            "{} play {game} --player t-kim {}",
+            client(),
+            flags(&tp, &tp.endpoints.gomoku)
+        )
+    };
+    let term = Tmux::start(&command("gomoku"));
+    let screen = term.wait_for("Gomoku · gomoku-free · table", 30).await;
+    let table = table_id(&screen);
+    // The client dies with its terminal (SIGHUP), mid-game.
+    drop(term);
+
+    // Started again, even asking for the other game, it goes back to the Gomoku table
+    // instead of queueing, and says so.
+    let term = Tmux::start(&command("doudizhu"));
+    let screen = term.wait_for("rejoined your table", 30).await;
+    assert_eq!(table_id(&screen), table, "{screen}");
+    assert!(screen.contains("Gomoku · gomoku-free · table"), "{screen}");
+    assert!(screen.contains("game in progress"), "{screen}");
+
+    // And finishes the game there.
+    term.line("resign");
+    term.wait_for("RESULT:", 10).await;
+    let outcome = tokio::time::timeout(Duration::from_secs(15), bot)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome.results.len(), 1);
+    term.wait_for("the table is closed", 10).await;
+    term.line("quit");
+    term.wait_for("CLIENT-EXITED 0", 10).await;
+    drop(term);
+    tp.stop().await;
+}
+
 // ---------------------------------------------------------------- watching, reconnecting
 
 /// A TCP proxy that can drop every connection and refuse new ones for a while: a

@@ -1,6 +1,6 @@
 //! The gRPC adapter: who may do what, parsing requests into the service's types, and
 //! the ticket rules at the API edge (idempotent Enqueue, one live ticket and one seat
-//! per player).
+//! per player), and where a player is (LocatePlayer).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use tonic::{Request, Response, Status};
 use crate::error::MatchmakingError;
 use crate::hub::TicketHub;
 use crate::matcher::Matcher;
-use crate::peers::{Eligibility, PeerError, TableOpener};
+use crate::peers::{Eligibility, PeerError, TableOpener, TableSeat};
 use crate::rooms::{Game, Room, Rooms};
 use crate::store::{Cancelled, Created, Reservation, TicketStore};
 use crate::tickets::{Ticket, TicketId};
@@ -317,18 +317,111 @@ impl MatchmakingApi {
 
     /// Refuses while `player` still sits at `table_id`, a table that goes on.
     async fn ensure_left(&self, player: &str, game: Game, table_id: &str) -> Result<()> {
-        match self.tables.still_seated(game, table_id, player).await {
-            Ok(true) => Err(MatchmakingError::Seated {
+        match self.seat_at(player, game, table_id).await? {
+            Some(_) => Err(MatchmakingError::Seated {
                 player: player.to_owned(),
                 game: game.as_str(),
                 table_id: table_id.to_owned(),
             }),
-            Ok(false) => Ok(()),
-            Err(e) => Err(MatchmakingError::Unavailable(format!(
-                "cannot confirm whether player {player} still sits at {} table {table_id} ({e}); retry shortly",
-                game.as_str()
-            ))),
+            None => Ok(()),
         }
+    }
+
+    /// Where `player` sits at `table_id`, if that table goes on and the player is still
+    /// at it: the game service is the only one that knows.
+    async fn seat_at(&self, player: &str, game: Game, table_id: &str) -> Result<Option<TableSeat>> {
+        self.tables
+            .seat_at(game, table_id, player)
+            .await
+            .map_err(|e| {
+                MatchmakingError::Unavailable(format!(
+                    "cannot confirm whether player {player} still sits at {} table {table_id} ({e}); retry shortly",
+                    game.as_str()
+                ))
+            })
+    }
+
+    /// Where a player is: the live ticket and the seat (LocatePlayer).
+    async fn locate(
+        &self,
+        caller: &Caller,
+        request: &pb::LocatePlayerRequest,
+    ) -> Result<pb::LocatePlayerResponse> {
+        let player = caller.player_or_self(&request.player_id);
+        let player = id("player_id", player, gamehub_platform::auth::MAX_SUBJECT_LEN)?.to_owned();
+        caller.ensure_acts_for(&player)?;
+
+        // The player's last ticket: live, or the one that seated the player.
+        let last = match self.store.live_slot(&player).await? {
+            Some(text) => match TicketId::parse(&text, &self.rooms) {
+                Some(ticket_id) => self.store.read(&ticket_id).await?,
+                None => None,
+            },
+            None => None,
+        };
+        let now = self.store.clock().now_ms();
+        let ticket = last
+            .as_ref()
+            .filter(|t| t.state.is_live())
+            .map(|t| t.to_proto(now));
+
+        // Where the player may sit: the seat index, and the last ticket if it seated the
+        // player (its seat is not in the index yet when the matcher stopped in between).
+        let record = self.store.seat_record(&player).await?;
+        let mut candidates: Vec<(Game, String, String)> = Vec::with_capacity(2);
+        if let Some(Ticket {
+            id,
+            seat: Some(seat),
+            ..
+        }) = &last
+        {
+            candidates.push((seat.game, seat.table_id.clone(), id.to_string()));
+        }
+        if let Some(record) = &record
+            && !candidates
+                .iter()
+                .any(|(_, table, _)| *table == record.table_id)
+        {
+            candidates.push((
+                record.game,
+                record.table_id.clone(),
+                record.ticket_id.clone(),
+            ));
+        }
+        let mut seat = None;
+        for (game, table_id, ticket_id) in candidates {
+            if let Some(at) = self.seat_at(&player, game, &table_id).await? {
+                if let Some(record) = record.as_ref().filter(|r| r.table_id == table_id) {
+                    self.store.keep_seat_record(&player, record).await?;
+                }
+                seat = Some(pb::CurrentSeat {
+                    game_type: game.game_type() as i32,
+                    table_id,
+                    seat: i32::try_from(at.seat).unwrap_or(i32::MAX),
+                    room_id: at.room_id,
+                    stage: (if at.in_progress {
+                        pb::TableStage::InProgress
+                    } else {
+                        pb::TableStage::BetweenGames
+                    }) as i32,
+                    players: at.players,
+                    ticket_id,
+                });
+                break;
+            }
+        }
+        // Keep the index true: a table that closed (left, timed out, removed) holds no
+        // seat any more.
+        if seat.is_none()
+            && let Some(record) = &record
+        {
+            self.store.clear_seat_record(&player, record).await?;
+        }
+        Ok(pb::LocatePlayerResponse {
+            player_id: player,
+            ticket,
+            seat,
+        })
     }
 
     async fn cancel(&self, caller: &Caller, ticket_id: &str) -> Result<pb::CancelTicketResponse> {
@@ -463,6 +556,14 @@ impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
                     ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
                 }),
         )
+    }
+
+    async fn locate_player(
+        &self,
+        request: Request<pb::LocatePlayerRequest>,
+    ) -> Result<Response<pb::LocatePlayerResponse>, Status> {
+        let caller = caller(&request)?;
+        respond(self.locate(&caller, request.get_ref()).await)
     }
 
     type WatchTicketStream = WatchStream;

@@ -4,7 +4,7 @@
 //! - [`Eligibility`]: the ledger's `CheckEligibility` (balance, daily caps) and the
 //!   player's Gomoku rating (`GetAccount`), for rated rooms;
 //! - [`TableOpener`]: `OpenTable` at the Gomoku referee or the Dou Dizhu dealer, and
-//!   `GetTable` to learn whether a player still sits at a table.
+//!   `GetTable` to learn where a player sits at a table, if it still does.
 //!
 //! The gRPC implementations ([`LedgerPeer`], [`GamePeers`]) call with a service token.
 
@@ -86,13 +86,27 @@ pub trait TableOpener: Send + Sync + 'static {
         players: &'a [String],
     ) -> BoxFuture<'a, Result<OpenedTable, PeerError>>;
 
-    /// Whether `player_id` still sits at `table_id`, a table that has not closed.
-    fn still_seated<'a>(
+    /// Where `player_id` sits at `table_id` if that table is open and the player has not
+    /// left it; None when the table closed, is unknown, or the player is not seated there.
+    fn seat_at<'a>(
         &'a self,
         game: Game,
         table_id: &'a str,
         player_id: &'a str,
-    ) -> BoxFuture<'a, Result<bool, PeerError>>;
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>>;
+}
+
+/// A player's seat at an open table, as the game service reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableSeat {
+    /// The player's seat, from 0.
+    pub seat: u32,
+    /// The room the table was opened for.
+    pub room_id: String,
+    /// Whether a game (a deal) is going on, rather than the table waiting between games.
+    pub in_progress: bool,
+    /// Every player of the table, in seat order.
+    pub players: Vec<String>,
 }
 
 /// The subject of matchmaking's service tokens.
@@ -250,58 +264,87 @@ impl TableOpener for GamePeers {
         })
     }
 
-    fn still_seated<'a>(
+    fn seat_at<'a>(
         &'a self,
         game: Game,
         table_id: &'a str,
         player_id: &'a str,
-    ) -> BoxFuture<'a, Result<bool, PeerError>> {
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
         Box::pin(async move {
+            // NOT_FOUND: the table is gone (or never was): nobody sits there.
+            let unknown = |service: &str, s: tonic::Status| {
+                if s.code() == Code::NotFound {
+                    Ok(None)
+                } else {
+                    gamehub_platform::metrics::dependency_error(service);
+                    Err(PeerError::Unavailable(format!(
+                        "{service}: {:?}: {}",
+                        s.code(),
+                        s.message()
+                    )))
+                }
+            };
             match game {
                 Game::Gomoku => {
                     let mut client = self.gomoku.clone();
-                    let result = client
-                        .get_table(gmk::GetTableRequest {
-                            table_id: table_id.to_owned(),
-                        })
-                        .await;
-                    match result {
-                        Err(s) if s.code() == Code::NotFound => Ok(false),
-                        Err(s) => Err(PeerError::Unavailable(format!(
-                            "gomoku referee: {:?}: {}",
-                            s.code(),
-                            s.message()
-                        ))),
-                        Ok(response) => Ok(response.into_inner().table.is_some_and(|t| {
-                            t.status != gmk::TableStatus::Closed as i32
-                                && t.players
-                                    .iter()
-                                    .any(|p| p.player_id == player_id && !p.left)
-                        })),
-                    }
+                    let request = gmk::GetTableRequest {
+                        table_id: table_id.to_owned(),
+                    };
+                    let table = match client.get_table(request).await {
+                        Ok(response) => response.into_inner().table,
+                        Err(s) => return unknown("gomoku", s),
+                    };
+                    Ok(table.and_then(|t| gomoku_seat(&t, player_id)))
                 }
                 Game::Doudizhu => {
                     let mut client = self.doudizhu.clone();
-                    let result = client
-                        .get_table(ddz::GetTableRequest {
-                            table_id: table_id.to_owned(),
-                            as_spectator: true,
-                        })
-                        .await;
-                    match result {
-                        Err(s) if s.code() == Code::NotFound => Ok(false),
-                        Err(s) => Err(PeerError::Unavailable(format!(
-                            "doudizhu dealer: {:?}: {}",
-                            s.code(),
-                            s.message()
-                        ))),
-                        Ok(response) => Ok(response.into_inner().table.is_some_and(|t| {
-                            t.status != ddz::TableStatus::Closed as i32
-                                && t.seats.iter().any(|s| s.player_id == player_id)
-                        })),
-                    }
+                    let request = ddz::GetTableRequest {
+                        table_id: table_id.to_owned(),
+                        as_spectator: true,
+                    };
+                    let table = match client.get_table(request).await {
+                        Ok(response) => response.into_inner().table,
+                        Err(s) => return unknown("doudizhu", s),
+                    };
+                    Ok(table.and_then(|t| doudizhu_seat(&t, player_id)))
                 }
             }
         })
     }
+}
+
+/// The player's seat at a Gomoku table that goes on.
+fn gomoku_seat(table: &gmk::Table, player_id: &str) -> Option<TableSeat> {
+    if table.status() == gmk::TableStatus::Closed {
+        return None;
+    }
+    let me = table
+        .players
+        .iter()
+        .find(|p| p.player_id == player_id && !p.left)?;
+    Some(TableSeat {
+        seat: u32::try_from(me.seat).ok()?,
+        room_id: table.room_id.clone(),
+        in_progress: table.status() != gmk::TableStatus::BetweenGames,
+        players: table.players.iter().map(|p| p.player_id.clone()).collect(),
+    })
+}
+
+/// The player's seat at a Dou Dizhu table that goes on.
+fn doudizhu_seat(table: &ddz::Table, player_id: &str) -> Option<TableSeat> {
+    if table.status() == ddz::TableStatus::Closed {
+        return None;
+    }
+    let me = table.seats.iter().find(|s| s.player_id == player_id)?;
+    Some(TableSeat {
+        seat: u32::try_from(me.seat).ok()?,
+        room_id: table
+            .stakes
+            .as_ref()
+            .map(|s| s.room_id.clone())
+            .unwrap_or_default(),
+        // A deal about to be dealt counts as going on: every seat asked for it.
+        in_progress: table.status() != ddz::TableStatus::BetweenDeals,
+        players: table.seats.iter().map(|s| s.player_id.clone()).collect(),
+    })
 }

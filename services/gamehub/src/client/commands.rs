@@ -212,14 +212,42 @@ fn game_type(game: GameArg) -> GameType {
 async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
     let endpoints = args.connect.endpoints(config);
     let clients = args.connect.clients(config)?;
+    // Where the player is, first: a seat at a table that goes on is rejoined (whatever
+    // game or room was asked for: one seat per player), a ticket still waiting is
+    // followed instead of queueing again.
+    let place = match &args.table {
+        Some(_) => Rejoin::Nothing,
+        None => locate(&clients, &endpoints).await?,
+    };
+    let mut game = game;
+    let mut table = args.table.clone();
+    let mut note = None;
+    let mut ticket = None;
+    let requested_room = args.room.clone().unwrap_or_else(|| match game {
+        GameArg::Gomoku => "gomoku-free".into(),
+        GameArg::Doudizhu => "doudizhu-free".into(),
+    });
+    let room_id = match place {
+        Rejoin::Seat(seat) => {
+            game = match seat.game_type() {
+                GameType::Doudizhu => GameArg::Doudizhu,
+                _ => GameArg::Gomoku,
+            };
+            note = Some(rejoin_note(&seat));
+            table = Some(seat.table_id);
+            None
+        }
+        Rejoin::Ticket(live) => {
+            let room_id = live.room_id.clone();
+            ticket = Some(live);
+            Some(room_id)
+        }
+        Rejoin::Nothing => table.is_none().then_some(requested_room),
+    };
     // Check the room before taking over the terminal, so mistakes print plainly.
-    let room = match &args.table {
-        Some(_) => None,
-        None => {
-            let room_id = args.room.clone().unwrap_or_else(|| match game {
-                GameArg::Gomoku => "gomoku-free".into(),
-                GameArg::Doudizhu => "doudizhu-free".into(),
-            });
+    let room = match room_id {
+        None => None,
+        Some(room_id) => {
             let rooms = list_rooms(&clients, &endpoints).await?;
             let room = rooms
                 .iter()
@@ -233,7 +261,13 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
                         .collect();
                     anyhow::anyhow!("no room {room_id}; rooms of this game: {}", ids.join(", "))
                 })?;
-            if room.game_type() != game_type(game) {
+            if ticket.is_some() {
+                // The ticket's room decides the game.
+                game = match room.game_type() {
+                    GameType::Doudizhu => GameArg::Doudizhu,
+                    _ => GameArg::Gomoku,
+                };
+            } else if room.game_type() != game_type(game) {
                 anyhow::bail!(
                     "room {room_id} is a {} room",
                     wallet::game_name(room.game_type())
@@ -245,13 +279,13 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
 
     let mut terminal = Terminal::start()?;
     let mut keys = EventStream::new();
-    let mut table = args.table;
     let mut room = room;
     let farewell = loop {
         let table_id = match (table.take(), room.clone()) {
             (Some(table_id), _) => table_id,
             (None, Some(room)) => {
-                match wait_for_seat(&mut terminal, &mut keys, &clients, room).await? {
+                let pending = ticket.take();
+                match wait_for_seat(&mut terminal, &mut keys, &clients, room, pending).await? {
                     Ok(seat) => seat.table_id,
                     Err(reason) => {
                         drop(terminal);
@@ -265,8 +299,16 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
             }
             (None, None) => anyhow::bail!("give --room or --table"),
         };
-        let (farewell, again) =
-            table_screen(game, &mut terminal, &mut keys, &clients, &table_id, false).await?;
+        let (farewell, again) = table_screen(
+            game,
+            &mut terminal,
+            &mut keys,
+            &clients,
+            &table_id,
+            false,
+            note.take(),
+        )
+        .await?;
         // `next` at a closed table: queue again in the same room.
         match again {
             Some(room_id) => {
@@ -288,6 +330,49 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where `gamehub play` finds the player when it starts.
+enum Rejoin {
+    /// Seated at a table that goes on: back to it.
+    Seat(mm::CurrentSeat),
+    /// A ticket still waiting (an earlier client queued): follow it.
+    Ticket(mm::Ticket),
+    /// Neither: queue.
+    Nothing,
+}
+
+/// Asks matchmaking where the player is (LocatePlayer), retrying what is retryable.
+async fn locate(clients: &Clients, endpoints: &Endpoints) -> anyhow::Result<Rejoin> {
+    let request = mm::LocatePlayerRequest {
+        player_id: String::new(),
+    };
+    match retry_call!(clients.matchmaking, locate_player, request).await {
+        Ok(place) => Ok(match (place.seat, place.ticket) {
+            (Some(seat), _) => Rejoin::Seat(seat),
+            (None, Some(ticket)) => Rejoin::Ticket(ticket),
+            (None, None) => Rejoin::Nothing,
+        }),
+        // A platform from before LocatePlayer: queue as before.
+        Err(s) if s.code() == tonic::Code::Unimplemented => Ok(Rejoin::Nothing),
+        Err(s) => Err(anyhow::anyhow!(
+            "matchmaking at {}: {} (is the platform running? `gamehub serve` starts one)",
+            endpoints.matchmaking,
+            describe(&s)
+        )),
+    }
+}
+
+/// What the table screen says when the client came back to a seat instead of queueing.
+fn rejoin_note(seat: &mm::CurrentSeat) -> String {
+    let stage = match seat.stage() {
+        mm::TableStage::BetweenGames => "between games",
+        _ => "game in progress",
+    };
+    format!(
+        "rejoined your table: seat {}, room {}, {stage}",
+        seat.seat, seat.room_id
+    )
+}
+
 async fn watch(args: WatchArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
     let clients = args.connect.clients(config)?;
     let mut terminal = Terminal::start()?;
@@ -299,6 +384,7 @@ async fn watch(args: WatchArgs, config: &CommonConfig) -> anyhow::Result<ExitCod
         &clients,
         &args.table,
         true,
+        None,
     )
     .await?;
     drop(terminal);
@@ -308,22 +394,29 @@ async fn watch(args: WatchArgs, config: &CommonConfig) -> anyhow::Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// Queues for `room` and shows the wait; the seat, or why there is none.
+/// Queues for `room` (or follows `pending`, a live ticket of the room) and shows the
+/// wait; the seat, or why there is none.
 async fn wait_for_seat(
     terminal: &mut Terminal,
     keys: &mut EventStream,
     clients: &Clients,
     room: mm::Room,
+    pending: Option<mm::Ticket>,
 ) -> anyhow::Result<Result<mm::Seat, String>> {
     let (tx, rx) = mpsc::channel(FEED_BACKLOG);
     let mut matchmaking = clients.matchmaking.clone();
     let room_id = room.room_id.clone();
     let follower = tokio::spawn(async move {
         let updates = tx.clone();
-        let seated = crate::drive::matchmaking::seat(&mut matchmaking, &room_id, "", move |t| {
+        let update = move |t: &mm::Ticket| {
             let _ = updates.try_send(QueueFeed::Ticket(t.clone()));
-        })
-        .await;
+        };
+        let seated = match pending {
+            Some(ticket) => {
+                crate::drive::matchmaking::follow(&mut matchmaking, ticket, update).await
+            }
+            None => crate::drive::matchmaking::seat(&mut matchmaking, &room_id, "", update).await,
+        };
         let _ = tx
             .send(QueueFeed::Done(seated.map_err(|e| error_text(&e))))
             .await;
@@ -352,8 +445,9 @@ async fn wait_for_seat(
 /// Items a screen's feed holds before the screen takes them.
 const FEED_BACKLOG: usize = 256;
 
-/// Runs the table screen of `game` for `table_id` until the player quits or leaves;
-/// what to print afterwards, and the room to queue in again if the player asked.
+/// Runs the table screen of `game` for `table_id` until the player quits or leaves,
+/// its log starting with `note` if given; what to print afterwards, and the room to
+/// queue in again if the player asked.
 async fn table_screen(
     game: GameArg,
     terminal: &mut Terminal,
@@ -361,14 +455,15 @@ async fn table_screen(
     clients: &Clients,
     table_id: &str,
     spectator: bool,
+    note: Option<String>,
 ) -> anyhow::Result<(Vec<String>, Option<String>)> {
     Ok(match game {
         GameArg::Gomoku => {
-            let app = gomoku_table(terminal, keys, clients, table_id, spectator).await?;
+            let app = gomoku_table(terminal, keys, clients, table_id, spectator, note).await?;
             (app.farewell(), app.requeue())
         }
         GameArg::Doudizhu => {
-            let app = doudizhu_table(terminal, keys, clients, table_id, spectator).await?;
+            let app = doudizhu_table(terminal, keys, clients, table_id, spectator, note).await?;
             (app.farewell(), app.requeue())
         }
     })
@@ -398,13 +493,15 @@ where
     Ok(app)
 }
 
-/// Runs the Gomoku screen for `table_id` until the player quits or leaves.
+/// Runs the Gomoku screen for `table_id` until the player quits or leaves, its log
+/// starting with `note` if given.
 pub async fn gomoku_table(
     terminal: &mut Terminal,
     keys: &mut EventStream,
     clients: &Clients,
     table_id: &str,
     spectator: bool,
+    note: Option<String>,
 ) -> anyhow::Result<GomokuApp> {
     let client = clients.gomoku.clone();
     let watched = table_id.to_owned();
@@ -421,7 +518,10 @@ pub async fn gomoku_table(
     let perform = move |request: gomoku::Request| -> BoxFuture<'static, gomoku::Reply> {
         Box::pin(gomoku_perform(client.clone(), performed.clone(), request))
     };
-    let app = GomokuApp::new(table_id, spectator);
+    let mut app = GomokuApp::new(table_id, spectator);
+    if let Some(note) = note {
+        app.note(note);
+    }
     run_table(terminal, keys, app, watch, perform).await
 }
 
@@ -568,13 +668,15 @@ async fn gomoku_perform(
     Reply::Acted(action, acted.map_err(|s| describe(&s)))
 }
 
-/// Runs the Dou Dizhu screen for `table_id` until the player quits or leaves.
+/// Runs the Dou Dizhu screen for `table_id` until the player quits or leaves, its log
+/// starting with `note` if given.
 pub async fn doudizhu_table(
     terminal: &mut Terminal,
     keys: &mut EventStream,
     clients: &Clients,
     table_id: &str,
     spectator: bool,
+    note: Option<String>,
 ) -> anyhow::Result<DoudizhuApp> {
     let client = clients.doudizhu.clone();
     let watched = table_id.to_owned();
@@ -597,7 +699,10 @@ pub async fn doudizhu_table(
             request,
         ))
     };
-    let app = DoudizhuApp::new(table_id, spectator);
+    let mut app = DoudizhuApp::new(table_id, spectator);
+    if let Some(note) = note {
+        app.note(note);
+    }
     run_table(terminal, keys, app, watch, perform).await
 }
 

@@ -197,6 +197,12 @@ impl DoudizhuApp {
         }
     }
 
+    /// Adds a line to the screen's log (what the client did on its own, e.g. rejoin a
+    /// table instead of queueing).
+    pub fn note(&mut self, line: String) {
+        self.screen.note(line);
+    }
+
     /// The view as last seen.
     pub fn table(&self) -> Option<&ddz::Table> {
         self.screen.table()

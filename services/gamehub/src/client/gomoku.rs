@@ -172,6 +172,12 @@ impl GomokuApp {
         }
     }
 
+    /// Adds a line to the screen's log (what the client did on its own, e.g. rejoin a
+    /// table instead of queueing).
+    pub fn note(&mut self, line: String) {
+        self.screen.note(line);
+    }
+
     /// The table as last seen.
     pub fn table(&self) -> Option<&gm::Table> {
         self.screen.table()

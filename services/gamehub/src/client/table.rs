@@ -228,7 +228,7 @@ impl<T: TableView> TableScreen<T> {
         let seated = self.my_seat().is_some() && !self.closed() && !self.left;
         seated.then(|| {
             format!(
-                "you are still seated at table {0}; come back with: gamehub play {1} --table {0}",
+                "you are still seated at table {}; `gamehub play {}` takes you back to it",
                 self.table_id,
                 T::PLAY_COMMAND
             )
@@ -454,12 +454,9 @@ mod tests {
         assert_eq!(screen.come_back(), None);
         let mut player = TableScreen::new("gt-1", false, 5);
         player.feed(Feed::Snapshot(table(1, gm::TableStatus::Playing)), 0);
-        assert!(
-            player
-                .come_back()
-                .unwrap()
-                .contains("gamehub play gomoku --table gt-1")
-        );
+        let come_back = player.come_back().unwrap();
+        assert!(come_back.contains("table gt-1"), "{come_back}");
+        assert!(come_back.contains("`gamehub play gomoku`"), "{come_back}");
     }
 
     #[test]

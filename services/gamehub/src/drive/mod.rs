@@ -99,7 +99,7 @@ pub mod matchmaking {
         client: &mut MatchmakingServiceClient<ServiceChannel>,
         room_id: &str,
         player_id: &str,
-        mut on_update: impl FnMut(&mm::Ticket),
+        on_update: impl FnMut(&mm::Ticket),
     ) -> anyhow::Result<mm::Seat> {
         // Retried like any action (a rate limit, a peer that did not answer): the same
         // request id makes a retry of an applied Enqueue a replay, never a second ticket.
@@ -112,6 +112,16 @@ pub mod matchmaking {
             .await?
             .ticket
             .ok_or_else(|| anyhow::anyhow!("matchmaking returned no ticket"))?;
+        follow(client, ticket, on_update).await
+    }
+
+    /// Follows `ticket` (one just made, or a live one `LocatePlayer` found) until it
+    /// ends; returns the seat, or an error naming the ticket's fate.
+    pub async fn follow(
+        client: &mut MatchmakingServiceClient<ServiceChannel>,
+        ticket: mm::Ticket,
+        mut on_update: impl FnMut(&mm::Ticket),
+    ) -> anyhow::Result<mm::Seat> {
         on_update(&ticket);
         let mut stream = client
             .watch_ticket(mm::WatchTicketRequest {

@@ -327,6 +327,16 @@ impl TicketStore {
         raw.map(SeatRecord::decode).transpose()
     }
 
+    /// The ticket id in the player's live slot: its last ticket, which may have ended
+    /// (slots are freed lazily) or, for a moment, not be made yet.
+    pub async fn live_slot(&self, player_id: &str) -> Result<Option<String>, ApiError> {
+        let mut conn = self.redis.clone();
+        Ok(redis::cmd("GET")
+            .arg(format!("{}:live", self.player_base(player_id)))
+            .query_async(&mut conn)
+            .await?)
+    }
+
     /// Forgets the player's seat (the table ended or the player left it).
     pub async fn clear_seat_record(
         &self,
@@ -340,6 +350,27 @@ impl TicketStore {
         };
         self.scripts
             .delete_if
+            .run(&mut self.redis.clone(), &args)
+            .await?;
+        Ok(())
+    }
+
+    /// Keeps the player's seat record for another `seat_ttl` if it still is `record`
+    /// (its game service just confirmed the seat): a table that goes on for longer than
+    /// `seat_ttl` keeps its players' seats known as long as they are looked up.
+    pub async fn keep_seat_record(
+        &self,
+        player_id: &str,
+        record: &SeatRecord,
+    ) -> Result<(), ApiError> {
+        let key = format!("{}:seat", self.player_base(player_id));
+        let args = scripts::player::ExpireIfArgs {
+            key: &key,
+            expected: &record.raw,
+            ttl_ms: ms(self.settings.seat_ttl),
+        };
+        self.scripts
+            .expire_if
             .run(&mut self.redis.clone(), &args)
             .await?;
         Ok(())

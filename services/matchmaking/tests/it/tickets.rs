@@ -7,8 +7,8 @@ use std::time::Duration;
 use gamehub_platform::auth::Role;
 use gamehub_proto::common::GameType;
 use gamehub_proto::matchmaking::{
-    CancelTicketRequest, EnqueueRequest, GetTicketRequest, ListRoomsRequest, TicketState,
-    WatchTicketRequest,
+    CancelTicketRequest, EnqueueRequest, GetTicketRequest, ListRoomsRequest, LocatePlayerRequest,
+    LocatePlayerResponse, TableStage, TicketState, WatchTicketRequest,
 };
 use tonic::Code;
 
@@ -713,4 +713,206 @@ async fn the_health_subcommand_says_whether_matchmaking_serves() {
         .await
         .unwrap();
     assert!(!down.success());
+}
+
+async fn locate(client: &mut Client, player_id: &str) -> LocatePlayerResponse {
+    client
+        .locate_player(LocatePlayerRequest {
+            player_id: player_id.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
+#[tokio::test]
+async fn locate_player_shows_the_live_ticket_then_the_seat_until_the_table_is_over() {
+    let (mm, _, tables) = with_fakes().await;
+    let mut gina = mm.player("gina");
+    let mut hank = mm.player("hank");
+
+    let nowhere = locate(&mut gina, "").await;
+    assert_eq!(nowhere.player_id, "gina");
+    assert!(nowhere.ticket.is_none() && nowhere.seat.is_none());
+
+    // Waiting: the live ticket, no seat.
+    let a = enqueue(&mut gina, "gomoku-free").await;
+    let waiting = locate(&mut gina, "").await;
+    let ticket = waiting.ticket.expect("the live ticket");
+    assert_eq!(ticket.ticket_id, a.ticket_id);
+    assert_eq!(state(&ticket), TicketState::Waiting);
+    assert!(waiting.seat.is_none());
+
+    // Seated: the seat, as the game service reports it; the ticket ended, so none.
+    tables
+        .still_seated
+        .lock()
+        .unwrap()
+        .extend(["gina".to_owned(), "hank".to_owned()]);
+    let b = enqueue(&mut hank, "gomoku-free").await;
+    let seated = wait_for(
+        &mut gina,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await
+    .seat
+    .unwrap();
+    wait_for(
+        &mut hank,
+        &b.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
+    let found = locate(&mut gina, "gina").await;
+    assert!(found.ticket.is_none(), "a seated ticket is not live");
+    let seat = found.seat.expect("gina's seat");
+    assert_eq!(seat.game_type, GameType::Gomoku as i32);
+    assert_eq!(seat.table_id, seated.table_id);
+    assert_eq!(seat.seat, seated.seat);
+    assert_eq!(seat.room_id, "gomoku-free");
+    assert_eq!(seat.stage, TableStage::InProgress as i32);
+    assert_eq!(seat.players, seated.players);
+    assert_eq!(seat.ticket_id, a.ticket_id);
+
+    // The game service says the table is over for gina (she left, it timed out or was
+    // closed): no seat, and she may queue again, which locate shows.
+    tables.still_seated.lock().unwrap().remove("gina");
+    assert!(locate(&mut gina, "").await.seat.is_none());
+    let again = enqueue(&mut gina, "gomoku-free").await;
+    let now = locate(&mut gina, "").await;
+    assert_eq!(now.ticket.unwrap().ticket_id, again.ticket_id);
+    assert!(now.seat.is_none());
+    // hank still sits there.
+    assert_eq!(
+        locate(&mut hank, "").await.seat.unwrap().table_id,
+        seated.table_id
+    );
+}
+
+#[tokio::test]
+async fn locate_player_reads_only_ones_own_place_unless_operator_or_service() {
+    let (mm, _, tables) = with_fakes().await;
+    let mut ivy = mm.player("ivy");
+    let mut jack = mm.player("jack");
+    tables
+        .still_seated
+        .lock()
+        .unwrap()
+        .extend(["ivy".to_owned(), "jack".to_owned()]);
+    let a = enqueue(&mut ivy, "gomoku-free").await;
+    enqueue(&mut jack, "gomoku-free").await;
+    let table = wait_for(
+        &mut ivy,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await
+    .seat
+    .unwrap()
+    .table_id;
+
+    // Even her opponent may not read where ivy sits.
+    let refused = jack
+        .locate_player(LocatePlayerRequest {
+            player_id: "ivy".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::PermissionDenied, "{refused:?}");
+    assert!(!refused.message().contains(&table), "{}", refused.message());
+
+    let mut operator = client(mm.url(), mm.token("ops", Role::Operator));
+    assert_eq!(
+        locate(&mut operator, "ivy").await.seat.unwrap().table_id,
+        table
+    );
+    assert_eq!(
+        locate(&mut mm.service(), "jack")
+            .await
+            .seat
+            .unwrap()
+            .table_id,
+        table
+    );
+
+    // A malformed player id names the field; an anonymous call is refused.
+    for bad in ["x".repeat(65), "ivy jack".into()] {
+        let status = operator
+            .locate_player(LocatePlayerRequest { player_id: bad })
+            .await
+            .unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(
+            status.message().contains("player_id"),
+            "{}",
+            status.message()
+        );
+    }
+    let status = client(mm.url(), "not-a-jwt".into())
+        .locate_player(LocatePlayerRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Unauthenticated);
+
+    // The game service cannot confirm the seat: UNAVAILABLE, not a guess either way.
+    tables
+        .lookups_down
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let status = ivy
+        .locate_player(LocatePlayerRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::Unavailable);
+    tables
+        .lookups_down
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(locate(&mut ivy, "").await.seat.unwrap().table_id, table);
+}
+
+#[tokio::test]
+async fn a_seat_locate_player_confirms_is_remembered_for_another_seat_ttl() {
+    let config = test_config();
+    let key = format!("{}:{{mmp:kim}}:seat", config.common.redis_prefix);
+    let seat_ttl_ms = i64::try_from(config.store.seat_ttl.as_millis()).unwrap();
+    let tables = Arc::new(FakeTables::default());
+    let mm = spawn_with(config, Arc::new(FakeLedger::default()), tables.clone()).await;
+    let mut kim = mm.player("kim");
+    let mut lee = mm.player("lee");
+    tables.still_seated.lock().unwrap().insert("kim".into());
+    let a = enqueue(&mut kim, "gomoku-free").await;
+    enqueue(&mut lee, "gomoku-free").await;
+    wait_for(
+        &mut kim,
+        &a.ticket_id,
+        TicketState::Seated,
+        Duration::from_secs(5),
+    )
+    .await;
+
+    // A table that outlives the seat record's lifetime: the record is about to go.
+    let mut redis = gamehub_platform::tables::connect(&gamehub_testkit::redis::redis_url())
+        .await
+        .unwrap();
+    let pttl = |mut redis: redis::aio::ConnectionManager, key: String| async move {
+        redis::cmd("PTTL")
+            .arg(key)
+            .query_async::<i64>(&mut redis)
+            .await
+            .unwrap()
+    };
+    let _: i64 = redis::cmd("PEXPIRE")
+        .arg(&key)
+        .arg(1000)
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    assert!(pttl(redis.clone(), key.clone()).await <= 1000);
+
+    // The game service confirms the seat: the record lives another seat_ttl.
+    assert!(locate(&mut kim, "").await.seat.is_some());
+    assert!(pttl(redis.clone(), key.clone()).await > seat_ttl_ms - 60_000);
 }

@@ -6,7 +6,7 @@
 //! - [`ticket`]: one ticket's life: `read`, `enqueue`, `cancel`, `expire`;
 //! - [`claim`]: matching a room's queue: `peek`, `claim`, `opening`, `seat`, `take`,
 //!   `release`, `take_over`;
-//! - [`player`]: the per-player index: `reserve`, `unreserve`, `delete_if`.
+//! - [`player`]: the per-player index: `reserve`, `unreserve`, `delete_if`, `expire_if`.
 //!
 //! Every script is tested against the real Redis in `tests.rs`, each reply included.
 
@@ -39,6 +39,7 @@ pub(crate) struct Scripts {
     pub reserve: player::Reserve,
     pub unreserve: player::Unreserve,
     pub delete_if: player::DeleteIf,
+    pub expire_if: player::ExpireIf,
 }
 
 impl Scripts {
@@ -58,6 +59,7 @@ impl Scripts {
             reserve: player::Reserve::new(),
             unreserve: player::Unreserve::new(),
             delete_if: player::DeleteIf::new(),
+            expire_if: player::ExpireIf::new(),
         }
     }
 }

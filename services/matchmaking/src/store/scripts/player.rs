@@ -160,3 +160,48 @@ impl DeleteIf {
         }
     }
 }
+
+/// Arguments of [`ExpireIf`].
+#[derive(Debug)]
+pub(crate) struct ExpireIfArgs<'a> {
+    /// The string key.
+    pub key: &'a str,
+    /// The value it must still hold.
+    pub expected: &'a str,
+    /// Its new time to live.
+    pub ttl_ms: u64,
+}
+
+/// Gives a key a new time to live if it still holds the expected value; the reply says
+/// whether it did.
+#[derive(Debug)]
+pub(crate) struct ExpireIf(LuaScript);
+
+impl ExpireIf {
+    pub(crate) fn new() -> Self {
+        Self(LuaScript::new(
+            "expire_if",
+            include_str!("lua/expire_if.lua"),
+        ))
+    }
+
+    pub(crate) async fn run(
+        &self,
+        conn: &mut ConnectionManager,
+        args: &ExpireIfArgs<'_>,
+    ) -> Result<bool, ApiError> {
+        let mut invocation = self.0.prepare();
+        invocation.key(args.key).arg(args.expected).arg(args.ttl_ms);
+        let reply = self.0.run(&invocation, conn).await?;
+        Ok(self.decode(&reply)?)
+    }
+
+    pub(crate) fn decode(&self, value: &Value) -> Result<bool, UnexpectedReply> {
+        let reply = self.0.reply(value);
+        match reply.int(value)? {
+            1 => Ok(true),
+            0 => Ok(false),
+            other => Err(reply.unexpected(format!("extended {other} keys"))),
+        }
+    }
+}

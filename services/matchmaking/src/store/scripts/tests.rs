@@ -788,6 +788,62 @@ async fn reserve_unreserve_and_delete_if_keep_one_live_ticket_per_player() {
     rig.cleanup().await;
 }
 
+#[tokio::test]
+async fn expire_if_renews_a_seat_record_only_while_it_holds_the_expected_seat() {
+    let rig = Rig::new().await;
+    let key = format!("{}:seat", rig.player_base("alice"));
+    let pttl = || async {
+        let ms: i64 = redis::cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut rig.conn())
+            .await
+            .unwrap();
+        ms
+    };
+    let renew = |expected: &'static str| ExpireIfArgs {
+        key: &key,
+        expected,
+        ttl_ms: DAY_MS,
+    };
+    let scripts = &rig.scripts;
+    // Nothing there: nothing renewed, nothing made.
+    assert!(
+        !scripts
+            .expire_if
+            .run(&mut rig.conn(), &renew("gomoku|gt-1|t1"))
+            .await
+            .unwrap()
+    );
+    assert_eq!(pttl().await, -2);
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg("gomoku|gt-1|t1")
+        .arg("PX")
+        .arg(1000)
+        .query_async(&mut rig.conn())
+        .await
+        .unwrap();
+    // Another seat: left alone.
+    assert!(
+        !scripts
+            .expire_if
+            .run(&mut rig.conn(), &renew("gomoku|gt-2|t2"))
+            .await
+            .unwrap()
+    );
+    assert!(pttl().await <= 1000);
+    // The same seat: a new day.
+    assert!(
+        scripts
+            .expire_if
+            .run(&mut rig.conn(), &renew("gomoku|gt-1|t1"))
+            .await
+            .unwrap()
+    );
+    assert!(pttl().await > DAY_MS as i64 - 60_000);
+    rig.cleanup().await;
+}
+
 #[test]
 fn decoders_refuse_replies_their_scripts_never_give() {
     let scripts = Scripts::new();
@@ -958,4 +1014,6 @@ fn decoders_refuse_replies_their_scripts_never_give() {
     assert!(scripts.unreserve.decode(&Value::Int(3)).is_err());
     assert!(scripts.delete_if.decode(&Value::Int(2)).is_err());
     assert!(scripts.delete_if.decode(&Value::Nil).is_err());
+    assert!(scripts.expire_if.decode(&Value::Int(2)).is_err());
+    assert!(scripts.expire_if.decode(&Value::Nil).is_err());
 }
