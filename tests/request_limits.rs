@@ -686,17 +686,17 @@ async fn every_string_field_of_every_request_is_limited_and_never_echoed() {
             // The baseline is well formed: whatever refuses a changed copy is the change.
             let result = call(&tp, &method, role, baseline.clone()).await;
             calls += 1;
-            if let Err(status) = &result {
-                if matches!(
+            if let Err(status) = &result
+                && matches!(
                     status.code(),
                     Code::InvalidArgument | Code::PermissionDenied | Code::Unauthenticated
-                ) {
-                    problems.push(format!(
-                        "{}: the baseline request is refused: {status:?}",
-                        method.full_name()
-                    ));
-                    continue;
-                }
+                )
+            {
+                problems.push(format!(
+                    "{}: the baseline request is refused: {status:?}",
+                    method.full_name()
+                ));
+                continue;
             }
             for field in fields {
                 checked_fields += 1;
