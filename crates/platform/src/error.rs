@@ -4,7 +4,9 @@
 //! an [`ApiError`] in one function; [`ApiError`] becomes a [`tonic::Status`] here.
 //! Messages of client errors say what to fix. Internal errors (SQL, Redis, bugs) are
 //! logged with their context and an incident id, and the client sees only
-//! "internal error (incident …)", never the internals.
+//! "internal error (incident …)", never the internals. A message that quotes what a
+//! client sent quotes it through [`excerpt`] (short and escaped), and every message is
+//! bounded ([`MAX_STATUS_MESSAGE_BYTES`]): statuses travel in HTTP/2 headers.
 
 use std::fmt;
 use std::time::Duration;
