@@ -266,6 +266,26 @@ pub enum ActionError {
     BidOutOfRange(#[from] BidOutOfRange),
 }
 
+impl ActionError {
+    /// A stable snake_case code for the refusal, for APIs and front-ends (which localize
+    /// on it, not on the sentence).
+    pub const fn code(&self) -> &'static str {
+        match self {
+            ActionError::GameOver => "deal_over",
+            ActionError::WrongPhase { .. } => "wrong_phase",
+            ActionError::NotYourTurn { .. } => "not_your_turn",
+            ActionError::EmptyPlay => "empty_play",
+            ActionError::DuplicateCard => "duplicate_card",
+            ActionError::CardsNotInHand => "cards_not_in_hand",
+            ActionError::InvalidCombination => "invalid_combination",
+            ActionError::DoesNotBeat { .. } => "does_not_beat",
+            ActionError::CannotPassOnLead => "cannot_pass_on_lead",
+            ActionError::BidNotHigher { .. } => "bid_not_higher",
+            ActionError::BidOutOfRange(_) => "bid_out_of_range",
+        }
+    }
+}
+
 /// A deal could not be started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum NewDealError {

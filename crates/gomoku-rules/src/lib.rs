@@ -31,4 +31,7 @@ pub use game::{
 };
 pub use opening::{Opening, OpeningChoice, OpeningError, OpeningFamily};
 pub use point::{Point, PointError, Symmetry};
-pub use record::{Record, RecordError, RecordInfo, Replay};
+pub use record::{
+    MAX_HEADER_VALUE_CHARS, MAX_RECORD_BYTES, MAX_TOKEN_CHARS, Record, RecordError, RecordInfo,
+    Replay,
+};

@@ -27,6 +27,11 @@ use crate::point::{Point, SIZE};
 
 /// Records larger than this are refused unread.
 pub const MAX_RECORD_BYTES: usize = 256 * 1024;
+/// The longest move token (`propose:j10,g11@86400000` is 24): longer ones are refused
+/// before they are read or quoted, so an error quotes at most this much of a record.
+pub const MAX_TOKEN_CHARS: usize = 48;
+/// The longest header value (`[Black "…"]`): player ids and room ids are at most 64.
+pub const MAX_HEADER_VALUE_CHARS: usize = 64;
 /// A game has at most 225 stones; with offers, claims and the opening this is ample.
 pub const MAX_RECORD_ACTIONS: usize = 4096;
 
@@ -53,6 +58,8 @@ pub enum RecordError {
     },
     #[error("the record says the result is {declared:?} but the moves give {replayed:?}")]
     ResultMismatch { declared: String, replayed: String },
+    #[error("ply {ply}: a move has at most {limit} characters")]
+    TokenTooLong { ply: usize, limit: usize },
     #[error("more than {0} actions")]
     TooManyActions(usize),
     #[error("stored game: {0}")]
@@ -209,6 +216,12 @@ fn replay_tokens<'a>(
         count = ply;
         if ply > MAX_RECORD_ACTIONS {
             return Err(RecordError::TooManyActions(MAX_RECORD_ACTIONS));
+        }
+        if text.chars().count() > MAX_TOKEN_CHARS {
+            return Err(RecordError::TokenTooLong {
+                ply,
+                limit: MAX_TOKEN_CHARS,
+            });
         }
         let bad = |message: String| RecordError::BadToken {
             ply,
@@ -391,6 +404,11 @@ impl Record {
                     .and_then(|v| v.strip_suffix('"'));
                 let value =
                     value.ok_or_else(|| syntax("a header value is in double quotes".into()))?;
+                if value.chars().count() > MAX_HEADER_VALUE_CHARS {
+                    return Err(syntax(format!(
+                        "a header value has at most {MAX_HEADER_VALUE_CHARS} characters"
+                    )));
+                }
                 match name {
                     "Room" => info.room = value.to_owned(),
                     "Black" => info.black = value.to_owned(),

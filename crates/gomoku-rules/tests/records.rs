@@ -238,3 +238,32 @@ fn replay_cursor_steps_back_and_forth() {
     assert_eq!(replay.ply(), 7);
     assert_eq!(replay.forward(), None);
 }
+
+#[test]
+fn an_overlong_move_or_header_value_is_refused_without_quoting_it() {
+    let long = "x".repeat(10_000);
+    let error = Record::from_text(&format!("[RuleSet \"freestyle\"]\n\nh8 {long}\n")).unwrap_err();
+    assert!(
+        matches!(error, RecordError::TokenTooLong { ply: 2, .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().len() < 100, "{error}");
+
+    let error = Record::from_text(&format!("[RuleSet \"{long}\"]\n\nh8\n")).unwrap_err();
+    assert!(
+        matches!(error, RecordError::Syntax { line: 1, .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().len() < 100, "{error}");
+
+    // A token just within the bound is read (and refused for what it says).
+    let error = Record::from_text(&format!(
+        "[RuleSet \"freestyle\"]\n\nh8 {}\n",
+        "z".repeat(gomoku_rules::MAX_TOKEN_CHARS)
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(error, RecordError::BadToken { ply: 2, .. }),
+        "{error:?}"
+    );
+}

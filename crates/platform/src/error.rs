@@ -4,7 +4,9 @@
 //! an [`ApiError`] in one function; [`ApiError`] becomes a [`tonic::Status`] here.
 //! Messages of client errors say what to fix. Internal errors (SQL, Redis, bugs) are
 //! logged with their context and an incident id, and the client sees only
-//! "internal error (incident …)", never the internals.
+//! "internal error (incident …)", never the internals. A message that quotes what a
+//! client sent quotes it through [`excerpt`] (short and escaped), and every message is
+//! bounded ([`MAX_STATUS_MESSAGE_BYTES`]): statuses travel in HTTP/2 headers.
 
 use std::fmt;
 use std::time::Duration;
@@ -110,17 +112,34 @@ impl From<ApiError> for Status {
             ApiError::ResourceExhausted {
                 message,
                 retry_after,
-            } => with_retry_hint(Status::resource_exhausted(message), retry_after),
+            } => with_retry_hint(Status::resource_exhausted(bounded(message)), retry_after),
             ApiError::UnavailableFor {
                 message,
                 retry_after,
-            } => with_retry_hint(Status::unavailable(message), Some(retry_after)),
+            } => with_retry_hint(Status::unavailable(bounded(message)), Some(retry_after)),
             other => {
                 let code = other.code();
-                Status::new(code, other.to_string())
+                Status::new(code, bounded(other.to_string()))
             }
         }
     }
+}
+
+/// The longest status message sent, in bytes: a last guard for the HTTP/2 header that
+/// carries it (messages quote client input only through [`excerpt`], so a real message
+/// is far shorter).
+pub const MAX_STATUS_MESSAGE_BYTES: usize = 1024;
+
+fn bounded(mut message: String) -> String {
+    if message.len() > MAX_STATUS_MESSAGE_BYTES {
+        let mut end = MAX_STATUS_MESSAGE_BYTES - '…'.len_utf8();
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push('…');
+    }
+    message
 }
 
 fn with_retry_hint(mut status: Status, retry_after: Option<Duration>) -> Status {
@@ -193,6 +212,30 @@ impl From<redis::RedisError> for ApiError {
 /// A helper to build `InvalidArgument` errors that name the field.
 pub fn invalid(field: &str, problem: impl fmt::Display) -> ApiError {
     ApiError::InvalidArgument(format!("{field}: {problem}"))
+}
+
+/// The most characters of client input an error message quotes (see [`excerpt`]).
+pub const EXCERPT_CHARS: usize = 24;
+
+/// Client input as an error message may quote it: in double quotes, escaped (control
+/// characters, quotes and backslashes as Rust escapes them), at most [`EXCERPT_CHARS`]
+/// characters, and when longer followed by `…` and the input's length in characters.
+///
+/// Status messages travel in HTTP/2 headers, where standard clients fail past a few
+/// KiB; echoing input whole would let a client turn its own refusal into a transport
+/// error. Every message that quotes what a client sent quotes it through this.
+pub fn excerpt(input: &str) -> String {
+    let mut out = String::with_capacity(EXCERPT_CHARS + 2);
+    out.push('"');
+    let mut chars = input.chars();
+    for c in chars.by_ref().take(EXCERPT_CHARS) {
+        out.extend(c.escape_debug());
+    }
+    out.push('"');
+    if chars.next().is_some() {
+        out.push_str(&format!("… ({} characters)", input.chars().count()));
+    }
+    out
 }
 
 /// Checks a required string field: present, not longer than `max` characters.
@@ -297,6 +340,28 @@ mod tests {
                 .and_then(|v| v.to_str().ok()),
             Some("250")
         );
+    }
+
+    #[test]
+    fn excerpts_are_short_and_escaped() {
+        assert_eq!(excerpt("h8"), "\"h8\"");
+        assert_eq!(excerpt("a\"b\nc"), "\"a\\\"b\\nc\"");
+        let long = "x".repeat(100_000);
+        let quoted = excerpt(&long);
+        assert_eq!(
+            quoted,
+            format!("\"{}\"… (100000 characters)", "x".repeat(EXCERPT_CHARS))
+        );
+        // Escapes lengthen a character, never past a small bound.
+        assert!(excerpt(&"\u{1}".repeat(1000)).len() < 10 * EXCERPT_CHARS + 40);
+    }
+
+    #[test]
+    fn status_messages_are_bounded() {
+        let status: Status = invalid("content", "é".repeat(5000)).into();
+        assert!(status.message().len() <= MAX_STATUS_MESSAGE_BYTES);
+        assert!(status.message().starts_with("content: é"));
+        assert!(status.message().ends_with('…'));
     }
 
     #[test]

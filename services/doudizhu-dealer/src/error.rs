@@ -3,6 +3,11 @@
 //! No message names a card of anyone's hand or of the kitty: the rules crate's messages
 //! name at most the public play on the table, and card-text parse errors quote at most
 //! one character.
+//!
+//! Every refusal of the rules or of the table's state (FAILED_PRECONDITION, and the
+//! rules' INVALID_ARGUMENT refusals of a play's cards) begins with a stable snake_case
+//! code and a colon, like the Gomoku referee's: front-ends localize on the code. The
+//! codes are listed in docs/rules.md (Stable error codes).
 
 use doudizhu_rules::ActionError;
 use doudizhu_rules::NewDealError;
@@ -12,7 +17,7 @@ use gamehub_platform::ApiError;
 #[derive(Debug, thiserror::Error)]
 pub enum DealerError {
     /// The rules refused the action (turn, phase, cards, combination, beating, bids).
-    #[error(transparent)]
+    #[error("{}: {}", .0.code(), .0)]
     Rules(#[from] ActionError),
     /// A field of the request is malformed.
     #[error("{field}: {problem}")]
@@ -26,13 +31,15 @@ pub enum DealerError {
     NotSeated { player: String, table: String },
     #[error("{0} needs a player token of a player seated at the table")]
     PlayersOnly(&'static str),
-    #[error("the table is closed")]
+    #[error("table_closed: the table is closed")]
     TableClosed,
-    #[error("the deal is over; ask for the next deal with NextDeal")]
+    #[error("no_deal_in_progress: the deal is over; ask for the next deal with NextDeal")]
     DealOver,
-    #[error("a deal is in progress; NextDeal is for after a deal ended")]
+    #[error("deal_in_progress: a deal is in progress; NextDeal is for after a deal ended")]
     DealInProgress,
-    #[error("deal {0} of this table is still being played; its record is available once it ends")]
+    #[error(
+        "deal_not_finished: deal {0} of this table is still being played; its record is available once it ends"
+    )]
     DealNotFinished(u32),
     #[error("table {table} has no deal {deal}")]
     NoSuchDeal { table: String, deal: u32 },
@@ -47,7 +54,7 @@ pub enum DealerError {
     )]
     TestSeedsRefused,
     /// The next deal is not due (another step dealt it, or the table moved on).
-    #[error("the next deal is not due")]
+    #[error("next_deal_not_due: the next deal is not due")]
     NotDue,
     /// A deal could not be made (a bug: the dealer builds its deal ids itself).
     #[error("cannot deal: {0}")]
@@ -99,6 +106,60 @@ impl From<DealerError> for ApiError {
             DealerError::NewDeal(_) | DealerError::NoSeed => {
                 ApiError::internal(anyhow::anyhow!(message))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use doudizhu_rules::Phase;
+
+    use super::*;
+
+    fn message(error: DealerError) -> (tonic::Code, String) {
+        let api = ApiError::from(error);
+        (api.code(), api.to_string())
+    }
+
+    #[test]
+    fn refusals_start_with_a_stable_code() {
+        let cases = [
+            (
+                DealerError::Rules(ActionError::CannotPassOnLead),
+                "cannot_pass_on_lead: you lead",
+            ),
+            (
+                DealerError::Rules(ActionError::WrongPhase {
+                    phase: Phase::Bidding,
+                }),
+                "wrong_phase: not possible during bidding",
+            ),
+            (
+                DealerError::Rules(ActionError::CardsNotInHand),
+                "cards_not_in_hand: ",
+            ),
+            (
+                DealerError::Rules(ActionError::InvalidCombination),
+                "invalid_combination: ",
+            ),
+            (DealerError::TableClosed, "table_closed: "),
+            (DealerError::DealOver, "no_deal_in_progress: "),
+            (DealerError::DealInProgress, "deal_in_progress: "),
+            (DealerError::DealNotFinished(2), "deal_not_finished: deal 2"),
+        ];
+        for (error, start) in cases {
+            let (code, text) = message(error);
+            assert!(
+                matches!(
+                    code,
+                    tonic::Code::FailedPrecondition | tonic::Code::InvalidArgument
+                ),
+                "{code:?}"
+            );
+            assert!(
+                text.starts_with(start),
+                "{text:?} should start with {start:?}"
+            );
         }
     }
 }

@@ -45,20 +45,41 @@ pub fn bid(points: i32) -> Result<Bid, DealerError> {
         })
 }
 
-/// The cards of a play: rank text or card text, exactly one of them.
+/// The longest rank text of a play: 20 cards, each rank at most two characters
+/// (`10`), with separators.
+pub const MAX_RANKS_CHARS: usize = 64;
+/// The longest text of one card (`♠10`, `S10`, `BJ`), blanks around allowed.
+pub const MAX_CARD_CHARS: usize = 8;
+/// The most test seeds an OpenTable may carry (one per deal).
+pub const MAX_TEST_SEEDS: usize = 64;
+
+/// The cards of a play: rank text or card text, exactly one of them. Their lengths are
+/// checked before anything else reads them.
 pub fn play(ranks: &str, cards: &[String]) -> Result<PlayCards, DealerError> {
+    if ranks.chars().count() > MAX_RANKS_CHARS {
+        return Err(DealerError::invalid(
+            "ranks",
+            format!("is longer than {MAX_RANKS_CHARS} characters"),
+        ));
+    }
+    if cards.len() > MAX_PLAY_CARDS {
+        return Err(DealerError::invalid(
+            "cards",
+            format!("a play has at most {MAX_PLAY_CARDS} cards"),
+        ));
+    }
+    if cards.iter().any(|c| c.chars().count() > MAX_CARD_CHARS) {
+        return Err(DealerError::invalid(
+            "cards",
+            format!("each card is at most {MAX_CARD_CHARS} characters (e.g. S10 or ♠10)"),
+        ));
+    }
     match (ranks.trim().is_empty(), cards.is_empty()) {
         (false, true) => {
             let ranks = RankCounts::parse(ranks).map_err(|e| DealerError::invalid("ranks", e))?;
             Ok(PlayCards::Ranks(ranks))
         }
         (true, false) => {
-            if cards.len() > MAX_PLAY_CARDS {
-                return Err(DealerError::invalid(
-                    "cards",
-                    format!("a play has at most {MAX_PLAY_CARDS} cards"),
-                ));
-            }
             let mut parsed: Vec<Card> = Vec::with_capacity(cards.len());
             for text in cards {
                 let one = parse_card_text(text).map_err(|e| DealerError::invalid("cards", e))?;
@@ -145,10 +166,15 @@ impl OpenTable {
                 "a player can hold only one seat",
             ));
         }
+        if request.test_seeds.len() > MAX_TEST_SEEDS {
+            return Err(DealerError::invalid(
+                "test_seeds",
+                format!("at most {MAX_TEST_SEEDS} seeds"),
+            ));
+        }
         let test_seeds = request
             .test_seeds
             .iter()
-            .take(64)
             .map(|hex| {
                 Seed::from_hex(hex.trim())
                     .map_err(|_| DealerError::invalid("test_seeds", "each seed is 64 hex digits"))

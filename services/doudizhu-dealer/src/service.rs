@@ -720,6 +720,8 @@ impl DoudizhuService for Dealer {
         request: Request<pb::NextDealRequest>,
     ) -> Result<Response<pb::NextDealResponse>, Status> {
         let (caller, r) = caller_and_message(request)?;
+        // Every field is checked before the eligibility check reads the table.
+        parse::request_id(&r.request_id).map_err(ApiError::from)?;
         self.ensure_may_play_next(&caller, &r.table_id).await?;
         let acted = self
             .act(

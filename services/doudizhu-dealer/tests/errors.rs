@@ -28,6 +28,13 @@ async fn refused<T: std::fmt::Debug>(
         "{:?} should say {words:?}",
         status.message()
     );
+    if code == Code::FailedPrecondition {
+        // Like Gomoku's: a stable code front-ends localize on, then the sentence.
+        let stable = status.message().split_once(": ").is_some_and(|(code, _)| {
+            !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        });
+        assert!(stable, "{:?} starts with no stable code", status.message());
+    }
     for card in CardSet::DECK.iter() {
         let text = card.to_string();
         assert!(
@@ -59,7 +66,7 @@ async fn bad_plays_are_refused_with_a_reason_and_change_nothing() {
         &driver,
         driver.play_cards(landlord, &[&others_card]),
         Code::FailedPrecondition,
-        "not all in your hand",
+        "cards_not_in_hand: ",
     )
     .await;
     // Ranks the hand does not hold.
@@ -75,7 +82,7 @@ async fn bad_plays_are_refused_with_a_reason_and_change_nothing() {
         &driver,
         driver.play(landlord, &ranks),
         Code::FailedPrecondition,
-        "not all in your hand",
+        "cards_not_in_hand: ",
     )
     .await;
     // Not a combination.
@@ -89,7 +96,7 @@ async fn bad_plays_are_refused_with_a_reason_and_change_nothing() {
         &driver,
         driver.play(landlord, &two_ranks),
         Code::InvalidArgument,
-        "not a combination",
+        "invalid_combination: ",
     )
     .await;
     // Malformed requests.
@@ -131,35 +138,35 @@ async fn bad_plays_are_refused_with_a_reason_and_change_nothing() {
         &driver,
         driver.pass(other),
         Code::FailedPrecondition,
-        "not your turn",
+        "not_your_turn: ",
     )
     .await;
     refused(
         &driver,
         driver.pass(landlord),
         Code::FailedPrecondition,
-        "you lead",
+        "cannot_pass_on_lead: you lead",
     )
     .await;
     refused(
         &driver,
         driver.bid(landlord, 3),
         Code::FailedPrecondition,
-        "playing",
+        "wrong_phase: not possible during playing",
     )
     .await;
     refused(
         &driver,
         driver.hint(other),
         Code::FailedPrecondition,
-        "not your turn",
+        "not_your_turn: ",
     )
     .await;
     refused(
         &driver,
         driver.next_deal(other),
         Code::FailedPrecondition,
-        "in progress",
+        "deal_in_progress: ",
     )
     .await;
     // A missing request id.
@@ -181,7 +188,7 @@ async fn bad_plays_are_refused_with_a_reason_and_change_nothing() {
             deal_number: 1,
         }),
         Code::FailedPrecondition,
-        "still being played",
+        "deal_not_finished: ",
     )
     .await;
     refused(
@@ -273,7 +280,7 @@ async fn only_the_seated_player_acts_for_its_seat() {
         &driver,
         driver.bid((first + 1) % 3, 1),
         Code::FailedPrecondition,
-        "not your turn",
+        "not_your_turn: ",
     )
     .await;
     // Unknown and malformed tables.

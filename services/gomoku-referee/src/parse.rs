@@ -11,6 +11,8 @@ use crate::table::{OpenTable, Room};
 
 /// Ids (tables, requests, players, rooms) are at most this long.
 pub use gamehub_terms::ids::MAX_ID_LEN;
+/// The longest point text (`h15` is 3; surrounding blanks are allowed).
+pub const MAX_POINT_TEXT_CHARS: usize = 8;
 /// The longest clock limit a room may set: one day.
 pub const MAX_CLOCK_MS: i64 = 24 * 3600 * 1000;
 /// The shortest non-zero clock limit a room may set. Tests use short clocks; a real
@@ -42,6 +44,12 @@ pub fn point(field: &str, value: Option<&pb::Point>) -> Result<Point, RefereeErr
             "is required: send {text: \"h8\"} or {x: 7, y: 7}",
         ));
     };
+    if value.text.chars().count() > MAX_POINT_TEXT_CHARS {
+        return Err(RefereeError::invalid(
+            format!("{field}.text"),
+            format!("is longer than {MAX_POINT_TEXT_CHARS} characters (a point is like h8)"),
+        ));
+    }
     if value.text.trim().is_empty() {
         Point::from_xy(i64::from(value.x), i64::from(value.y))
             .map_err(|e| RefereeError::invalid(field, e))

@@ -731,6 +731,8 @@ impl GomokuService for Referee {
         request: Request<pb::NextGameRequest>,
     ) -> Result<Response<pb::NextGameResponse>, Status> {
         let (caller, m) = caller_and_message(request)?;
+        // Every field is checked before the eligibility check reads the table.
+        parse::request_id(&m.request_id).map_err(ApiError::from)?;
         self.ensure_may_play_next(&caller, &m.table_id).await?;
         let acted = self
             .act(

@@ -17,7 +17,7 @@ use crate::error::MatchmakingError;
 use crate::hub::TicketHub;
 use crate::matcher::Matcher;
 use crate::peers::{Eligibility, PeerError, TableOpener, TableSeat};
-use crate::rooms::{Game, Room, Rooms};
+use crate::rooms::{Game, MAX_ROOM_ID_LEN, Room, Rooms};
 use crate::store::{Cancelled, Created, Reservation, TicketStore};
 use crate::tickets::{Ticket, TicketId};
 
@@ -99,16 +99,19 @@ impl MatchmakingApi {
         }
     }
 
+    /// The room a request names, its id checked (required, at most
+    /// [`MAX_ROOM_ID_LEN`] characters) before it is looked up or quoted.
     fn room(&self, room_id: &str) -> Result<&Arc<Room>> {
+        let room_id = id("room_id", room_id, MAX_ROOM_ID_LEN)?;
         self.rooms
-            .get(room_id.trim())
-            .ok_or_else(|| MatchmakingError::UnknownRoom(room_id.trim().to_owned()))
+            .get(room_id)
+            .ok_or_else(|| MatchmakingError::UnknownRoom(room_id.to_owned()))
     }
 
     fn ticket_id(&self, text: &str) -> Result<TicketId> {
-        id("ticket_id", text, crate::tickets::MAX_TICKET_ID_LEN)?;
+        let text = id("ticket_id", text, crate::tickets::MAX_TICKET_ID_LEN)?;
         TicketId::parse(text, &self.rooms)
-            .ok_or_else(|| MatchmakingError::MalformedTicketId(text.trim().to_owned()))
+            .ok_or_else(|| MatchmakingError::MalformedTicketId(text.to_owned()))
     }
 
     /// Reads a ticket the caller may see.

@@ -1,15 +1,19 @@
 //! Matchmaking's errors in its own words, and their one mapping to gRPC statuses.
 
 use gamehub_platform::ApiError;
+use gamehub_platform::error::excerpt;
 
 /// Why a matchmaking call was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchmakingError {
     /// No room has this id.
-    #[error("unknown room {0:?}; ListRooms names the rooms")]
+    #[error("unknown room {}; ListRooms names the rooms", excerpt(.0))]
     UnknownRoom(String),
     /// The ticket id is not one this service makes.
-    #[error("ticket_id: {0:?} is not a ticket id (they look like gomoku-renju.0193…)")]
+    #[error(
+        "ticket_id: {} is not a ticket id (they look like gomoku-renju.0193…)",
+        excerpt(.0)
+    )]
     MalformedTicketId(String),
     /// No such ticket (or it ended more than the retention time ago).
     #[error("unknown ticket {0}")]
@@ -46,7 +50,8 @@ pub enum MatchmakingError {
     },
     /// The request id made a ticket for another room.
     #[error(
-        "request_id {request_id:?} already made ticket {ticket_id} for another room; use a new request id"
+        "request_id {} already made ticket {ticket_id} for another room; use a new request id",
+        excerpt(request_id)
     )]
     RequestIdReused {
         /// The request id.

@@ -609,6 +609,39 @@ async fn bad_input_is_refused_with_a_reason() {
         .unwrap_err();
     assert_eq!(unknown_room.code(), Code::NotFound);
     assert!(unknown_room.message().contains("ListRooms"));
+    assert!(unknown_room.message().contains("\"chess\""));
+    // An empty or oversized room id is malformed, named, and never echoed whole.
+    for room_id in [
+        String::new(),
+        " ".into(),
+        "r".repeat(33),
+        "r".repeat(100_000),
+    ] {
+        let err = max
+            .enqueue(EnqueueRequest {
+                room_id: room_id.clone(),
+                request_id: "r".into(),
+                player_id: String::new(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+        assert!(err.message().starts_with("room_id: "), "{}", err.message());
+        assert!(err.message().len() < 100, "{}", err.message());
+    }
+    // A malformed ticket id is quoted as a short excerpt.
+    let err = max
+        .get_ticket(GetTicketRequest {
+            ticket_id: "y".repeat(60),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert!(
+        !err.message().contains(&"y".repeat(25)),
+        "{}",
+        err.message()
+    );
     for request_id in ["", "has space", &"x".repeat(65)] {
         let err = max
             .enqueue(EnqueueRequest {
