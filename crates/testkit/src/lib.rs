@@ -6,6 +6,8 @@
 //! Always there:
 //! - [`postgres`]: a PostgreSQL database of a test's own ([`postgres::ScratchDatabase`]),
 //!   leftovers of killed runs dropped on the next run;
+//! - [`pg_cluster`]: PostgreSQL servers of a test's own (a primary, streaming replicas),
+//!   for tests that stop, pause or lag a server;
 //! - [`redis`]: the Redis the tests use, key prefixes of their own, and removing them;
 //! - [`tokens`]: the development signing key, and channels carrying a token of any role;
 //! - [`server`]: a service running in the test's process ([`server::TestServer`]);
@@ -33,6 +35,7 @@ pub mod grpc_web;
 pub mod ledger;
 #[cfg(feature = "matchmaking")]
 pub mod matchmaking;
+pub mod pg_cluster;
 #[cfg(feature = "platform")]
 pub mod platform;
 pub mod postgres;
