@@ -8,6 +8,8 @@
 //!   and [`clock::eventually`], waiting on a condition with a bound;
 //! - [`postgres`]: a PostgreSQL database of a test's own ([`postgres::ScratchDatabase`]),
 //!   leftovers of killed runs dropped on the next run;
+//! - [`pg_cluster`]: PostgreSQL servers of a test's own (a primary, streaming replicas),
+//!   for tests that stop, pause or lag a server;
 //! - [`redis`]: the Redis the tests use, key prefixes of their own, and removing them;
 //! - [`redis_server`]: a `redis-server` of a test's own, to kill, cut back and restart;
 //! - [`tokens`]: the development signing key, and channels carrying a token of any role;
@@ -39,6 +41,7 @@ pub mod grpc_web;
 pub mod ledger;
 #[cfg(feature = "matchmaking")]
 pub mod matchmaking;
+pub mod pg_cluster;
 #[cfg(feature = "platform")]
 pub mod platform;
 pub mod postgres;

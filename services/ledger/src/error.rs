@@ -75,17 +75,13 @@ impl LedgerError {
             }
             LedgerError::Database(err) => {
                 gamehub_platform::metrics::dependency_error("postgres");
-                match err {
-                    sqlx::Error::PoolTimedOut
-                    | sqlx::Error::PoolClosed
-                    | sqlx::Error::Io(_)
-                    | sqlx::Error::Tls(_) => {
-                        tracing::warn!(error = %err, "postgres unavailable");
-                        ApiError::Unavailable(
-                            "the ledger database is unavailable; retry shortly".into(),
-                        )
-                    }
-                    other => ApiError::internal(anyhow::Error::new(other).context("postgres")),
+                if is_unavailable(&err) {
+                    tracing::warn!(error = %err, "postgres unavailable");
+                    ApiError::Unavailable(
+                        "the ledger database is unavailable; retry shortly".into(),
+                    )
+                } else {
+                    ApiError::internal(anyhow::Error::new(err).context("postgres"))
                 }
             }
             LedgerError::Corrupt(what) => {
@@ -117,6 +113,23 @@ pub fn sqlstate(err: &sqlx::Error) -> Option<String> {
     match err {
         sqlx::Error::Database(db) => db.code().map(|c| c.into_owned()),
         _ => None,
+    }
+}
+
+/// Whether a database error is connection trouble (the server is down, restarting,
+/// shutting down or refusing connections) rather than the statement's own failure.
+pub fn is_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_) => true,
+        // Class 08: connection exceptions; 57P01–57P03: admin/crash shutdown, cannot
+        // connect now (starting up, or a standby not yet accepting reads).
+        sqlx::Error::Database(_) => sqlstate(err).is_some_and(|code| {
+            code.starts_with("08") || matches!(code.as_str(), "57P01" | "57P02" | "57P03")
+        }),
+        _ => false,
     }
 }
 

@@ -24,7 +24,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
+use gamehub_platform::config::{CommonConfig, ConfigError, Env, Secret, ports};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
 use gamehub_proto::ledger::ledger_service_server::LedgerServiceServer;
 use sqlx::migrate::MigrateDatabase;
@@ -52,6 +52,16 @@ pub struct LedgerConfig {
     /// `GAMEHUB_LEDGER_DB_STATEMENT_TIMEOUT_MS`: a statement (lock waits included) taking
     /// longer is cancelled, so a stuck transaction cannot hold players' rows for long.
     pub db_statement_timeout: Duration,
+    /// `DATABASE_READ_URL`: a streaming replica of `DATABASE_URL`'s database for the
+    /// reads that may lag by a moment (history, game lists, records, leaderboards; see
+    /// [`repo::replica`]). Unset: everything reads the primary.
+    pub database_read_url: Option<Secret>,
+    /// `GAMEHUB_LEDGER_READ_MAX_LAG_MS`: how far behind the replica may be and still be
+    /// read (default 2,000 ms); further behind, reads go to the primary.
+    pub read_max_lag: Duration,
+    /// `GAMEHUB_LEDGER_READ_PROBE_MS`: how often the replica's state is checked
+    /// (default 1,000 ms).
+    pub read_probe_interval: Duration,
 }
 
 impl LedgerConfig {
@@ -105,12 +115,24 @@ impl LedgerConfig {
             "GAMEHUB_LEDGER_DB_STATEMENT_TIMEOUT_MS",
             Duration::from_secs(5),
         )?;
+        let read_probe_interval =
+            env.millis("GAMEHUB_LEDGER_READ_PROBE_MS", Duration::from_secs(1))?;
+        if read_probe_interval.is_zero() {
+            return Err(ConfigError {
+                name: "GAMEHUB_LEDGER_READ_PROBE_MS".into(),
+                value: "0".into(),
+                reason: "expected a number of milliseconds (1 or more)".into(),
+            });
+        }
         Ok(Self {
             common,
             listen,
             caps,
             db_pool_size,
             db_statement_timeout,
+            database_read_url: env.raw("DATABASE_READ_URL").map(Secret::new),
+            read_max_lag: env.millis("GAMEHUB_LEDGER_READ_MAX_LAG_MS", Duration::from_secs(2))?,
+            read_probe_interval,
         })
     }
 
@@ -137,18 +159,55 @@ pub async fn connect_database(config: &LedgerConfig) -> anyhow::Result<PgPool> {
         }
         tracing::info!("created the ledger database");
     }
-    let timeout_ms = config.db_statement_timeout.as_millis().to_string();
-    let options = PgConnectOptions::from_str(url)
-        .context("DATABASE_URL is not a PostgreSQL URL")?
-        .options([("statement_timeout", timeout_ms.as_str())]);
-    let pool = PgPoolOptions::new()
-        .max_connections(config.db_pool_size)
-        .acquire_timeout(Duration::from_secs(5))
-        .connect_with(options)
+    let pool = pool_options(config)
+        .connect_with(connect_options(config, url, "DATABASE_URL")?)
         .await
         .context("cannot connect to the ledger database")?;
     MIGRATOR.run(&pool).await.map_err(migration_error)?;
     Ok(pool)
+}
+
+/// The pool settings the primary and the read replica share.
+fn pool_options(config: &LedgerConfig) -> PgPoolOptions {
+    PgPoolOptions::new()
+        .max_connections(config.db_pool_size)
+        .acquire_timeout(Duration::from_secs(5))
+}
+
+/// How to connect to `url` (read from the variable `name`), with the statement timeout.
+fn connect_options(
+    config: &LedgerConfig,
+    url: &str,
+    name: &str,
+) -> anyhow::Result<PgConnectOptions> {
+    let timeout_ms = config.db_statement_timeout.as_millis().to_string();
+    Ok(PgConnectOptions::from_str(url)
+        .with_context(|| format!("{name} is not a PostgreSQL URL"))?
+        .options([("statement_timeout", timeout_ms.as_str())]))
+}
+
+/// The read replica of `DATABASE_READ_URL`, if one is configured, probed against
+/// `primary` until `shutdown`. Connecting is lazy: a replica that is down at start is
+/// simply not used until it answers.
+pub fn read_replica(
+    config: &LedgerConfig,
+    primary: &PgPool,
+    shutdown: &Shutdown,
+) -> anyhow::Result<Option<std::sync::Arc<repo::replica::ReadReplica>>> {
+    let Some(url) = &config.database_read_url else {
+        return Ok(None);
+    };
+    let options = connect_options(config, url.expose(), "DATABASE_READ_URL")?;
+    let pool = pool_options(config)
+        .acquire_timeout(Duration::from_secs(2))
+        .connect_lazy_with(options);
+    let replica = std::sync::Arc::new(repo::replica::ReadReplica::new(pool, config.read_max_lag));
+    replica.spawn_probe(
+        primary.clone(),
+        config.read_probe_interval,
+        shutdown.clone(),
+    );
+    Ok(Some(replica))
 }
 
 /// What to do about a failed migration. A database made by the unreleased development
@@ -172,11 +231,20 @@ fn migration_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
 /// Returns where it listens; it stops when `shutdown` is triggered.
 pub async fn start(config: LedgerConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
     let pool = connect_database(&config).await?;
-    let api = api::LedgerApi::new(
-        repo::Repository::new(pool),
-        config.caps,
-        config.common.timezone,
-    );
+    let mut repository = repo::Repository::new(pool.clone());
+    if let Some(replica) = read_replica(&config, &pool, &shutdown)? {
+        repository = repository.with_read_replica(replica);
+    }
+    serve(config, repository, shutdown).await
+}
+
+/// Serves the gRPC API over `repository` (connected and migrated) in the background.
+pub async fn serve(
+    config: LedgerConfig,
+    repository: repo::Repository,
+    shutdown: Shutdown,
+) -> anyhow::Result<Started> {
+    let api = api::LedgerApi::new(repository, config.caps, config.common.timezone);
     let server = GrpcServer::new("ledger", &config.common, shutdown);
     let max_message_bytes = server.limits().max_message_bytes;
     let (addr, task) = server

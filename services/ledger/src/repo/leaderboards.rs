@@ -61,23 +61,26 @@ impl Repository {
         board: Board,
         limit: i64,
     ) -> Result<Vec<BoardRow>, LedgerError> {
-        let rows: Vec<(String, i64, i16, i64)> = sqlx::query_as(&format!(
-            "SELECT player_id::text, value, professional_dan, rank() OVER (ORDER BY value DESC) \
-             FROM {} b ORDER BY value DESC, player_id LIMIT $1",
-            board.rows()
-        ))
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(player_id, value, professional_dan, rank)| BoardRow {
-                rank,
-                player_id,
-                value,
-                professional_dan: dan(professional_dan),
-            })
-            .collect())
+        self.lag_tolerant(|pool| async move {
+            let rows: Vec<(String, i64, i16, i64)> = sqlx::query_as(&format!(
+                "SELECT player_id::text, value, professional_dan, rank() OVER (ORDER BY value DESC) \
+                 FROM {} b ORDER BY value DESC, player_id LIMIT $1",
+                board.rows()
+            ))
+            .bind(limit)
+            .fetch_all(&pool)
+            .await?;
+            Ok(rows
+                .into_iter()
+                .map(|(player_id, value, professional_dan, rank)| BoardRow {
+                    rank,
+                    player_id,
+                    value,
+                    professional_dan: dan(professional_dan),
+                })
+                .collect())
+        })
+        .await
     }
 
     /// `limit` rows of `board` centred on `player` (fewer at the ends of the board), or
@@ -88,80 +91,83 @@ impl Repository {
         player: &PlayerId,
         limit: i64,
     ) -> Result<Option<Vec<BoardRow>>, LedgerError> {
-        let rows = board.rows();
-        let me: Option<BoardEntry> = sqlx::query_as(&format!(
-            "SELECT player_id::text, value, professional_dan FROM {rows} b WHERE player_id = $1"
-        ))
-        .bind(player.as_str())
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(me) = me else {
-            return Ok(None);
-        };
-        let side = (limit - 1).max(0);
-        let mut above: Vec<BoardEntry> = sqlx::query_as(&format!(
-            "SELECT player_id::text, value, professional_dan FROM {rows} b \
-             WHERE value > $1 OR (value = $1 AND player_id < $2) \
-             ORDER BY value ASC, player_id DESC LIMIT $3"
-        ))
-        .bind(me.value)
-        .bind(&me.player_id)
-        .bind(side)
-        .fetch_all(&self.pool)
-        .await?;
-        let below: Vec<BoardEntry> = sqlx::query_as(&format!(
-            "SELECT player_id::text, value, professional_dan FROM {rows} b \
-             WHERE value < $1 OR (value = $1 AND player_id > $2) \
-             ORDER BY value DESC, player_id ASC LIMIT $3"
-        ))
-        .bind(me.value)
-        .bind(&me.player_id)
-        .bind(side)
-        .fetch_all(&self.pool)
-        .await?;
-        // Centre on the player; a short side gives its places to the other.
-        let wanted_above = usize::try_from((limit - 1) / 2).unwrap_or(0);
-        let wanted_below = usize::try_from(limit - 1).unwrap_or(0) - wanted_above;
-        let take_above = if below.len() < wanted_below {
-            (wanted_above + wanted_below - below.len()).min(above.len())
-        } else {
-            wanted_above.min(above.len())
-        };
-        let take_below = (wanted_above + wanted_below - take_above).min(below.len());
-        above.truncate(take_above);
-        above.reverse();
-        let window: Vec<BoardEntry> = above
-            .into_iter()
-            .chain(std::iter::once(me))
-            .chain(below.into_iter().take(take_below))
-            .collect();
-
-        // Ranks: the first row's rank and position, then counting down the window.
-        let first = &window[0];
-        let (greater, equal_before): (i64, i64) = sqlx::query_as(&format!(
-            "SELECT count(*) FILTER (WHERE value > $1), \
-                    count(*) FILTER (WHERE value = $1 AND player_id < $2) \
-             FROM {rows} b WHERE value >= $1"
-        ))
-        .bind(first.value)
-        .bind(&first.player_id)
-        .fetch_one(&self.pool)
-        .await?;
-        let first_position = greater + equal_before + 1;
-        let mut rows: Vec<BoardRow> = Vec::with_capacity(window.len());
-        for (i, entry) in window.into_iter().enumerate() {
-            let rank = match rows.last() {
-                None => greater + 1,
-                Some(previous) if previous.value == entry.value => previous.rank,
-                Some(_) => first_position + i64::try_from(i).unwrap_or(i64::MAX),
+        self.lag_tolerant(|pool| async move {
+            let rows = board.rows();
+            let me: Option<BoardEntry> = sqlx::query_as(&format!(
+                "SELECT player_id::text, value, professional_dan FROM {rows} b WHERE player_id = $1"
+            ))
+            .bind(player.as_str())
+            .fetch_optional(&pool)
+            .await?;
+            let Some(me) = me else {
+                return Ok(None);
             };
-            rows.push(BoardRow {
-                rank,
-                player_id: entry.player_id,
-                value: entry.value,
-                professional_dan: dan(entry.professional_dan),
-            });
-        }
-        Ok(Some(rows))
+            let side = (limit - 1).max(0);
+            let mut above: Vec<BoardEntry> = sqlx::query_as(&format!(
+                "SELECT player_id::text, value, professional_dan FROM {rows} b \
+                 WHERE value > $1 OR (value = $1 AND player_id < $2) \
+                 ORDER BY value ASC, player_id DESC LIMIT $3"
+            ))
+            .bind(me.value)
+            .bind(&me.player_id)
+            .bind(side)
+            .fetch_all(&pool)
+            .await?;
+            let below: Vec<BoardEntry> = sqlx::query_as(&format!(
+                "SELECT player_id::text, value, professional_dan FROM {rows} b \
+                 WHERE value < $1 OR (value = $1 AND player_id > $2) \
+                 ORDER BY value DESC, player_id ASC LIMIT $3"
+            ))
+            .bind(me.value)
+            .bind(&me.player_id)
+            .bind(side)
+            .fetch_all(&pool)
+            .await?;
+            // Centre on the player; a short side gives its places to the other.
+            let wanted_above = usize::try_from((limit - 1) / 2).unwrap_or(0);
+            let wanted_below = usize::try_from(limit - 1).unwrap_or(0) - wanted_above;
+            let take_above = if below.len() < wanted_below {
+                (wanted_above + wanted_below - below.len()).min(above.len())
+            } else {
+                wanted_above.min(above.len())
+            };
+            let take_below = (wanted_above + wanted_below - take_above).min(below.len());
+            above.truncate(take_above);
+            above.reverse();
+            let window: Vec<BoardEntry> = above
+                .into_iter()
+                .chain(std::iter::once(me))
+                .chain(below.into_iter().take(take_below))
+                .collect();
+
+            // Ranks: the first row's rank and position, then counting down the window.
+            let first = &window[0];
+            let (greater, equal_before): (i64, i64) = sqlx::query_as(&format!(
+                "SELECT count(*) FILTER (WHERE value > $1), \
+                        count(*) FILTER (WHERE value = $1 AND player_id < $2) \
+                 FROM {rows} b WHERE value >= $1"
+            ))
+            .bind(first.value)
+            .bind(&first.player_id)
+            .fetch_one(&pool)
+            .await?;
+            let first_position = greater + equal_before + 1;
+            let mut rows: Vec<BoardRow> = Vec::with_capacity(window.len());
+            for (i, entry) in window.into_iter().enumerate() {
+                let rank = match rows.last() {
+                    None => greater + 1,
+                    Some(previous) if previous.value == entry.value => previous.rank,
+                    Some(_) => first_position + i64::try_from(i).unwrap_or(i64::MAX),
+                };
+                rows.push(BoardRow {
+                    rank,
+                    player_id: entry.player_id,
+                    value: entry.value,
+                    professional_dan: dan(entry.professional_dan),
+                });
+            }
+            Ok(Some(rows))
+        })
+        .await
     }
 }

@@ -4,7 +4,8 @@
 //!   one call that writes it);
 //! - [`operator`]: operators' writes: grants and professional dans;
 //! - [`reads`]: accounts, history, games and records as the API reads them;
-//! - [`leaderboards`]: the points and rating boards.
+//! - [`leaderboards`]: the points and rating boards;
+//! - [`replica`]: the optional read replica the lag-tolerant reads use.
 //!
 //! Writes lock the players' `accounts` rows first, always in account-id order (the
 //! `COLLATE "C"` order Rust's sort agrees with), so concurrent settlements, grants and
@@ -18,6 +19,7 @@
 pub mod leaderboards;
 pub mod operator;
 pub mod reads;
+pub mod replica;
 pub mod settlement;
 
 use std::future::Future;
@@ -29,6 +31,7 @@ use sqlx::postgres::PgPool;
 
 use crate::domain::rating::NEW_PLAYER_RATING;
 use crate::error::{LedgerError, is_retryable};
+use replica::ReadReplica;
 
 pub use leaderboards::{Board, BoardRow};
 pub use operator::Granted;
@@ -42,6 +45,8 @@ pub const MAX_ATTEMPTS: u32 = 10;
 #[derive(Debug, Clone)]
 pub struct Repository {
     pool: PgPool,
+    /// The read replica for lag-tolerant reads, if one is configured.
+    replica: Option<Arc<ReadReplica>>,
     /// Settlements whose unlocked snapshot went stale and were redone under locks.
     stale_snapshots: Arc<AtomicU64>,
 }
@@ -51,7 +56,33 @@ impl Repository {
     pub fn new(pool: PgPool) -> Self {
         Self {
             pool,
+            replica: None,
             stale_snapshots: Arc::default(),
+        }
+    }
+
+    /// The same repository with lag-tolerant reads going to `replica` while it is usable.
+    pub fn with_read_replica(mut self, replica: Arc<ReadReplica>) -> Self {
+        self.replica = Some(replica);
+        self
+    }
+
+    /// The read replica, if one is configured.
+    pub fn read_replica(&self) -> Option<&Arc<ReadReplica>> {
+        self.replica.as_ref()
+    }
+
+    /// Runs a read that may lag by a moment (history, game lists, records, boards): on
+    /// the read replica when one is configured and usable, else on the primary (see
+    /// [`replica`]). Balances and anything a decision needs never come through here.
+    async fn lag_tolerant<T, F, Fut>(&self, read: F) -> Result<T, LedgerError>
+    where
+        F: Fn(PgPool) -> Fut,
+        Fut: Future<Output = Result<T, LedgerError>>,
+    {
+        match &self.replica {
+            Some(replica) => replica.read(&self.pool, read).await,
+            None => read(self.pool.clone()).await,
         }
     }
 

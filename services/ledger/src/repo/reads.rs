@@ -2,6 +2,7 @@
 //! games and their records.
 
 use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::postgres::PgPool;
 use sqlx::{FromRow, Row};
 
 use super::{Repository, dan};
@@ -206,32 +207,34 @@ impl Repository {
     ) -> Result<Vec<HistoryRecord>, LedgerError> {
         const COLUMNS: &str =
             "history_id, kind, game_type, game_id::text, before_value, after_value, reason, at";
-        let rows = match kind {
-            None => {
-                sqlx::query_as(&format!(
-                    "SELECT {COLUMNS} FROM history WHERE player_id = $1 AND history_id < $2 \
-                     ORDER BY history_id DESC LIMIT $3"
-                ))
-                .bind(player.as_str())
-                .bind(before_id)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            Some(kind) => {
-                sqlx::query_as(&format!(
-                    "SELECT {COLUMNS} FROM history WHERE player_id = $1 AND kind = $4 \
-                     AND history_id < $2 ORDER BY history_id DESC LIMIT $3"
-                ))
-                .bind(player.as_str())
-                .bind(before_id)
-                .bind(limit)
-                .bind(kind.code())
-                .fetch_all(&self.pool)
-                .await?
-            }
-        };
-        Ok(rows)
+        self.lag_tolerant(|pool| async move {
+            let rows =
+                match kind {
+                    None => sqlx::query_as(&format!(
+                        "SELECT {COLUMNS} FROM history WHERE player_id = $1 AND history_id < $2 \
+                         ORDER BY history_id DESC LIMIT $3"
+                    ))
+                    .bind(player.as_str())
+                    .bind(before_id)
+                    .bind(limit)
+                    .fetch_all(&pool)
+                    .await?,
+                    Some(kind) => {
+                        sqlx::query_as(&format!(
+                            "SELECT {COLUMNS} FROM history WHERE player_id = $1 AND kind = $4 \
+                         AND history_id < $2 ORDER BY history_id DESC LIMIT $3"
+                        ))
+                        .bind(player.as_str())
+                        .bind(before_id)
+                        .bind(limit)
+                        .bind(kind.code())
+                        .fetch_all(&pool)
+                        .await?
+                    }
+                };
+            Ok(rows)
+        })
+        .await
     }
 
     /// Up to `limit` games of `player` settled before `before_seq`, newest first,
@@ -243,67 +246,81 @@ impl Repository {
         before_seq: i64,
         limit: i64,
     ) -> Result<Vec<(GameRow, Vec<GamePlayerRow>)>, LedgerError> {
-        let games: Vec<GameRow> = sqlx::query_as(
-            "SELECT g.game_id::text, g.game_seq, g.game_type, g.room_id, g.table_id, g.reason, \
-                    g.started_at_unix_ms, g.ended_at_unix_ms, g.response \
-             FROM game_players gp JOIN games g ON g.game_id = gp.game_id \
-             WHERE gp.player_id = $1 AND gp.game_seq < $2 \
-               AND ($3::smallint IS NULL OR g.game_type = $3) \
-             ORDER BY gp.game_seq DESC LIMIT $4",
-        )
-        .bind(player.as_str())
-        .bind(before_seq)
-        .bind(game_type.map(GameType::code))
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        let ids: Vec<&str> = games.iter().map(|g| g.game_id.as_str()).collect();
-        let players: Vec<GamePlayerRow> = sqlx::query_as(
-            "SELECT game_id::text, player_id::text, seat, role, outcome, points, offered_draw \
-             FROM game_players WHERE game_id = ANY ($1) ORDER BY game_id, seat",
-        )
-        .bind(&ids)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(games
-            .into_iter()
-            .map(|game| {
-                let seats = players
-                    .iter()
-                    .filter(|p| p.game_id == game.game_id)
-                    .cloned()
-                    .collect();
-                (game, seats)
-            })
-            .collect())
+        self.lag_tolerant(|pool| async move {
+            let games: Vec<GameRow> = sqlx::query_as(
+                "SELECT g.game_id::text, g.game_seq, g.game_type, g.room_id, g.table_id, g.reason, \
+                        g.started_at_unix_ms, g.ended_at_unix_ms, g.response \
+                 FROM game_players gp JOIN games g ON g.game_id = gp.game_id \
+                 WHERE gp.player_id = $1 AND gp.game_seq < $2 \
+                   AND ($3::smallint IS NULL OR g.game_type = $3) \
+                 ORDER BY gp.game_seq DESC LIMIT $4",
+            )
+            .bind(player.as_str())
+            .bind(before_seq)
+            .bind(game_type.map(GameType::code))
+            .bind(limit)
+            .fetch_all(&pool)
+            .await?;
+            let ids: Vec<&str> = games.iter().map(|g| g.game_id.as_str()).collect();
+            let players: Vec<GamePlayerRow> = sqlx::query_as(
+                "SELECT game_id::text, player_id::text, seat, role, outcome, points, offered_draw \
+                 FROM game_players WHERE game_id = ANY ($1) ORDER BY game_id, seat",
+            )
+            .bind(&ids)
+            .fetch_all(&pool)
+            .await?;
+            Ok(games
+                .into_iter()
+                .map(|game| {
+                    let seats = players
+                        .iter()
+                        .filter(|p| p.game_id == game.game_id)
+                        .cloned()
+                        .collect();
+                    (game, seats)
+                })
+                .collect())
+        })
+        .await
     }
 
-    /// A settled game with its record, if there is one by that id.
+    /// A settled game with its record, if there is one by that id. Read like the other
+    /// lag-tolerant reads, except that a game the replica does not have (yet) is looked
+    /// up again on the primary: a client that just saw the game end finds its record.
     pub async fn game(&self, game_id: &str) -> Result<Option<GameWithRecord>, LedgerError> {
-        let row = sqlx::query(
-            "SELECT g.game_id::text, g.game_seq, g.game_type, g.room_id, g.table_id, g.reason, \
+        let found = self.lag_tolerant(|pool| game_on(pool, game_id)).await?;
+        match found {
+            None if self.replica.is_some() => game_on(self.pool.clone(), game_id).await,
+            found => Ok(found),
+        }
+    }
+}
+
+/// [`Repository::game`] on one server.
+async fn game_on(pool: PgPool, game_id: &str) -> Result<Option<GameWithRecord>, LedgerError> {
+    let row = sqlx::query(
+        "SELECT g.game_id::text, g.game_seq, g.game_type, g.room_id, g.table_id, g.reason, \
                     g.started_at_unix_ms, g.ended_at_unix_ms, g.response, r.format, r.content \
              FROM games g JOIN game_records r ON r.game_id = g.game_id WHERE g.game_id = $1",
-        )
-        .bind(game_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let game = GameRow::from_row(&row)?;
-        let players: Vec<GamePlayerRow> = sqlx::query_as(
-            "SELECT game_id::text, player_id::text, seat, role, outcome, points, offered_draw \
+    )
+    .bind(game_id)
+    .fetch_optional(&pool)
+    .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let game = GameRow::from_row(&row)?;
+    let players: Vec<GamePlayerRow> = sqlx::query_as(
+        "SELECT game_id::text, player_id::text, seat, role, outcome, points, offered_draw \
              FROM game_players WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(game_id)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(Some(GameWithRecord {
-            game,
-            players,
-            record_format: row.try_get("format")?,
-            record_content: row.try_get("content")?,
-        }))
-    }
+    )
+    .bind(game_id)
+    .fetch_all(&pool)
+    .await?;
+    Ok(Some(GameWithRecord {
+        game,
+        players,
+        record_format: row.try_get("format")?,
+        record_content: row.try_get("content")?,
+    }))
 }

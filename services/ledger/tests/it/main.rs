@@ -8,7 +8,8 @@
 //! - `auth`: who may call what; refused calls change nothing;
 //! - `repository`: cap days, replays, the schema's constraints and triggers;
 //! - `concurrency`: 32 clients, thousands of games, every invariant;
-//! - `crash`: the binary killed with SIGKILL mid-load and restarted.
+//! - `crash`: the binary killed with SIGKILL mid-load and restarted;
+//! - `read_replica`: `DATABASE_READ_URL` against a real streaming replica (lagging, down).
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
@@ -18,6 +19,7 @@ mod caps;
 mod concurrency;
 mod crash;
 mod rating;
+mod read_replica;
 mod repository;
 mod settlement;
 mod support;
