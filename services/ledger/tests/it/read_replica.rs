@@ -137,12 +137,12 @@ async fn lag_tolerant_reads_use_a_usable_replica_and_fall_back_to_the_primary() 
     let operator = |_: ()| client(&ledger.url, &keys, "ops", Role::Operator);
     let mut service = client(&ledger.url, &keys, "gomoku-referee", Role::Service);
     let mut alice = client(&ledger.url, &keys, "alice", Role::Player);
+    // The replica has replayed the database's creation and the migrations (only then
+    // can a connection to it name the database).
+    probe_until(&replica, &primary, ReplicaState::Usable).await;
     let replica_pool = PgPool::connect(&replica_server.url(&database))
         .await
         .expect("a connection to the replica");
-
-    // The replica has replayed the database's creation and the migrations.
-    probe_until(&replica, &primary, ReplicaState::Usable).await;
     for player in ["alice", "bob"] {
         operator(())
             .grant_silver(gamehub_proto::ledger::GrantSilverRequest {

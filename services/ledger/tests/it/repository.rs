@@ -110,7 +110,14 @@ async fn a_settled_game_replays_its_stored_answer() {
         .settle(&changed, day(1), &Caps::default(), |_| Vec::new())
         .await
         .unwrap_err();
-    assert!(matches!(err, LedgerError::Conflict(_)));
+    // The ledger's word is final: the refusal carries what the first settlement answered.
+    match err {
+        LedgerError::SettledDifferently { game_id, response } => {
+            assert_eq!(game_id, r.game_id);
+            assert_eq!(response, b"response");
+        }
+        other => panic!("expected SettledDifferently, got {other:?}"),
+    }
     db.drop().await;
 }
 

@@ -414,7 +414,7 @@ pub async fn run(
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let started = Instant::now();
-                let seat = match play::queue(&clients, &room).await {
+                let seat = match play::queue(&clients, &room, &stats).await {
                     Ok(seat) => seat,
                     Err(status) => {
                         stats.record_error(&status);

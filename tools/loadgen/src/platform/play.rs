@@ -25,14 +25,52 @@ use crate::players::doudizhu::{Turn, random_turn};
 use crate::players::gomoku::{self as gomoku_player, RandomGomoku};
 
 /// Enqueues and follows the ticket (server push, as a front-end does) until seated.
-pub(super) async fn queue(clients: &Clients, room: &str) -> Result<mm::Seat, tonic::Status> {
+/// Refused because the player still sits at a table or holds a live ticket (a Redis
+/// rollback can bring back a seat this driver had already left), it asks matchmaking
+/// where the player is (`LocatePlayer`) and leaves that table or cancels that ticket,
+/// so the next attempt can queue; the refusal is still returned (and counted).
+pub(super) async fn queue(
+    clients: &Clients,
+    room: &str,
+    stats: &Stats,
+) -> Result<mm::Seat, tonic::Status> {
     let mut matchmaking = clients.matchmaking.clone();
-    gamehub::drive::matchmaking::seat(&mut matchmaking, room, "", |_| {})
+    let refused = match gamehub::drive::matchmaking::seat(&mut matchmaking, room, "", |_| {})
         .await
         .map_err(|e| match e.downcast::<tonic::Status>() {
             Ok(status) => status,
             Err(other) => tonic::Status::failed_precondition(other.to_string()),
+        }) {
+        Ok(seat) => return Ok(seat),
+        Err(status) if status.code() == tonic::Code::FailedPrecondition => status,
+        Err(status) => return Err(status),
+    };
+    let request = mm::LocatePlayerRequest {
+        player_id: String::new(),
+    };
+    let place = retry(|| {
+        let mut client = clients.matchmaking.clone();
+        let request = request.clone();
+        async move { stats.retried(client.locate_player(request).await) }
+    })
+    .await?
+    .into_inner();
+    if let Some(seat) = place.seat {
+        leave(clients, seat.game_type(), &seat.table_id, stats).await?;
+    } else if let Some(ticket) = place.ticket {
+        let request = mm::CancelTicketRequest {
+            ticket_id: ticket.ticket_id,
+        };
+        let cancelled = retry(|| {
+            let mut client = clients.matchmaking.clone();
+            let request = request.clone();
+            async move { stats.retried(client.cancel_ticket(request).await) }
         })
+        .await;
+        // A ticket that ended meanwhile needs no cancelling.
+        gamehub::drive::left(cancelled)?;
+    }
+    Err(refused)
 }
 
 /// Leaves the table, retried like any call (one request id); a table already closed or
