@@ -1,4 +1,4 @@
-//! The ledger's default win/loss caps (输赢上限, SPEC section 5, seeds 000 and 001). The
+//! The ledger's default win/loss caps (输赢上限, docs/rules.md#caps). The
 //! ledger applies them (`GAMEHUB_LEDGER_*_CAP_SILVER` override each); matchmaking reads
 //! the per-game loss cap to size a room's default minimum balance.
 

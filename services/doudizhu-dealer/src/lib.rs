@@ -1,4 +1,4 @@
-//! The Dou Dizhu (斗地主) dealer: authoritative three-player tables (SPEC section 4), a
+//! The Dou Dizhu (斗地主) dealer: authoritative three-player tables (docs/rules.md#dou-dizhu), a
 //! thin gRPC adapter over the `doudizhu-rules` crate with the live state in Redis and
 //! the results settled by the ledger.
 //!

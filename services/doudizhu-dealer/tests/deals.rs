@@ -285,7 +285,7 @@ async fn the_next_deal_waits_for_the_ledger_to_settle_the_last_one() {
     gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
 }
 
-/// SPEC §5: a player who reached the daily loss cap may not start another game that
+/// docs/rules.md#caps: a player who reached the daily loss cap may not start another game that
 /// day, at the same table either.
 #[tokio::test]
 async fn a_landlord_who_reached_the_daily_loss_cap_is_not_dealt_in_again() {

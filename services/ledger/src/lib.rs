@@ -1,6 +1,6 @@
 //! The ledger service: silver (银子) balances with double-entry bookkeeping, win/loss
 //! caps (输赢上限), points (积分), titles, Gomoku ratings (段位), history and finished
-//! game records, in PostgreSQL (SPEC section 5).
+//! game records, in PostgreSQL (docs/rules.md: silver and caps, points and titles, rating).
 //!
 //! - [`domain`]: the rules as pure functions (caps clamping, titles, ratings, the cap
 //!   day, what settling a game changes), property-tested, no SQL or gRPC;

@@ -1,5 +1,5 @@
 //! Matchmaking: the rooms players choose, tickets, and seating players at Gomoku and
-//! Dou Dizhu tables (SPEC sections 1 and 2; "A game's life" in ARCHITECTURE.md).
+//! Dou Dizhu tables (docs/rules.md#rooms; the README's architecture).
 //!
 //! - [`rooms`]: rooms as data, the shipped `rooms.toml` and its validation;
 //! - [`tickets`]: ticket ids, states and what a ticket holds;

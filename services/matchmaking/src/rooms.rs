@@ -22,7 +22,7 @@ pub const MAX_ROOMS: usize = 100;
 /// The longest room id.
 pub const MAX_ROOM_ID_LEN: usize = 32;
 
-/// The per-game loss cap of the ledger's default configuration (SPEC section 5).
+/// The per-game loss cap of the ledger's default configuration (docs/rules.md#caps).
 pub use gamehub_terms::caps::DEFAULT_GAME_LOSS_CAP_SILVER;
 
 /// Gomoku's worst result for one player: an escape costs 10 points × base (seed 001).
@@ -499,7 +499,7 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
 }
 
 /// The silver one game can cost a player at most, capped at the per-game loss cap
-/// (SPEC section 2): Gomoku's escape costs 10 × base points; a Dou Dizhu deal's loss
+/// (docs/rules.md#rooms): Gomoku's escape costs 10 × base points; a Dou Dizhu deal's loss
 /// has no bound (bombs double it), so it is the cap itself. Free rooms need nothing.
 pub fn default_min_balance(game: Game, points_base: i64, silver_per_point: i64, cap: i64) -> i64 {
     if silver_per_point == 0 {

@@ -1,7 +1,7 @@
 //! The ledger's integration tests, one binary: each test gets its own PostgreSQL
 //! database (created fresh, migrated, dropped at the end).
 //!
-//! - `settlement`: worked examples of SPEC section 5 (points table, Dou Dizhu, titles);
+//! - `settlement`: worked examples of docs/rules.md (points table, Dou Dizhu, titles);
 //! - `caps`: per-game and per-day caps for winners and losers, balances, fairness;
 //! - `rating`: every case of the Gomoku rating formula, professionals, escapes;
 //! - `api`: accounts, grants, idempotency, validation, pagination, leaderboards;

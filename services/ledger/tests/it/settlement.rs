@@ -1,4 +1,4 @@
-//! Worked examples of SPEC section 5: every Gomoku result of the points table, Dou Dizhu
+//! Worked examples of docs/rules.md: every Gomoku result of the points table, Dou Dizhu
 //! wins and losses with bombs, springs and anti-springs, escapes, titles.
 
 use gamehub_proto::common::GameType;
