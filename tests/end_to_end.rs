@@ -558,7 +558,7 @@ silver_per_point = {MAX_SILVER_PER_POINT}
 /// Settlements the ledger refused (dead letters) and settlements not yet delivered, in
 /// every shard of `game`'s outboxes.
 async fn undelivered(tp: &TestPlatform, game: &'static str) -> (u64, u64) {
-    use gamehub_platform::tables::{StoreLimits, TableStore, connect};
+    use gamehub_platform::tables::{StoreLimits, TableStore};
     let prefix = tp
         .pairs
         .iter()
@@ -566,7 +566,7 @@ async fn undelivered(tp: &TestPlatform, game: &'static str) -> (u64, u64) {
         .map(|(_, v)| v.clone())
         .unwrap();
     let store = TableStore::new(
-        connect(&gamehub_testkit::redis::redis_url()).await.unwrap(),
+        gamehub_testkit::redis::connect().await,
         &prefix,
         game,
         StoreLimits::default(),

@@ -207,8 +207,10 @@ pub struct CommonConfig {
     pub environment: Environment,
     /// `DATABASE_URL`: the ledger's PostgreSQL.
     pub database_url: Secret,
-    /// `REDIS_URL`: live table state, tickets and outboxes.
-    pub redis_url: Secret,
+    /// `REDIS_URL` and `GAMEHUB_REDIS_CLUSTER`: where live table state, tickets and
+    /// outboxes are. One URL for a single Redis; with `GAMEHUB_REDIS_CLUSTER=true`, one
+    /// or more seed nodes of a Redis Cluster separated by commas.
+    pub redis: crate::redis_conn::RedisTarget,
     /// `GAMEHUB_REDIS_PREFIX`: the first part of every Redis key (`gh`), so several
     /// deployments or test runs can share one Redis without seeing each other.
     pub redis_prefix: String,
@@ -344,12 +346,21 @@ impl CommonConfig {
         }
         let local = |port: u16| format!("http://127.0.0.1:{port}");
         let browser_origins = crate::grpc_web::AllowedOrigins::from_env(env, environment)?;
+        let redis = crate::redis_conn::RedisTarget::new(
+            &env.string("REDIS_URL", "redis://127.0.0.1:6379"),
+            env.flag("GAMEHUB_REDIS_CLUSTER", false)?,
+        )
+        .map_err(|reason| ConfigError {
+            name: "REDIS_URL".into(),
+            value: "[redacted]".into(),
+            reason,
+        })?;
         Ok(Self {
             environment,
             database_url: Secret::new(
                 env.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamehub"),
             ),
-            redis_url: Secret::new(env.string("REDIS_URL", "redis://127.0.0.1:6379")),
+            redis,
             redis_prefix: env.string("GAMEHUB_REDIS_PREFIX", "gh"),
             jwt_secret,
             timezone,
@@ -383,7 +394,8 @@ mod tests {
         let config = CommonConfig::for_tests();
         assert_eq!(config.environment, Environment::Development);
         assert!(config.database_url.expose().contains("127.0.0.1:5432"));
-        assert_eq!(config.redis_url.expose(), "redis://127.0.0.1:6379");
+        assert_eq!(config.redis.first_url(), "redis://127.0.0.1:6379");
+        assert!(!config.redis.is_cluster());
         assert_eq!(config.timezone, chrono_tz::Asia::Shanghai);
         assert_eq!(config.otlp_endpoint, None);
     }

@@ -9,25 +9,42 @@
 //! with the reply), never a default. Decoders read a [`redis::Value`], so the refusals
 //! are unit-tested without Redis; the scripts themselves are tested against a real Redis
 //! in the crate that owns them.
+//!
+//! A script that announces a change writes `redis.call('PUBLISH', channel, …)`, with a
+//! channel carrying the script's own hash tag. On a Redis Cluster the same script runs
+//! with `SPUBLISH` instead (sharded pub/sub), so the announcement stays on the nodes of
+//! the script's slot rather than crossing the whole cluster: [`LuaScript::prepare`]
+//! picks the variant for the connection.
 
 use redis::Value;
-use redis::aio::ConnectionLike;
 
 use crate::ApiError;
+use crate::redis_conn::RedisConn;
 
 /// A Lua script with its name (for errors and logs).
 #[derive(Debug, Clone)]
 pub struct LuaScript {
     name: &'static str,
     script: redis::Script,
+    sharded: redis::Script,
 }
+
+/// How a script publishes, and how it does on a cluster.
+const PUBLISH: &str = "redis.call('PUBLISH',";
+const SPUBLISH: &str = "redis.call('SPUBLISH',";
 
 impl LuaScript {
     /// The script `source` (a `.lua` file's text), called `name` in errors.
     pub fn new(name: &'static str, source: &'static str) -> Self {
+        let sharded = source.replace(PUBLISH, SPUBLISH);
+        debug_assert!(
+            !sharded.contains("'PUBLISH'") && !sharded.contains("\"PUBLISH\""),
+            "script {name} publishes in a form other than {PUBLISH}"
+        );
         Self {
             name,
             script: redis::Script::new(source),
+            sharded: redis::Script::new(&sharded),
         }
     }
 
@@ -36,9 +53,14 @@ impl LuaScript {
         self.name
     }
 
-    /// An empty invocation to add the keys and arguments to.
-    pub fn prepare(&self) -> redis::ScriptInvocation<'_> {
-        self.script.prepare_invoke()
+    /// An empty invocation to add the keys and arguments to, of the variant for
+    /// `conn` (sharded publishing on a cluster).
+    pub fn prepare(&self, conn: &RedisConn) -> redis::ScriptInvocation<'_> {
+        if conn.is_cluster() {
+            self.sharded.prepare_invoke()
+        } else {
+            self.script.prepare_invoke()
+        }
     }
 
     /// Runs `invocation` (made by [`LuaScript::prepare`]) and returns the raw reply for
@@ -47,7 +69,7 @@ impl LuaScript {
     pub async fn run(
         &self,
         invocation: &redis::ScriptInvocation<'_>,
-        conn: &mut impl ConnectionLike,
+        conn: &mut RedisConn,
     ) -> Result<Value, ApiError> {
         Ok(invocation.invoke_async::<Value>(conn).await?)
     }

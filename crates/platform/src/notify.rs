@@ -1,6 +1,10 @@
 //! Waking watchers across processes: every replica holds one Redis pub/sub subscription
-//! to a channel on which changes publish the changed thing's id (a table, a ticket),
-//! and fans each notification out to the watchers of that id in this process.
+//! to the channels on which changes publish the changed thing's id (a table, a ticket),
+//! and fans each notification out to the watchers of that id in this process. There is
+//! a channel per shard (tables) or per room (tickets), carrying that shard's hash tag:
+//! on a Redis Cluster the subscription is sharded (`SSUBSCRIBE`, each channel on the
+//! nodes of its slot, followed across failovers by the redis crate), so no notification
+//! is broadcast over the whole cluster.
 //!
 //! A notification only wakes a watcher, which then re-reads what it watches from
 //! Redis; a notification missed while the subscription reconnects delays an update by
@@ -16,6 +20,7 @@ use futures::StreamExt;
 use tokio::sync::watch;
 
 use crate::error::ApiError;
+use crate::redis_conn::RedisTarget;
 use crate::server::ShutdownListener;
 
 /// Bounds on watchers.
@@ -268,29 +273,23 @@ impl Notifier {
         }
     }
 
-    /// Receives notifications published on `channel` (payload: the id) until shutdown,
-    /// reconnecting after failures; after each (re)connection every watcher is woken to
-    /// re-read, since changes may have been published while it was away.
-    pub async fn run(self, redis_url: String, channel: String, mut shutdown: ShutdownListener) {
+    /// Receives notifications published on `channels` (payload: the id) until
+    /// shutdown, reconnecting after failures; after each (re)connection every watcher is
+    /// woken to re-read, since changes may have been published while it was away.
+    pub async fn run(self, redis: RedisTarget, channels: Vec<String>, mut shutdown: ShutdownListener) {
         loop {
             let session = async {
-                let client = redis::Client::open(redis_url.as_str())?;
-                let mut pubsub = client.get_async_pubsub().await?;
-                pubsub.subscribe(&channel).await?;
-                self.notify_all();
-                let mut messages = pubsub.on_message();
-                while let Some(message) = messages.next().await {
-                    if let Ok(key) = message.get_payload::<String>() {
-                        self.notify(&key);
-                    }
+                if redis.is_cluster() {
+                    self.follow_cluster(&redis, &channels).await
+                } else {
+                    self.follow_single(redis.first_url(), &channels).await
                 }
-                Ok::<(), redis::RedisError>(())
             };
             tokio::select! {
                 result = session => {
                     if let Err(e) = result {
                         crate::metrics::dependency_error("redis");
-                        tracing::warn!(error = %e, channel, what = self.what, "notifications interrupted; reconnecting");
+                        tracing::warn!(error = %e, channels = channels.len(), what = self.what, "notifications interrupted; reconnecting");
                     }
                 }
                 () = shutdown.wait() => return,
@@ -300,6 +299,65 @@ impl Notifier {
                 () = shutdown.wait() => return,
             }
         }
+    }
+
+    /// One subscription to a single Redis, until it fails.
+    async fn follow_single(&self, url: &str, channels: &[String]) -> redis::RedisResult<()> {
+        let client = redis::Client::open(url)?;
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(channels).await?;
+        self.notify_all();
+        let mut messages = pubsub.on_message();
+        while let Some(message) = messages.next().await {
+            if let Ok(key) = message.get_payload::<String>() {
+                self.notify(&key);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sharded subscriptions on a cluster (RESP3 pushes). The redis crate resubscribes
+    /// after a node fails or a slot moves; every watcher is woken then, as after any
+    /// reconnection.
+    async fn follow_cluster(&self, redis: &RedisTarget, channels: &[String]) -> redis::RedisResult<()> {
+        use redis::IntoConnectionInfo;
+        let nodes = redis
+            .urls()
+            .map(IntoConnectionInfo::into_connection_info)
+            .collect::<redis::RedisResult<Vec<_>>>()?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let client = redis::cluster::ClusterClientBuilder::new(nodes)
+            .use_protocol(redis::ProtocolVersion::RESP3)
+            .connection_timeout(Duration::from_secs(3))
+            .response_timeout(Duration::from_secs(5))
+            .push_sender(tx)
+            .build()?;
+        let mut conn = client.get_async_connection().await?;
+        // One channel per call: channels of different slots cannot share one SSUBSCRIBE.
+        for channel in channels {
+            conn.ssubscribe(channel).await?;
+        }
+        self.notify_all();
+        while let Some(push) = rx.recv().await {
+            match push.kind {
+                redis::PushKind::SMessage | redis::PushKind::Message => {
+                    if let Some(key) = push
+                        .data
+                        .get(1)
+                        .and_then(|v| redis::from_redis_value_ref::<String>(v).ok())
+                    {
+                        self.notify(&key);
+                    }
+                }
+                // Resubscribed after a failover or reconnection: re-read everything.
+                redis::PushKind::SSubscribe | redis::PushKind::Disconnection => {
+                    self.notify_all();
+                }
+                _ => {}
+            }
+        }
+        drop(conn);
+        Ok(())
     }
 }
 

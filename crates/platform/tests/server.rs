@@ -247,9 +247,8 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
     fx.ledger.down.store(true, Ordering::SeqCst);
     let game: &'static str =
         Box::leak(format!("test{}", uuid::Uuid::new_v4().simple()).into_boxed_str());
-    let redis_url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let store = TableStore::new(
-        gamehub_platform::tables::connect(&redis_url).await.unwrap(),
+        gamehub_testkit::redis::connect().await,
         "gh",
         game,
         StoreLimits::default(),
@@ -380,7 +379,7 @@ async fn a_settlement_leaves_redis_only_once_its_ending_is_durable() {
     );
     let fx = spawn(CommonConfig::for_tests()).await;
     let store = TableStore::new(
-        gamehub_platform::tables::connect(&redis.url())
+        gamehub_platform::redis_conn::connect(&gamehub_platform::RedisTarget::single(&redis.url()))
             .await
             .unwrap(),
         "gh",

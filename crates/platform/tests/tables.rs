@@ -19,9 +19,6 @@ use gamehub_testkit::clock::{ManualClock, eventually};
 use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 use serde::{Deserialize, Serialize};
 
-fn redis_url() -> String {
-    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
 
 /// A store under a namespace of its own, so tests never see each other's keys.
 async fn store(limits: StoreLimits) -> TableStore {
@@ -32,9 +29,7 @@ async fn store(limits: StoreLimits) -> TableStore {
 async fn store_with_clock(limits: StoreLimits, clock: Clock) -> TableStore {
     let game: &'static str =
         Box::leak(format!("test{}", uuid::Uuid::new_v4().simple()).into_boxed_str());
-    let conn = gamehub_platform::tables::connect(&redis_url())
-        .await
-        .unwrap();
+    let conn = gamehub_testkit::redis::connect().await;
     TableStore::new(conn, "gh", game, limits, clock)
 }
 
@@ -308,7 +303,7 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
             ..WatchLimits::default()
         },
     );
-    tokio::spawn(hub.clone().run(redis_url(), shutdown.listener()));
+    tokio::spawn(hub.clone().run(gamehub_testkit::redis::redis_target(), shutdown.listener()));
     store
         .create(
             "w",
@@ -707,7 +702,7 @@ async fn watchers_resumed_while_their_tables_are_written_miss_nothing_and_get_no
     .await;
     let shutdown = Shutdown::new();
     let hub = EventHub::new(store.clone(), WatchLimits::default());
-    tokio::spawn(hub.clone().run(redis_url(), shutdown.listener()));
+    tokio::spawn(hub.clone().run(gamehub_testkit::redis::redis_target(), shutdown.listener()));
     const TABLES: usize = 4;
     const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
     let tables: Vec<String> = (0..TABLES).map(|i| format!("busy{i}")).collect();

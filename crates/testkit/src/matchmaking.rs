@@ -245,6 +245,7 @@ pub struct TestMatchmaking {
 /// The test defaults: a prefix of its own, a fast matcher and reaper.
 pub fn test_config() -> MatchmakingConfig {
     let mut config = MatchmakingConfig::for_tests();
+    config.common.redis = crate::redis::redis_target();
     config.matcher.interval = Duration::from_millis(20);
     config.matcher.reaper_interval = Duration::from_millis(100);
     config.watch.poll_interval = Duration::from_millis(200);

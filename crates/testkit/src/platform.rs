@@ -43,6 +43,10 @@ impl TestPlatform {
         let mut pairs: Vec<(String, String)> = vec![
             ("DATABASE_URL".into(), database.url.clone()),
             ("REDIS_URL".into(), crate::redis::redis_url()),
+            (
+                "GAMEHUB_REDIS_CLUSTER".into(),
+                crate::redis::redis_cluster().to_string(),
+            ),
             ("GAMEHUB_REDIS_PREFIX".into(), prefix.clone()),
             ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
             ("GAMEHUB_MATCHMAKING_INTERVAL_MS".into(), "20".into()),
@@ -120,6 +124,6 @@ impl TestPlatform {
     pub async fn stop(self) {
         self.platform.stop().await;
         self.database.drop().await;
-        crate::redis::remove_keys(&crate::redis::redis_url(), &self.prefix).await;
+        crate::redis::remove_keys(&self.prefix).await;
     }
 }

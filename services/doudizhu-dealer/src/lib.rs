@@ -37,7 +37,7 @@ use gamehub_platform::server::{GrpcServer, Shutdown, Started};
 use gamehub_platform::tables::hub::{EventHub, WatchLimits};
 use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
 use gamehub_platform::tables::sweeper::{SweepConfig, run_sweeper};
-use gamehub_platform::tables::{self, StoreLimits, TableStore};
+use gamehub_platform::tables::{StoreLimits, TableStore};
 use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuServiceServer;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 
@@ -144,8 +144,7 @@ impl DealerConfig {
 /// event hub (watch notifications), the deadline sweeper and the settler. Returns where
 /// it listens; everything stops when `shutdown` is triggered.
 pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
-    let redis_url = config.common.redis_url.expose().to_owned();
-    let conn = tables::connect(&redis_url).await?;
+    let conn = gamehub_platform::redis_conn::connect(&config.common.redis).await?;
     let store = TableStore::new(
         conn,
         &config.common.redis_prefix,
@@ -154,7 +153,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         config.common.clock.clone(),
     );
     let hub = EventHub::new(store.clone(), config.watch.clone());
-    tokio::spawn(hub.clone().run(redis_url, shutdown.listener()));
+    tokio::spawn(hub.clone().run(config.common.redis.clone(), shutdown.listener()));
 
     let archive = Archive::new(
         store.clone(),

@@ -282,7 +282,7 @@ async fn the_next_deal_waits_for_the_ledger_to_settle_the_last_one() {
     );
     dealer.stop().await;
     shutdown.trigger();
-    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+    gamehub_testkit::redis::remove_keys(&prefix).await;
 }
 
 /// docs/rules.md#caps: a player who reached the daily loss cap may not start another game that

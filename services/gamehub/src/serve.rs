@@ -118,7 +118,12 @@ pub async fn run(env: &Env, config: &CommonConfig) -> anyhow::Result<()> {
             banner(
                 &platform,
                 &redact_url(config.database_url.expose()),
-                &redact_url(config.redis_url.expose()),
+                &config
+                    .redis
+                    .urls()
+                    .map(redact_url)
+                    .collect::<Vec<_>>()
+                    .join(","),
             )
         );
         Ok(platform.into_started())

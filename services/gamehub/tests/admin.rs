@@ -408,11 +408,7 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
 
     // The outboxes are empty: nothing more is sent (the redelivered game settled once,
     // the voided one never written).
-    let mut conn = redis::Client::open(gamehub_testkit::redis::redis_url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+    let mut conn = gamehub_testkit::redis::connect().await;
     let keys_left: Vec<String> = redis::cmd("KEYS")
         .arg(format!("{prefix}:*outbox*"))
         .query_async(&mut conn)
@@ -430,12 +426,12 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     referee.stop().await;
     dealer.stop().await;
     shutdown.trigger();
-    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+    gamehub_testkit::redis::remove_keys(&prefix).await;
 }
 
 /// The outbox hashes of the test's Redis prefix with their entries.
 async fn outbox_entries(
-    conn: &mut redis::aio::MultiplexedConnection,
+    conn: &mut gamehub_platform::RedisConn,
     prefix: &str,
 ) -> Vec<(String, String, Vec<u8>)> {
     let keys: Vec<String> = redis::cmd("KEYS")
@@ -473,11 +469,7 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
         ("RUST_LOG".to_owned(), "warn".to_owned()),
     ];
     let keys = dev_keys();
-    let mut conn = redis::Client::open(gamehub_testkit::redis::redis_url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+    let mut conn = gamehub_testkit::redis::connect().await;
 
     // The game ends while the ledger is down: its settlement waits in the outbox. A copy
     // of it is parked as a dead letter too, as a settlement parked after the ledger had
@@ -586,5 +578,5 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
     referee.stop().await;
     dealer.stop().await;
     ledger.finish().await;
-    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+    gamehub_testkit::redis::remove_keys(&prefix).await;
 }

@@ -110,7 +110,7 @@ impl RefereeConfig {
 pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
     gomoku_rules::warm_up();
     let common = &config.common;
-    let redis = gamehub_platform::tables::connect(common.redis_url.expose()).await?;
+    let redis = gamehub_platform::redis_conn::connect(&common.redis).await?;
     let store = TableStore::new(
         redis,
         &common.redis_prefix,
@@ -150,7 +150,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         .spawn(config.listen)
         .await?;
 
-    tokio::spawn(hub.run(common.redis_url.expose().to_owned(), shutdown.listener()));
+    tokio::spawn(hub.run(common.redis.clone(), shutdown.listener()));
     tokio::spawn(run_sweeper(
         store.clone(),
         Arc::new(referee.clone()),

@@ -73,9 +73,14 @@ impl TicketHub {
         self.notifier.notify(ticket_id);
     }
 
-    /// Receives ticket notifications from `channel` until shutdown, reconnecting after
+    /// Receives ticket notifications from `channels` (one per room) until shutdown, reconnecting after
     /// failures.
-    pub async fn run(self, redis_url: String, channel: String, shutdown: ShutdownListener) {
-        self.notifier.run(redis_url, channel, shutdown).await;
+    pub async fn run(
+        self,
+        redis: gamehub_platform::RedisTarget,
+        channels: Vec<String>,
+        shutdown: ShutdownListener,
+    ) {
+        self.notifier.run(redis, channels, shutdown).await;
     }
 }

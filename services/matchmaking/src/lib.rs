@@ -221,7 +221,7 @@ pub async fn start_with(
     eligibility: Arc<dyn Eligibility>,
     tables: Arc<dyn TableOpener>,
 ) -> anyhow::Result<Started> {
-    let redis = gamehub_platform::tables::connect(config.common.redis_url.expose()).await?;
+    let redis = gamehub_platform::redis_conn::connect(&config.common.redis).await?;
     let store = TicketStore::new(
         redis,
         &config.common.redis_prefix,
@@ -237,8 +237,8 @@ pub async fn start_with(
     );
     let hub = TicketHub::new(config.watch.clone());
     tokio::spawn(hub.clone().run(
-        config.common.redis_url.expose().to_owned(),
-        store.channel(),
+        config.common.redis.clone(),
+        config.rooms.iter().map(|room| store.channel(&room.id)).collect(),
         shutdown.listener(),
     ));
     matcher.spawn(&shutdown);

@@ -14,6 +14,7 @@ use std::time::Duration;
 const EVAL_SCRIPT: &str = include_str!("baseline.lua").trim_ascii_end();
 
 use anyhow::Context;
+use gamehub_platform::RedisTarget;
 use gamehub_testkit::postgres::scratch_database_url;
 
 /// `redis-benchmark` requests when a load generator is not told otherwise: enough for a
@@ -22,6 +23,9 @@ pub const REDIS_EVAL_REQUESTS: u64 = 200_000;
 
 /// The key the benchmark's script increments; deleted afterwards.
 const REDIS_BENCHMARK_KEY: &str = "loadgen:redis-benchmark";
+/// The counter on a cluster: one per master (redis-benchmark fills in `{tag}`), left
+/// behind (three small keys) since their names depend on the cluster's slots.
+const REDIS_BENCHMARK_CLUSTER_KEY: &str = "loadgen:redis-benchmark:{tag}";
 
 /// pgbench worker threads (`-j`).
 const PGBENCH_THREADS: u32 = 2;
@@ -51,19 +55,22 @@ pub struct RedisEval {
     pub command: String,
 }
 
-/// Runs `redis-benchmark` against the Redis at `redis_url` (`redis://[user:pw@]host[:port][/db]`):
+/// Runs `redis-benchmark` against the Redis at `redis` (`redis://[user:pw@]host[:port][/db]`):
 /// `requests` EVALs of a one-key script (`INCR`) from 50 clients without pipelining,
 /// i.e. one script and one round trip per call, as a table step is. Only the host and
-/// port are passed on, not the password or database number.
-pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisEval> {
+/// port are passed on, not the password or database number. On a cluster it runs in
+/// `--cluster` mode from the first seed node: the key carries `{tag}`, which
+/// redis-benchmark replaces per master, so the figure is every master's EVAL/s together.
+pub async fn redis_eval(redis: &RedisTarget, requests: u64) -> anyhow::Result<RedisEval> {
+    let redis_url = redis.first_url();
     let (host, port) = redis_host_port(redis_url)?;
     let requests_count = requests;
     let requests = requests.to_string();
-    let args = [
-        "-h",
-        host,
-        "-p",
-        port,
+    let mut args = vec!["-h", host, "-p", port];
+    if redis.is_cluster() {
+        args.push("--cluster");
+    }
+    args.extend([
         "-n",
         &requests,
         "-c",
@@ -74,13 +81,19 @@ pub async fn redis_eval(redis_url: &str, requests: u64) -> anyhow::Result<RedisE
         "eval",
         EVAL_SCRIPT,
         "1",
-        REDIS_BENCHMARK_KEY,
-    ];
+        if redis.is_cluster() {
+            REDIS_BENCHMARK_CLUSTER_KEY
+        } else {
+            REDIS_BENCHMARK_KEY
+        },
+    ]);
     // An unreachable Redis makes redis-benchmark wait for ever; 200,000 requests take
     // seconds on a working one.
     let limit = Duration::from_secs(60) + Duration::from_millis(requests_count / 100);
     let output = run_tool("redis-benchmark", &args, limit).await;
-    delete_benchmark_key(redis_url).await;
+    if !redis.is_cluster() {
+        delete_benchmark_key(redis_url).await;
+    }
     let output = output?;
     let per_second = parse_redis_benchmark(&output)
         .with_context(|| format!("unexpected redis-benchmark output: {output}"))?;
@@ -284,7 +297,7 @@ pub async fn run(
 ) -> anyhow::Result<String> {
     let mut report = String::new();
     if args.redis_requests > 0 {
-        let eval = redis_eval(config.redis_url.expose(), args.redis_requests).await?;
+        let eval = redis_eval(&config.redis, args.redis_requests).await?;
         report.push_str(&format!(
             "redis-benchmark EVAL/s {:.0}  ({})\n",
             eval.per_second, eval.command

@@ -27,7 +27,7 @@ use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
-use gamehub_testkit::redis::remove_keys;
+use gamehub_testkit::redis::remove_keys_on;
 use gamehub_testkit::stub_ledger::StubLedger;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -142,11 +142,10 @@ struct Tally {
 /// Runs the load and reports.
 pub async fn run(args: &Args, config: &DealerConfig) -> anyhow::Result<Report> {
     let keys = Keys::new(&config.common.jwt_secret);
-    let redis_url = config.common.redis_url.expose().to_owned();
     let redis_eval_per_second = if args.no_baseline {
         None
     } else {
-        baseline::redis_eval(&redis_url, baseline::REDIS_EVAL_REQUESTS)
+        baseline::redis_eval(&config.common.redis, baseline::REDIS_EVAL_REQUESTS)
             .await
             .inspect_err(|e| tracing::warn!(error = %e, "redis-benchmark did not run"))
             .ok()
@@ -212,7 +211,7 @@ pub async fn run(args: &Args, config: &DealerConfig) -> anyhow::Result<Report> {
     let seconds = started.elapsed().as_secs_f64();
     shutdown.trigger();
     if let Some(prefix) = local_prefix {
-        remove_keys(&redis_url, &prefix).await;
+        remove_keys_on(&config.common.redis, &prefix).await;
     }
     total.latencies_us.sort_unstable();
     Ok(Report {

@@ -136,7 +136,7 @@ pub async fn run(args: &Args, config: &MatchmakingConfig) -> anyhow::Result<Benc
     let tickets = args.tickets - args.tickets % seats;
     anyhow::ensure!(tickets > 0, "--tickets must be at least {seats}");
 
-    let redis = gamehub_platform::tables::connect(config.common.redis_url.expose())
+    let redis = gamehub_platform::redis_conn::connect(&config.common.redis)
         .await
         .context("cannot reach Redis at REDIS_URL")?;
     let prefix = format!("bench-{}", uuid::Uuid::new_v4().simple());
@@ -286,13 +286,24 @@ async fn ticket_waits(
 }
 
 /// Redis's CPU seconds so far (user + system).
-async fn redis_cpu(conn: &mut redis::aio::ConnectionManager) -> anyhow::Result<f64> {
-    let info: String = redis::cmd("INFO").arg("cpu").query_async(conn).await?;
-    let field = |name: &str| {
+/// On a cluster, the sum over its masters.
+async fn redis_cpu(conn: &mut gamehub_platform::RedisConn) -> anyhow::Result<f64> {
+    let reply: redis::Value = redis::cmd("INFO").arg("cpu").query_async(conn).await?;
+    let infos: Vec<String> = match reply {
+        redis::Value::Map(per_node) => per_node
+            .into_iter()
+            .map(|(_, info)| redis::from_redis_value(info))
+            .collect::<Result<_, _>>()?,
+        one => vec![redis::from_redis_value(one)?],
+    };
+    let field = |info: &str, name: &str| {
         info.lines()
             .find_map(|l| l.strip_prefix(name))
             .and_then(|v| v.trim().parse::<f64>().ok())
             .unwrap_or(0.0)
     };
-    Ok(field("used_cpu_user:") + field("used_cpu_sys:"))
+    Ok(infos
+        .iter()
+        .map(|info| field(info, "used_cpu_user:") + field(info, "used_cpu_sys:"))
+        .sum())
 }

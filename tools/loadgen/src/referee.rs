@@ -244,7 +244,7 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     report.p99_ms = quantile_ms(&latencies, 0.99);
     report.max_ms = quantile_ms(&latencies, 1.0);
     if args.redis_benchmark_requests > 0 {
-        match baseline::redis_eval(config.redis_url.expose(), args.redis_benchmark_requests).await {
+        match baseline::redis_eval(&config.redis, args.redis_benchmark_requests).await {
             Ok(eval) => {
                 report.redis_eval_per_second = Some(eval.per_second);
                 report.redis_benchmark_command = Some(eval.command);

@@ -5,11 +5,11 @@
 use gamehub_doudizhu_dealer::DealerConfig;
 use gamehub_loadgen::dealer::{self as loadgen, Args};
 use gamehub_platform::config::Env;
-use gamehub_testkit::redis::redis_url;
+use gamehub_testkit::redis::redis_env;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_load_plays_deals_without_refusals() {
-    let env = Env::from_pairs([("REDIS_URL", redis_url())]);
+    let env = Env::from_pairs(redis_env());
     let config = DealerConfig::from_env(&env).unwrap();
     let args = Args {
         tables: 4,

@@ -6,12 +6,12 @@
 use gamehub_loadgen::matcher::{Args, run};
 use gamehub_matchmaking::MatchmakingConfig;
 use gamehub_platform::config::Env;
-use gamehub_testkit::redis::redis_url;
+use gamehub_testkit::redis::redis_env;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_ticket_is_seated() {
     let config =
-        MatchmakingConfig::from_env(&Env::from_pairs([("REDIS_URL", redis_url())])).unwrap();
+        MatchmakingConfig::from_env(&Env::from_pairs(redis_env())).unwrap();
     for (room, prefill) in [
         ("gomoku-free", true),
         ("gomoku-free", false),

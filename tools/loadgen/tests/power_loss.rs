@@ -199,7 +199,7 @@ async fn agrees(
 async fn a_power_loss_of_redis_leaves_every_table_agreeing_with_the_ledger() {
     let mut redis = OwnRedis::start("durability-power", PORT, &REDIS_ARGS);
     let url = redis.url();
-    let tp = TestPlatform::start(&[("REDIS_URL", url.as_str())])
+    let tp = TestPlatform::start(&[("REDIS_URL", url.as_str()), ("GAMEHUB_REDIS_CLUSTER", "false")])
         .await
         .unwrap();
     let pool = sqlx::PgPool::connect(&tp.database.url).await.unwrap();

@@ -6,7 +6,7 @@
 use gamehub_loadgen::referee::{Args, run};
 use gamehub_platform::config::CommonConfig;
 use gamehub_platform::server::Shutdown;
-use gamehub_testkit::redis::{fresh_prefix, redis_url, remove_keys};
+use gamehub_testkit::redis::{fresh_prefix, remove_keys};
 use gamehub_testkit::stub_ledger::StubLedger;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -58,5 +58,5 @@ async fn a_short_load_plays_games_without_refusals_in_every_rule_set() {
         "an offered 40/s is not exceeded much: {report}"
     );
     ledger.trigger();
-    remove_keys(&redis_url(), &prefix).await;
+    remove_keys(&prefix).await;
 }

@@ -187,9 +187,9 @@ impl EventHub {
 
     /// Receives the game's notifications from Redis pub/sub until shutdown,
     /// reconnecting after failures.
-    pub async fn run(self, redis_url: String, shutdown: ShutdownListener) {
-        let channel = self.store.notify_channel();
-        self.notifier.run(redis_url, channel, shutdown).await;
+    pub async fn run(self, redis: crate::RedisTarget, shutdown: ShutdownListener) {
+        let channels = self.store.notify_channels();
+        self.notifier.run(redis, channels, shutdown).await;
     }
 
     /// Watches a table as `watcher` sees it. A fresh watch (`resume_after` None)

@@ -40,12 +40,12 @@ pub use scripts::CommitOutcome;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::redis_conn::RedisConn;
 
 /// How many shards (hash tags) tables spread over. Changing it orphans live tables.
 pub const SHARDS: u32 = 32;
@@ -268,7 +268,7 @@ impl Default for StoreLimits {
 /// The live tables of one game in Redis.
 #[derive(Clone)]
 pub struct TableStore {
-    redis: ConnectionManager,
+    redis: RedisConn,
     prefix: Arc<str>,
     game: &'static str,
     limits: StoreLimits,
@@ -289,27 +289,12 @@ impl std::fmt::Debug for TableStore {
     }
 }
 
-/// Connects to Redis with automatic reconnection.
-pub async fn connect(redis_url: &str) -> anyhow::Result<ConnectionManager> {
-    use redis::IntoConnectionInfo;
-    // redis-rs leaves Nagle's algorithm on: on a multiplexed connection a step's
-    // command then waits for the ACK of the previous one (about 40 ms under load).
-    let info = redis_url.into_connection_info()?;
-    let tcp = info.tcp_settings().clone().set_nodelay(true);
-    let client = redis::Client::open(info.set_tcp_settings(tcp))?;
-    let config = redis::aio::ConnectionManagerConfig::new()
-        .set_connection_timeout(Some(Duration::from_secs(3)))
-        .set_response_timeout(Some(Duration::from_secs(5)))
-        .set_number_of_retries(3);
-    Ok(ConnectionManager::new_with_config(client, config).await?)
-}
-
 impl TableStore {
     /// A store for `game`'s tables (`gomoku`, `doudizhu`) on `redis`, under the key
     /// prefix `prefix` (`gh` by default; see `GAMEHUB_REDIS_PREFIX`; tests use their own),
     /// telling the time by `clock` (the service's [`crate::config::CommonConfig::clock`]).
     pub fn new(
-        redis: ConnectionManager,
+        redis: RedisConn,
         prefix: &str,
         game: &'static str,
         limits: StoreLimits,
@@ -337,7 +322,7 @@ impl TableStore {
     }
 
     /// The Redis connection (shared, multiplexed).
-    pub fn redis(&self) -> ConnectionManager {
+    pub fn redis(&self) -> RedisConn {
         self.redis.clone()
     }
 
@@ -389,9 +374,16 @@ impl TableStore {
         format!("{}:{}:live", self.prefix, self.tag(shard))
     }
 
-    /// The pub/sub channel on which steps announce new events (payload: table id).
-    pub fn notify_channel(&self) -> String {
-        format!("{}:{}:events", self.prefix, self.game)
+    /// The pub/sub channel on which steps of `shard`'s tables announce new events
+    /// (payload: table id). It carries the shard's hash tag, so on a cluster the
+    /// step's sharded `SPUBLISH` stays on the nodes holding the table.
+    pub fn notify_channel(&self, shard: u32) -> String {
+        format!("{}:{}:events", self.prefix, self.tag(shard))
+    }
+
+    /// Every shard's notification channel.
+    pub fn notify_channels(&self) -> Vec<String> {
+        (0..SHARDS).map(|shard| self.notify_channel(shard)).collect()
     }
 
     /// Loads a table's raw state; None when it does not exist.
@@ -518,7 +510,7 @@ impl TableStore {
             self.outbox_key(shard),
             self.live_key(shard),
         );
-        let notify_channel = self.notify_channel();
+        let notify_channel = self.notify_channel(shard);
         let args = scripts::CommitArgs {
             state_key: &table_key,
             events_key: &events_key,
@@ -770,29 +762,32 @@ impl TableStore {
 
     /// Open tables (the live sets of every shard).
     pub async fn live_tables(&self) -> Result<u64, ApiError> {
-        let mut pipe = redis::pipe();
-        for shard in 0..SHARDS {
-            pipe.cmd("SCARD").arg(self.live_key(shard));
-        }
-        let mut conn = self.redis.clone();
-        let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
+        let counts: Vec<u64> = self
+            .redis
+            .query_each((0..SHARDS).map(|shard| {
+                let mut cmd = redis::cmd("SCARD");
+                cmd.arg(self.live_key(shard));
+                cmd
+            }))
+            .await?;
         Ok(counts.iter().sum())
     }
 
     /// Table ids whose deadline is at or before `now_ms`, at most `limit` per shard.
     pub async fn due_tables(&self, now_ms: u64, limit: usize) -> Result<Vec<String>, ApiError> {
-        let mut pipe = redis::pipe();
-        for shard in 0..SHARDS {
-            pipe.cmd("ZRANGEBYSCORE")
-                .arg(self.deadlines_key(shard))
-                .arg("-inf")
-                .arg(now_ms)
-                .arg("LIMIT")
-                .arg(0)
-                .arg(limit);
-        }
-        let mut conn = self.redis.clone();
-        let per_shard: Vec<Vec<String>> = pipe.query_async(&mut conn).await?;
+        let per_shard: Vec<Vec<String>> = self
+            .redis
+            .query_each((0..SHARDS).map(|shard| {
+                let mut cmd = redis::cmd("ZRANGEBYSCORE");
+                cmd.arg(self.deadlines_key(shard))
+                    .arg("-inf")
+                    .arg(now_ms)
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(limit);
+                cmd
+            }))
+            .await?;
         Ok(per_shard.into_iter().flatten().collect())
     }
 
@@ -826,19 +821,20 @@ impl TableStore {
 
     /// Settlements not yet acknowledged, across shards (at most `limit` per shard).
     pub async fn pending_settlements(&self, limit: usize) -> Result<Vec<OutboxEntry>, ApiError> {
-        // One round trip for every shard's first page.
-        let mut pipe = redis::pipe();
-        for shard in 0..SHARDS {
-            pipe.cmd("HSCAN")
-                .arg(self.outbox_key(shard))
-                .arg(0)
-                .arg("COUNT")
-                .arg(limit);
-        }
-        let mut conn = self.redis.clone();
         /// A page of HSCAN: the next cursor and (field, value) pairs.
         type Page = (u64, Vec<(String, Vec<u8>)>);
-        let pages: Vec<Page> = pipe.query_async(&mut conn).await?;
+        // Every shard's first page at once (one round trip on a single Redis).
+        let pages: Vec<Page> = self
+            .redis
+            .query_each((0..SHARDS).map(|shard| {
+                let mut cmd = redis::cmd("HSCAN");
+                cmd.arg(self.outbox_key(shard))
+                    .arg(0)
+                    .arg("COUNT")
+                    .arg(limit);
+                cmd
+            }))
+            .await?;
         let mut entries = Vec::new();
         for (shard, (_cursor, pairs)) in (0..SHARDS).zip(pages) {
             for (game_id, value) in pairs.into_iter().take(limit) {
@@ -863,25 +859,26 @@ impl TableStore {
 
     /// Number of settlements waiting, across shards.
     pub async fn settlement_backlog(&self) -> Result<u64, ApiError> {
-        let mut pipe = redis::pipe();
-        for shard in 0..SHARDS {
-            pipe.cmd("HLEN").arg(self.outbox_key(shard));
-        }
-        let mut conn = self.redis.clone();
-        let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
+        self.count_per_shard(|shard| self.outbox_key(shard)).await
+    }
+
+    /// The sum of `HLEN` of a hash of every shard.
+    async fn count_per_shard(&self, key: impl Fn(u32) -> String) -> Result<u64, ApiError> {
+        let counts: Vec<u64> = self
+            .redis
+            .query_each((0..SHARDS).map(|shard| {
+                let mut cmd = redis::cmd("HLEN");
+                cmd.arg(key(shard));
+                cmd
+            }))
+            .await?;
         Ok(counts.iter().sum())
     }
 
     /// Number of settlements the ledger refused, moved to the dead letters for an
     /// operator, across shards.
     pub async fn dead_letters(&self) -> Result<u64, ApiError> {
-        let mut pipe = redis::pipe();
-        for shard in 0..SHARDS {
-            pipe.cmd("HLEN").arg(self.dead_letter_key(shard));
-        }
-        let mut conn = self.redis.clone();
-        let counts: Vec<u64> = pipe.query_async(&mut conn).await?;
-        Ok(counts.iter().sum())
+        self.count_per_shard(|shard| self.dead_letter_key(shard)).await
     }
 }
 

@@ -2,7 +2,7 @@
 //! with its arguments, its replies and a strict decoder (see [`crate::lua`]).
 
 use redis::Value;
-use redis::aio::ConnectionManager;
+use crate::redis_conn::RedisConn;
 
 use super::{Audience, NewEvent};
 use crate::ApiError;
@@ -82,11 +82,11 @@ impl CommitScript {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &CommitArgs<'_>,
     ) -> Result<CommitOutcome, ApiError> {
         let (outbox_field, outbox_value) = args.settlement.unwrap_or(("", b""));
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.state_key)
             .key(args.events_key)
@@ -175,10 +175,10 @@ impl RescheduleScript {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &RescheduleArgs<'_>,
     ) -> Result<Rescheduled, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.state_key)
             .key(args.deadlines_key)
@@ -222,9 +222,6 @@ mod tests {
 
     use super::*;
 
-    fn redis_url() -> String {
-        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-    }
 
     /// Keys of a table of this test's own.
     struct Keys {
@@ -271,8 +268,13 @@ mod tests {
         }
     }
 
-    async fn conn() -> ConnectionManager {
-        crate::tables::connect(&redis_url()).await.unwrap()
+    async fn conn() -> RedisConn {
+        // The Redis under test, as `gamehub_testkit::redis` chooses it (REDIS_URL and
+        // GAMEHUB_REDIS_CLUSTER); this crate's own unit tests cannot use the testkit.
+        let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let cluster = std::env::var("GAMEHUB_REDIS_CLUSTER").is_ok_and(|v| v == "true");
+        let target = crate::RedisTarget::new(&url, cluster).unwrap();
+        crate::redis_conn::connect(&target).await.unwrap()
     }
 
     #[tokio::test]
@@ -345,7 +347,7 @@ mod tests {
             version_seen,
             deadline_ms,
         };
-        let score = |conn: ConnectionManager| {
+        let score = |conn: RedisConn| {
             let deadlines = deadlines.clone();
             async move {
                 let mut conn = conn;

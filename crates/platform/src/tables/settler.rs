@@ -121,20 +121,15 @@ async fn gate_from_redis(store: &TableStore, durability: Durability) -> Result<G
         Durability::Strict { margin } => (margin, true),
     };
     let mut conn = store.redis();
-    let reply: Result<(Vec<String>, Vec<String>), redis::RedisError> = redis::pipe()
-        .cmd("CONFIG")
-        .arg("GET")
-        .arg("appendonly")
-        .cmd("CONFIG")
-        .arg("GET")
-        .arg("appendfsync")
-        .query_async(&mut conn)
-        .await;
+    // On a cluster every master answers: the weakest of them sets the gate.
+    let reply = async {
+        let appendonly = conn.config_get("appendonly").await?;
+        let appendfsync = conn.config_get("appendfsync").await?;
+        Ok::<_, redis::RedisError>((appendonly, appendfsync))
+    }
+    .await;
     let (appendonly, appendfsync) = match reply {
-        Ok((a, f)) => (
-            a.get(1).cloned().unwrap_or_default(),
-            f.get(1).cloned().unwrap_or_default(),
-        ),
+        Ok(settings) => settings,
         Err(e) if crate::error::redis_transient(&e).is_some() => return Err(e.into()),
         Err(e) => {
             // CONFIG renamed or forbidden (managed Redis): assume the usual everysec.
@@ -142,7 +137,22 @@ async fn gate_from_redis(store: &TableStore, durability: Durability) -> Result<G
             return Ok(Gate::After(Duration::from_secs(1) + margin));
         }
     };
-    Ok(gate_for(&appendonly, &appendfsync, margin, strict))
+    let gates = appendonly.iter().enumerate().map(|(i, a)| {
+        let f = appendfsync.get(i).map_or("", String::as_str);
+        gate_for(a, f, margin, strict)
+    });
+    Ok(weakest(gates).unwrap_or(Gate::After(Duration::from_secs(1) + margin)))
+}
+
+/// The gate that holds for every server: a hold over anything, then an unbounded
+/// delivery, then the longest wait.
+fn weakest(gates: impl Iterator<Item = Gate>) -> Option<Gate> {
+    let rank = |gate: &Gate| match gate {
+        Gate::After(wait) => (0, *wait),
+        Gate::Unbounded(_) => (1, Duration::ZERO),
+        Gate::Hold(_) => (2, Duration::ZERO),
+    };
+    gates.max_by_key(rank)
 }
 
 /// Says which gate is in force (when it changes).
@@ -460,7 +470,7 @@ async fn settle_one(
     // The lease was a write on this connection after the step that wrote the entry, so
     // WAIT covers that step.
     if rules.replicas > 0 {
-        match replicated(store, rules.replicas, rules.replica_timeout).await {
+        match replicated(store, &entry, rules.replicas, rules.replica_timeout).await {
             Ok(acked) if acked >= rules.replicas => {}
             Ok(acked) => {
                 release_lease(store, &entry).await;
@@ -607,19 +617,19 @@ fn first_settlement(status: &tonic::Status) -> Option<SettleGameResponse> {
 /// How many replicas have every write this connection made so far (`WAIT`).
 async fn replicated(
     store: &TableStore,
+    entry: &OutboxEntry,
     replicas: u32,
     timeout: Duration,
 ) -> Result<u32, redis::RedisError> {
+    // On a cluster, WAIT goes to the master holding the entry's shard: the one whose
+    // replicas must have the step that ended the game.
     let mut conn = store.redis();
-    redis::cmd("WAIT")
-        .arg(replicas)
-        .arg(
-            u64::try_from(timeout.as_millis())
-                .unwrap_or(u64::MAX)
-                .max(1),
-        )
-        .query_async(&mut conn)
-        .await
+    conn.wait_replicas(
+        &store.outbox_key(shard_of(&entry.table_id)),
+        replicas,
+        timeout.max(Duration::from_millis(1)),
+    )
+    .await
 }
 
 async fn take_lease(
@@ -717,6 +727,20 @@ mod tests {
             gate_for("no", "always", margin, true),
             Gate::Hold(why) if why.contains("appendonly no")
         ));
+    }
+
+    #[test]
+    fn on_a_cluster_the_weakest_master_sets_the_gate() {
+        let after = |d: u64| Gate::After(Duration::from_millis(d));
+        let unbounded = Gate::Unbounded("no aof".into());
+        let hold = Gate::Hold("strict".into());
+        assert_eq!(weakest([after(0), after(1700), after(0)].into_iter()), Some(after(1700)));
+        assert_eq!(
+            weakest([after(1700), unbounded.clone(), after(0)].into_iter()),
+            Some(unbounded.clone())
+        );
+        assert_eq!(weakest([unbounded, hold.clone(), after(9)].into_iter()), Some(hold));
+        assert_eq!(weakest(std::iter::empty()), None);
     }
 
     #[test]

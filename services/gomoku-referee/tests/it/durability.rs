@@ -23,7 +23,11 @@ fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
 async fn a_redis_loading_its_aof_is_unavailable_with_a_retry_hint_never_internal() {
     let mut redis = OwnRedis::start("durability-loading", LOADING_PORT, &[]);
     let url = redis.url();
-    let fixture = Fixture::with(|env| set(env, "REDIS_URL", &url)).await;
+    let fixture = Fixture::with(|env| {
+        set(env, "REDIS_URL", &url);
+        set(env, "GAMEHUB_REDIS_CLUSTER", "false");
+    })
+    .await;
     let table = fixture
         .open(pb::RuleSet::Freestyle, (0, 0), ["load-b", "load-w"])
         .await;
@@ -97,8 +101,7 @@ async fn a_redis_loading_its_aof_is_unavailable_with_a_retry_hint_never_internal
 
 /// Keys under `prefix` matching `*:outbox-dead` on the shared Redis, and their sizes.
 async fn dead_letters(prefix: &str) -> u64 {
-    let client = redis::Client::open(gamehub_testkit::redis::redis_url()).unwrap();
-    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let mut conn = gamehub_testkit::redis::connect().await;
     let keys: Vec<String> = redis::cmd("KEYS")
         .arg(format!("{prefix}:*:outbox-dead"))
         .query_async(&mut conn)

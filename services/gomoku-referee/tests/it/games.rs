@@ -506,7 +506,7 @@ async fn the_next_game_waits_for_the_ledger_to_settle_the_last_one() {
     );
     referee.stop().await;
     shutdown.trigger();
-    gamehub_testkit::redis::remove_keys(&gamehub_testkit::redis::redis_url(), &prefix).await;
+    gamehub_testkit::redis::remove_keys(&prefix).await;
 }
 
 #[tokio::test]

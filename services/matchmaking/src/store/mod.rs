@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gamehub_platform::{ApiError, Clock};
-use redis::aio::ConnectionManager;
+use gamehub_platform::RedisConn;
 
 use crate::rooms::Game;
 use crate::tickets::{Ticket, TicketId};
@@ -120,7 +120,7 @@ impl SeatRecord {
 /// The tickets of every room, in Redis.
 #[derive(Clone)]
 pub struct TicketStore {
-    redis: ConnectionManager,
+    redis: RedisConn,
     prefix: Arc<str>,
     settings: StoreSettings,
     scripts: Arc<Scripts>,
@@ -146,7 +146,7 @@ impl TicketStore {
     /// A store on `redis` under the key prefix `prefix` (`GAMEHUB_REDIS_PREFIX`), whose
     /// callers tell the time by `clock` (the service's `CommonConfig::clock`).
     pub fn new(
-        redis: ConnectionManager,
+        redis: RedisConn,
         prefix: &str,
         settings: StoreSettings,
         clock: Clock,
@@ -171,13 +171,19 @@ impl TicketStore {
     }
 
     /// The Redis connection (shared, multiplexed).
-    pub fn redis(&self) -> ConnectionManager {
+    pub fn redis(&self) -> RedisConn {
         self.redis.clone()
     }
 
-    /// The pub/sub channel every ticket change is announced on (payload: ticket id).
-    pub fn channel(&self) -> String {
-        format!("{}:mm:tickets", self.prefix)
+    /// The pub/sub channel every change of `room_id`'s tickets is announced on
+    /// (payload: ticket id). It carries the room's hash tag, so on a cluster the
+    /// scripts' sharded `SPUBLISH` stays on the nodes holding the room.
+    pub fn channel(&self, room_id: &str) -> String {
+        Self::channel_of(&self.room_base(room_id))
+    }
+
+    fn channel_of(room_base: &str) -> String {
+        format!("{room_base}:tickets")
     }
 
     fn room_base(&self, room_id: &str) -> String {
@@ -281,7 +287,7 @@ impl TicketStore {
         now_ms: u64,
     ) -> Result<Created, ApiError> {
         let room_base = self.room_base(id.room_id());
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::ticket::EnqueueArgs {
             room_base: &room_base,
             ticket: id.as_str(),
@@ -303,7 +309,7 @@ impl TicketStore {
     /// Cancels a ticket (see [`Cancelled`]).
     pub async fn cancel(&self, id: &TicketId, now_ms: u64) -> Result<Cancelled, ApiError> {
         let room_base = self.room_base(id.room_id());
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::ticket::CancelArgs {
             room_base: &room_base,
             ticket: id.as_str(),
@@ -378,13 +384,14 @@ impl TicketStore {
 
     /// Tickets waiting in each room, in the given order (one round trip).
     pub async fn waiting_counts(&self, room_ids: &[&str]) -> Result<Vec<u64>, ApiError> {
-        let mut conn = self.redis.clone();
-        let mut pipe = redis::pipe();
-        for room_id in room_ids {
-            pipe.cmd("ZCARD")
-                .arg(format!("{}:q", self.room_base(room_id)));
-        }
-        Ok(pipe.query_async(&mut conn).await?)
+        Ok(self
+            .redis
+            .query_each(room_ids.iter().map(|room_id| {
+                let mut cmd = redis::cmd("ZCARD");
+                cmd.arg(format!("{}:q", self.room_base(room_id)));
+                cmd
+            }))
+            .await?)
     }
 
     /// Tickets waiting and claims in progress in a room (one round trip).
@@ -429,7 +436,7 @@ impl TicketStore {
             return Ok(Vec::new());
         }
         let room_base = self.room_base(room_id);
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::claim::ClaimArgs {
             room_base: &room_base,
             now_ms,
@@ -479,7 +486,7 @@ impl TicketStore {
             return Ok(Vec::new());
         }
         let room_base = self.room_base(room_id);
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::claim::SeatArgs {
             room_base: &room_base,
             now_ms,
@@ -507,7 +514,7 @@ impl TicketStore {
             return Ok(Vec::new());
         }
         let room_base = self.room_base(room_id);
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::claim::TakeArgs {
             room_base: &room_base,
             now_ms,
@@ -531,7 +538,7 @@ impl TicketStore {
             return Ok(Vec::new());
         }
         let room_base = self.room_base(room_id);
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::claim::ReleaseArgs {
             room_base: &room_base,
             now_ms,
@@ -577,7 +584,7 @@ impl TicketStore {
         limit: usize,
     ) -> Result<Vec<(String, String)>, ApiError> {
         let room_base = self.room_base(room_id);
-        let channel = self.channel();
+        let channel = Self::channel_of(&room_base);
         let args = scripts::ticket::ExpireArgs {
             room_base: &room_base,
             now_ms,
@@ -594,19 +601,20 @@ impl TicketStore {
     /// (created, ended) Unix ms of each ticket, 0 when unknown or not ended (one round
     /// trip; for benchmarks and tests).
     pub async fn ticket_times(&self, ids: &[TicketId]) -> Result<Vec<(u64, u64)>, ApiError> {
-        let mut conn = self.redis.clone();
-        let mut pipe = redis::pipe();
-        for id in ids {
-            pipe.cmd("HMGET")
-                .arg(format!(
+        let rows: Vec<(Option<u64>, Option<u64>)> = self
+            .redis
+            .query_each(ids.iter().map(|id| {
+                let mut cmd = redis::cmd("HMGET");
+                cmd.arg(format!(
                     "{}:t:{}",
                     self.room_base(id.room_id()),
                     id.as_str()
                 ))
                 .arg("c")
                 .arg("end");
-        }
-        let rows: Vec<(Option<u64>, Option<u64>)> = pipe.query_async(&mut conn).await?;
+                cmd
+            }))
+            .await?;
         Ok(rows
             .into_iter()
             .map(|(c, e)| (c.unwrap_or(0), e.unwrap_or(0)))
@@ -615,7 +623,7 @@ impl TicketStore {
 
     /// Remembers where the players of seated tickets sit (`(ticket, player)` pairs and
     /// each ticket's table), for the one-seat-per-player check: one pipeline of plain
-    /// writes, each under the player's own tag. Live slots are not touched: a slot
+    /// writes, each under the player's own tag (at once on a cluster). Live slots are not touched: a slot
     /// pointing at an ended ticket is freed by the player's next Enqueue.
     pub async fn remember_seats(
         &self,
@@ -626,19 +634,17 @@ impl TicketStore {
         if seated.is_empty() {
             return Ok(());
         }
-        let mut conn = self.redis.clone();
-        let mut pipe = redis::pipe();
-        for (ticket, player) in seated {
-            if let Some(table) = tables.get(ticket) {
-                pipe.cmd("SET")
-                    .arg(format!("{}:seat", self.player_base(player)))
+        self.redis
+            .query_each::<()>(seated.iter().filter_map(|(ticket, player)| {
+                let table = tables.get(ticket)?;
+                let mut cmd = redis::cmd("SET");
+                cmd.arg(format!("{}:seat", self.player_base(player)))
                     .arg(SeatRecord::encode(game, table, ticket))
                     .arg("PX")
-                    .arg(ms(self.settings.seat_ttl))
-                    .ignore();
-            }
-        }
-        pipe.query_async::<()>(&mut conn).await?;
+                    .arg(ms(self.settings.seat_ttl));
+                Some(cmd)
+            }))
+            .await?;
         Ok(())
     }
 }

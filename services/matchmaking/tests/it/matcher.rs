@@ -36,10 +36,9 @@ async fn rig(adjust: impl FnOnce(&mut MatchmakingConfig)) -> Rig {
         },
         ..MatcherSettings::default()
     };
+    config.common.redis = gamehub_testkit::redis::redis_target();
     adjust(&mut config);
-    let redis = gamehub_platform::tables::connect(config.common.redis_url.expose())
-        .await
-        .unwrap();
+    let redis = gamehub_testkit::redis::connect().await;
     let clock = ManualClock::new();
     let store = TicketStore::new(
         redis,

@@ -162,8 +162,7 @@ async fn crash_an_enqueue(
         .saturating_sub(age);
     // A UUIDv7, as TicketId::new makes: 48 bits of Unix ms, then version 7 and variant.
     let ticket_id = format!("{room}.{:012x}7abc8def0123456789ab", made_at.as_millis());
-    let client = redis::Client::open(config.common.redis_url.expose()).unwrap();
-    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let mut conn = gamehub_testkit::redis::connect().await;
     let base = format!("{}:{{mmp:{player}}}", config.common.redis_prefix);
     let _: () = redis::pipe()
         .cmd("SET")
@@ -927,10 +926,8 @@ async fn a_seat_locate_player_confirms_is_remembered_for_another_seat_ttl() {
     .await;
 
     // A table that outlives the seat record's lifetime: the record is about to go.
-    let mut redis = gamehub_platform::tables::connect(&gamehub_testkit::redis::redis_url())
-        .await
-        .unwrap();
-    let pttl = |mut redis: redis::aio::ConnectionManager, key: String| async move {
+    let mut redis = gamehub_testkit::redis::connect().await;
+    let pttl = |mut redis: gamehub_platform::RedisConn, key: String| async move {
         redis::cmd("PTTL")
             .arg(key)
             .query_async::<i64>(&mut redis)

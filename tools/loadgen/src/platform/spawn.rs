@@ -75,7 +75,14 @@ pub async fn run_spawned(
             "DATABASE_URL".into(),
             format!("{postgres_server}/{database}"),
         ),
-        ("REDIS_URL".into(), config.redis_url.expose().to_owned()),
+        (
+            "REDIS_URL".into(),
+            config.redis.urls().collect::<Vec<_>>().join(","),
+        ),
+        (
+            "GAMEHUB_REDIS_CLUSTER".into(),
+            config.redis.is_cluster().to_string(),
+        ),
         ("GAMEHUB_REDIS_PREFIX".into(), format!("lg{id}")),
         (
             "GAMEHUB_JWT_SECRET".into(),
@@ -184,7 +191,7 @@ pub async fn run_spawned(
     report.processes = processes;
     // The baselines, on the same Redis and PostgreSQL, right after the load.
     report.redis_eval_per_second =
-        baseline::redis_eval(config.redis_url.expose(), baseline::REDIS_EVAL_REQUESTS)
+        baseline::redis_eval(&config.redis, baseline::REDIS_EVAL_REQUESTS)
             .await
             .inspect_err(|e| tracing::warn!(error = %e, "redis-benchmark did not run"))
             .ok()

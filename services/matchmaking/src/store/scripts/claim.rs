@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use gamehub_platform::ApiError;
 use gamehub_platform::lua::{LuaScript, UnexpectedReply};
 use redis::Value;
-use redis::aio::ConnectionManager;
+use gamehub_platform::RedisConn;
 
 use super::{match_ids, split, ticket_players};
 
@@ -46,10 +46,10 @@ impl Peek {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &PeekArgs<'_>,
     ) -> Result<Vec<Peeked>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.limit)
@@ -112,10 +112,10 @@ impl Claim {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &ClaimArgs<'_>,
     ) -> Result<Vec<String>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.now_ms)
@@ -180,10 +180,10 @@ impl MarkOpening {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &OpeningArgs<'_>,
     ) -> Result<Vec<String>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.deadline_ms)
@@ -256,10 +256,10 @@ impl Seat {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &SeatArgs<'_>,
     ) -> Result<Vec<String>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.now_ms)
@@ -332,10 +332,10 @@ impl Take {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &TakeArgs<'_>,
     ) -> Result<Vec<Taken>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.now_ms)
@@ -456,10 +456,10 @@ impl ReleaseClaims {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &ReleaseArgs<'_>,
     ) -> Result<Vec<(String, String)>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.now_ms)
@@ -548,10 +548,10 @@ impl TakeOver {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &TakeOverArgs<'_>,
     ) -> Result<Vec<TakenOver>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.now_ms)

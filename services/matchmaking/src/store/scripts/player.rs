@@ -4,7 +4,7 @@
 use gamehub_platform::ApiError;
 use gamehub_platform::lua::{LuaScript, UnexpectedReply};
 use redis::Value;
-use redis::aio::ConnectionManager;
+use gamehub_platform::RedisConn;
 
 /// The keys and arguments of `lua/reserve.lua`.
 #[derive(Debug, Clone)]
@@ -42,10 +42,10 @@ impl Reserve {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &ReserveArgs<'_>,
     ) -> Result<Reservation, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.player_base)
             .arg(args.request_id)
@@ -98,10 +98,10 @@ impl Unreserve {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &UnreserveArgs<'_>,
     ) -> Result<u8, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.player_base)
             .arg(args.request_id)
@@ -142,10 +142,10 @@ impl DeleteIf {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &DeleteIfArgs<'_>,
     ) -> Result<bool, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation.key(args.key).arg(args.expected);
         let reply = self.0.run(&invocation, conn).await?;
         Ok(self.decode(&reply)?)
@@ -187,10 +187,10 @@ impl ExpireIf {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &ExpireIfArgs<'_>,
     ) -> Result<bool, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation.key(args.key).arg(args.expected).arg(args.ttl_ms);
         let reply = self.0.run(&invocation, conn).await?;
         Ok(self.decode(&reply)?)

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use redis::Value;
-use redis::aio::ConnectionManager;
+use gamehub_platform::RedisConn;
 
 use super::Scripts;
 use super::claim::*;
@@ -18,16 +18,15 @@ const DAY_MS: u64 = 86_400_000;
 const NOW: u64 = 1_000_000;
 
 struct Rig {
-    conn: ConnectionManager,
+    conn: RedisConn,
     scripts: Scripts,
     prefix: String,
 }
 
 impl Rig {
     async fn new() -> Self {
-        let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
         Self {
-            conn: gamehub_platform::tables::connect(&url).await.unwrap(),
+            conn: gamehub_testkit::redis::connect().await,
             scripts: Scripts::new(),
             prefix: format!("mmtest{}", uuid::Uuid::new_v4().simple()),
         }
@@ -45,7 +44,7 @@ impl Rig {
         format!("{}:mm:tickets", self.prefix)
     }
 
-    fn conn(&self) -> ConnectionManager {
+    fn conn(&self) -> RedisConn {
         self.conn.clone()
     }
 

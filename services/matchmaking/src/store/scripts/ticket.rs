@@ -3,7 +3,7 @@
 use gamehub_platform::ApiError;
 use gamehub_platform::lua::{LuaScript, Reply, UnexpectedReply};
 use redis::Value;
-use redis::aio::ConnectionManager;
+use gamehub_platform::RedisConn;
 
 use super::{split, ticket_players};
 use crate::rooms::Game;
@@ -30,10 +30,10 @@ impl Read {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &ReadArgs<'_>,
     ) -> Result<Option<Ticket>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation.key(args.room_base).arg(args.ticket.as_str());
         let reply = self.0.run(&invocation, conn).await?;
         Ok(self.decode(args.ticket, &reply)?)
@@ -234,10 +234,10 @@ impl Enqueue {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &EnqueueArgs<'_>,
     ) -> Result<Created, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.ticket)
@@ -302,10 +302,10 @@ impl Cancel {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &CancelArgs<'_>,
     ) -> Result<Cancelled, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.ticket)
@@ -366,10 +366,10 @@ impl Expire {
 
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut RedisConn,
         args: &ExpireArgs<'_>,
     ) -> Result<Vec<(String, String)>, ApiError> {
-        let mut invocation = self.0.prepare();
+        let mut invocation = self.0.prepare(conn);
         invocation
             .key(args.room_base)
             .arg(args.now_ms)

@@ -1,0 +1,333 @@
+//! The one Redis connection type of every service: a single Redis or a Redis Cluster,
+//! chosen by configuration alone (`REDIS_URL`, `GAMEHUB_REDIS_CLUSTER`).
+//!
+//! [`RedisConn`] is a [`redis::aio::ConnectionLike`], so commands, pipelines and Lua
+//! scripts run on it unchanged; in cluster mode the redis crate's own cluster client
+//! (`cluster-async`) routes each to the master of its key's slot and follows
+//! `MOVED`/`ASK` and failovers. What does not route by a key has a method here:
+//! [`RedisConn::wait_replicas`] (to the master holding a given key's slot),
+//! [`RedisConn::config_get`] (one answer per master), and [`RedisConn::publish_command`]
+//! (sharded `SPUBLISH` on a cluster, so a notification stays on its shard's nodes).
+//!
+//! Every step keeps its keys in one slot (the hash tags in [`crate::tables`] and the
+//! matchmaking store); nothing here moves data between slots.
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{
+    MultipleNodeRoutingInfo, Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr,
+};
+use redis::{Cmd, IntoConnectionInfo, Pipeline, RedisFuture, RedisResult, Value};
+
+use crate::config::Secret;
+
+/// Where live state is: one Redis, or the seed nodes of a Redis Cluster.
+#[derive(Clone)]
+pub struct RedisTarget {
+    urls: Vec<Secret>,
+    cluster: bool,
+}
+
+impl std::fmt::Debug for RedisTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTarget")
+            .field("nodes", &self.urls.len())
+            .field("cluster", &self.cluster)
+            .finish()
+    }
+}
+
+impl RedisTarget {
+    /// `urls` as `REDIS_URL` gives them: one URL, or (with `cluster`) one or more seed
+    /// nodes separated by commas. Blank entries are ignored.
+    pub fn new(urls: &str, cluster: bool) -> Result<Self, String> {
+        let list: Vec<Secret> = urls
+            .split(',')
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .map(|u| Secret::new(u.to_owned()))
+            .collect();
+        if list.is_empty() {
+            return Err("expected a redis:// URL".into());
+        }
+        if list.len() > 1 && !cluster {
+            return Err(format!(
+                "lists {} URLs; a single Redis takes one (set GAMEHUB_REDIS_CLUSTER=true for \
+                 the seed nodes of a Redis Cluster)",
+                list.len()
+            ));
+        }
+        for url in &list {
+            url.expose().into_connection_info().map_err(|e| {
+                format!("is not a Redis URL ({e}); expected redis://[user:password@]host[:port]")
+            })?;
+        }
+        Ok(Self {
+            urls: list,
+            cluster,
+        })
+    }
+
+    /// One Redis at `url`.
+    pub fn single(url: &str) -> Self {
+        Self {
+            urls: vec![Secret::new(url.to_owned())],
+            cluster: false,
+        }
+    }
+
+    /// Whether this is a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        self.cluster
+    }
+
+    /// The URLs (the one Redis, or the seed nodes).
+    pub fn urls(&self) -> impl Iterator<Item = &str> {
+        self.urls.iter().map(Secret::expose)
+    }
+
+    /// The first URL: the one Redis, or the first seed node.
+    pub fn first_url(&self) -> &str {
+        self.urls[0].expose()
+    }
+}
+
+/// A shared, multiplexed, self-healing connection to a single Redis or a Redis
+/// Cluster. Cheap to clone.
+#[derive(Clone)]
+pub enum RedisConn {
+    /// One Redis, reconnecting on failure.
+    Single(ConnectionManager),
+    /// A Redis Cluster: a connection per node, routed by slot.
+    Cluster(ClusterConnection),
+}
+
+/// How long to wait for a connection to a node.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long to wait for one reply.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The TCP settings of every connection: redis-rs leaves Nagle's algorithm on, and on
+/// a multiplexed connection a step's command then waits for the ACK of the previous
+/// one (about 40 ms under load).
+fn nodelay(info: redis::ConnectionInfo) -> redis::ConnectionInfo {
+    let tcp = info.tcp_settings().clone().set_nodelay(true);
+    info.set_tcp_settings(tcp)
+}
+
+/// Connects to `target` with automatic reconnection (and, on a cluster, slot
+/// discovery and failover handling).
+pub async fn connect(target: &RedisTarget) -> anyhow::Result<RedisConn> {
+    if target.cluster {
+        let nodes = target
+            .urls()
+            .map(|u| u.into_connection_info().map(nodelay))
+            .collect::<RedisResult<Vec<_>>>()?;
+        let client = redis::cluster::ClusterClientBuilder::new(nodes)
+            .connection_timeout(CONNECT_TIMEOUT)
+            .response_timeout(RESPONSE_TIMEOUT)
+            .retries(6)
+            .build()?;
+        return Ok(RedisConn::Cluster(client.get_async_connection().await?));
+    }
+    let client = redis::Client::open(nodelay(target.first_url().into_connection_info()?))?;
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(CONNECT_TIMEOUT))
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
+        .set_number_of_retries(3);
+    Ok(RedisConn::Single(
+        ConnectionManager::new_with_config(client, config).await?,
+    ))
+}
+
+/// The cluster slot of `key`: CRC16 (XMODEM) of its hash tag (the text between the
+/// first `{` and the next `}`, when not empty) or of the whole key, modulo 16384.
+pub fn slot_of(key: &str) -> u16 {
+    let bytes = key.as_bytes();
+    let hashed = bytes
+        .iter()
+        .position(|&b| b == b'{')
+        .and_then(|open| {
+            let rest = &bytes[open + 1..];
+            rest.iter()
+                .position(|&b| b == b'}')
+                .filter(|&close| close > 0)
+                .map(|close| &rest[..close])
+        })
+        .unwrap_or(bytes);
+    crc16::State::<crc16::XMODEM>::calculate(hashed) % 16384
+}
+
+impl RedisConn {
+    /// Whether this is a cluster connection.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self, RedisConn::Cluster(_))
+    }
+
+    /// The command a Lua step publishes its notification with: `SPUBLISH` on a cluster
+    /// (sharded pub/sub: the message stays on the nodes of the channel's slot, which is
+    /// the step's own), `PUBLISH` on a single Redis.
+    pub fn publish_command(&self) -> &'static str {
+        if self.is_cluster() {
+            "SPUBLISH"
+        } else {
+            "PUBLISH"
+        }
+    }
+
+    /// One reply per command of `cmds`, each command touching keys of one slot (which
+    /// may differ between commands): one pipeline on a single Redis; on a cluster the
+    /// commands go at once, each to the master of its slot.
+    pub async fn query_each<T: redis::FromRedisValue>(
+        &self,
+        cmds: impl IntoIterator<Item = Cmd>,
+    ) -> RedisResult<Vec<T>> {
+        match self {
+            RedisConn::Single(conn) => {
+                let mut pipe = redis::pipe();
+                for cmd in cmds {
+                    pipe.add_command(cmd);
+                }
+                if pipe.is_empty() {
+                    return Ok(Vec::new());
+                }
+                pipe.query_async(&mut conn.clone()).await
+            }
+            RedisConn::Cluster(conn) => {
+                futures::future::try_join_all(cmds.into_iter().map(|cmd| {
+                    let mut conn = conn.clone();
+                    async move { cmd.query_async::<T>(&mut conn).await }
+                }))
+                .await
+            }
+        }
+    }
+
+    /// Waits until `replicas` replicas of the master holding `key` have acknowledged
+    /// every write this connection sent it, or `timeout` passes; returns how many did.
+    pub async fn wait_replicas(
+        &mut self,
+        key: &str,
+        replicas: u32,
+        timeout: Duration,
+    ) -> RedisResult<u32> {
+        let mut wait = redis::cmd("WAIT");
+        wait.arg(replicas)
+            .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        let acked: i64 = match self {
+            RedisConn::Single(conn) => wait.query_async(conn).await?,
+            RedisConn::Cluster(conn) => {
+                let route = Route::new(slot_of(key), SlotAddr::Master);
+                let reply = conn
+                    .route_command(
+                        wait,
+                        RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
+                    )
+                    .await?;
+                redis::from_redis_value(reply)?
+            }
+        };
+        Ok(u32::try_from(acked.max(0)).unwrap_or(u32::MAX))
+    }
+
+    /// `CONFIG GET name` on the one Redis, or on every master of the cluster: one value
+    /// per server that answered (a server without the setting gives an empty string).
+    pub async fn config_get(&mut self, name: &str) -> RedisResult<Vec<String>> {
+        let mut cmd = redis::cmd("CONFIG");
+        cmd.arg("GET").arg(name);
+        let one = |reply: Value| -> RedisResult<String> {
+            let pairs: Vec<String> = redis::from_redis_value(reply)?;
+            Ok(pairs.get(1).cloned().unwrap_or_default())
+        };
+        match self {
+            RedisConn::Single(conn) => Ok(vec![one(cmd.query_async(conn).await?)?]),
+            RedisConn::Cluster(conn) => {
+                let reply = conn
+                    .route_command(
+                        cmd,
+                        RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None)),
+                    )
+                    .await?;
+                match reply {
+                    Value::Map(per_node) => per_node
+                        .into_iter()
+                        .map(|(_, value)| match value {
+                            Value::ServerError(e) => Err(e.into()),
+                            value => one(value),
+                        })
+                        .collect(),
+                    other => Ok(vec![one(other)?]),
+                }
+            }
+        }
+    }
+}
+
+impl ConnectionLike for RedisConn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            RedisConn::Single(conn) => conn.req_packed_command(cmd),
+            RedisConn::Cluster(conn) => conn.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            RedisConn::Single(conn) => conn.req_packed_commands(pipeline, offset, count),
+            RedisConn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            RedisConn::Single(conn) => conn.get_db(),
+            RedisConn::Cluster(conn) => conn.get_db(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_redis_takes_one_url_and_a_cluster_several_seeds() {
+        let single = RedisTarget::new("redis://127.0.0.1:6379", false).unwrap();
+        assert!(!single.is_cluster());
+        assert_eq!(single.first_url(), "redis://127.0.0.1:6379");
+        let cluster =
+            RedisTarget::new(" redis://10.0.0.1:6379, redis://10.0.0.2:6379 ,", true).unwrap();
+        assert!(cluster.is_cluster());
+        assert_eq!(
+            cluster.urls().collect::<Vec<_>>(),
+            ["redis://10.0.0.1:6379", "redis://10.0.0.2:6379"]
+        );
+        let refused = RedisTarget::new("redis://a:1,redis://b:2", false).unwrap_err();
+        assert!(refused.contains("GAMEHUB_REDIS_CLUSTER=true"), "{refused}");
+        assert!(RedisTarget::new(" , ", true).is_err());
+        assert!(RedisTarget::new("http://nope", false).is_err());
+    }
+
+    #[test]
+    fn a_target_never_prints_its_urls() {
+        let target = RedisTarget::new("redis://:hunter2@10.0.0.1:6379", true).unwrap();
+        assert!(!format!("{target:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn keys_with_one_tag_share_a_slot() {
+        assert_eq!(slot_of("gh:{gomoku:07}:t:abc"), slot_of("gh:{gomoku:07}:outbox"));
+        assert_eq!(slot_of("{gomoku:07}"), slot_of("x{gomoku:07}y"));
+        // Redis's own answers (CLUSTER KEYSLOT).
+        assert_eq!(slot_of("somekey"), 11058);
+        assert_eq!(slot_of("foo{hash_tag}"), 2515);
+        assert_eq!(slot_of("foo{{bar}}zap"), slot_of("{bar"));
+    }
+}
