@@ -211,6 +211,9 @@ pub struct CommonConfig {
     /// outboxes are. One URL for a single Redis; with `GAMEHUB_REDIS_CLUSTER=true`, one
     /// or more seed nodes of a Redis Cluster separated by commas.
     pub redis: crate::redis_conn::RedisTarget,
+    /// `GAMEHUB_REDIS_WAIT_REPLICAS` and `GAMEHUB_REDIS_WAIT_TIMEOUT_MS`: replicas that
+    /// must acknowledge each table step before it is answered (default 0: none).
+    pub redis_wait: crate::redis_conn::ReplicaWait,
     /// `GAMEHUB_REDIS_PREFIX`: the first part of every Redis key (`gh`), so several
     /// deployments or test runs can share one Redis without seeing each other.
     pub redis_prefix: String,
@@ -361,6 +364,10 @@ impl CommonConfig {
                 env.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamehub"),
             ),
             redis,
+            redis_wait: crate::redis_conn::ReplicaWait {
+                replicas: env.parse("GAMEHUB_REDIS_WAIT_REPLICAS", 0, "a number of replicas")?,
+                timeout: env.millis("GAMEHUB_REDIS_WAIT_TIMEOUT_MS", Duration::from_secs(1))?,
+            },
             redis_prefix: env.string("GAMEHUB_REDIS_PREFIX", "gh"),
             jwt_secret,
             timezone,

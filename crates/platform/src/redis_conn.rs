@@ -94,6 +94,29 @@ impl RedisTarget {
     }
 }
 
+/// Replica acknowledgement of every table step (`GAMEHUB_REDIS_WAIT_REPLICAS`,
+/// `GAMEHUB_REDIS_WAIT_TIMEOUT_MS`): Redis replication is asynchronous, so a step a
+/// master acknowledged can be lost when its replica takes over. With `replicas` > 0 a
+/// step is answered only once that many replicas of its master have it (`WAIT`); fewer
+/// in time and the caller gets UNAVAILABLE, to retry with the same request id. Off (0)
+/// by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicaWait {
+    /// Replicas that must acknowledge each step (0: none).
+    pub replicas: u32,
+    /// How long a step waits for them.
+    pub timeout: Duration,
+}
+
+impl Default for ReplicaWait {
+    fn default() -> Self {
+        Self {
+            replicas: 0,
+            timeout: Duration::from_secs(1),
+        }
+    }
+}
+
 /// A shared, multiplexed, self-healing connection to a single Redis or a Redis
 /// Cluster. Cheap to clone.
 #[derive(Clone)]

@@ -151,7 +151,8 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         GAME,
         config.store.clone(),
         config.common.clock.clone(),
-    );
+    )
+    .with_replica_wait(config.common.redis_wait);
     let hub = EventHub::new(store.clone(), config.watch.clone());
     tokio::spawn(hub.clone().run(config.common.redis.clone(), shutdown.listener()));
 

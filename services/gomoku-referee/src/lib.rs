@@ -117,7 +117,8 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         GAME,
         config.store_limits.clone(),
         common.clock.clone(),
-    );
+    )
+    .with_replica_wait(common.redis_wait);
     let hub = EventHub::new(store.clone(), config.watch_limits.clone());
     let between_games_ms = u64::try_from(config.between_games.as_millis()).unwrap_or(u64::MAX);
     let ledger = LedgerServiceClient::new(service_channel(

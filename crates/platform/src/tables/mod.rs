@@ -45,7 +45,7 @@ use serde::de::DeserializeOwned;
 
 use crate::clock::Clock;
 use crate::error::ApiError;
-use crate::redis_conn::RedisConn;
+use crate::redis_conn::{RedisConn, ReplicaWait};
 
 /// How many shards (hash tags) tables spread over. Changing it orphans live tables.
 pub const SHARDS: u32 = 32;
@@ -272,6 +272,7 @@ pub struct TableStore {
     prefix: Arc<str>,
     game: &'static str,
     limits: StoreLimits,
+    replica_wait: ReplicaWait,
     commit_script: Arc<scripts::CommitScript>,
     reschedule_script: Arc<scripts::RescheduleScript>,
     /// The service's clock: the "now" of every deadline in the index, of the sweeper
@@ -305,10 +306,18 @@ impl TableStore {
             prefix: Arc::from(prefix),
             game,
             limits,
+            replica_wait: ReplicaWait::default(),
             commit_script: Arc::new(scripts::CommitScript::new()),
             reschedule_script: Arc::new(scripts::RescheduleScript::new()),
             clock,
         }
+    }
+
+    /// This store with every step answered only once `wait.replicas` replicas have it
+    /// (the service's [`crate::config::CommonConfig::redis_wait`]).
+    pub fn with_replica_wait(mut self, wait: ReplicaWait) -> Self {
+        self.replica_wait = wait;
+        self
     }
 
     /// The clock every step, sweep and settlement of this store's tables reads.
@@ -534,7 +543,25 @@ impl TableStore {
             events: &change.events,
         };
         let mut conn = self.redis.clone();
-        self.commit_script.run(&mut conn, &args).await
+        let outcome = self.commit_script.run(&mut conn, &args).await?;
+        if let (CommitOutcome::Applied { .. }, true) = (&outcome, self.replica_wait.replicas > 0)
+        {
+            // The step went out on this connection: WAIT covers it.
+            let ReplicaWait { replicas, timeout } = self.replica_wait;
+            let acked = conn.wait_replicas(&table_key, replicas, timeout).await?;
+            if acked < replicas {
+                crate::metrics::dependency_error("redis");
+                return Err(ApiError::UnavailableFor {
+                    message: format!(
+                        "the step on table {table_id} is recorded, but only {acked} of the \
+                         {replicas} Redis replicas required confirmed it within {timeout:?}; \
+                         retry with the same request id"
+                    ),
+                    retry_after: Duration::from_millis(250),
+                });
+            }
+        }
+        Ok(outcome)
     }
 
     /// Creates a table with its first state; refuses with ALREADY_EXISTS when the id is

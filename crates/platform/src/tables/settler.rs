@@ -219,7 +219,7 @@ pub struct SettlerConfig {
     /// `off`; `GAMEHUB_SETTLE_FSYNC_MARGIN_MS`, default 1000).
     pub durability: Durability,
     /// Replicas that must have the step that ended a game before it is delivered
-    /// (`GAMEHUB_SETTLE_REPLICAS`, default 0: none).
+    /// (`GAMEHUB_SETTLE_REPLICAS`, default `GAMEHUB_REDIS_WAIT_REPLICAS`, else 0: none).
     pub replicas: u32,
     /// How long one delivery waits for them (`GAMEHUB_SETTLE_REPLICA_TIMEOUT_MS`,
     /// default 1000); too few in time: retried later.
@@ -246,11 +246,13 @@ impl SettlerConfig {
                 });
             }
         };
-        self.replicas = env.parse(
-            "GAMEHUB_SETTLE_REPLICAS",
+        // Replica acknowledgement of every step implies it for the ending one.
+        let step_replicas = env.parse(
+            "GAMEHUB_REDIS_WAIT_REPLICAS",
             self.replicas,
             "a number of replicas",
         )?;
+        self.replicas = env.parse("GAMEHUB_SETTLE_REPLICAS", step_replicas, "a number of replicas")?;
         self.replica_timeout =
             env.millis("GAMEHUB_SETTLE_REPLICA_TIMEOUT_MS", self.replica_timeout)?;
         Ok(())
