@@ -10,9 +10,10 @@
 - the binaries that build lands in the image's /usr/local/bin are every binary
   docker-compose.yml and the Kubernetes manifests run (and the workspace builds them);
 - every file docker-compose.yml mounts exists;
-- the Kubernetes manifests validate against the Kubernetes API schemas
-  (`kubernetes-validate` from PyPI, which ships them: no network), strictly (no
-  unknown field), the kustomization lists every manifest, and the probes use gRPC on a
+- the Kubernetes manifests (and the alternatives in its subdirectories, such as
+  single-redis/) validate against the Kubernetes API schemas (`kubernetes-validate`
+  from PyPI, which ships them: no network), strictly (no unknown field), the
+  kustomization lists every manifest of its directory, and the probes use gRPC on a
   container port.
 
 Usage: deploy/check.py [--no-build]
@@ -262,7 +263,8 @@ for missing in sorted(manifests - listed):
 for extra in sorted(listed - manifests):
     problems.append(f"kustomization.yaml lists {extra}, which does not exist")
 validated = 0
-for path in sorted(k8s.glob("*.yaml")):
+# Alternatives kept beside the listed manifests (e.g. single-redis/redis.yaml) validate too.
+for path in sorted(k8s.rglob("*.yaml")):
     if path.name == "kustomization.yaml":
         continue
     for doc in yaml.safe_load_all(path.read_text()):
