@@ -152,16 +152,16 @@ pub async fn list(
     limit: usize,
 ) -> Result<(Vec<pb::DeadLetter>, u64), ApiError> {
     let (parked, total) = scan(store).await?;
-    let mut conn = store.redis();
+    let conn = store.redis();
     let mut letters = Vec::with_capacity(parked.len());
     for chunk in parked.chunks(100) {
-        let mut pipe = redis::pipe();
-        for p in chunk {
-            pipe.cmd("HGET")
-                .arg(store.dead_why_key(p.shard))
-                .arg(&p.game_id);
-        }
-        let whys: Vec<Option<Vec<u8>>> = pipe.query_async(&mut conn).await?;
+        let whys: Vec<Option<Vec<u8>>> = conn
+            .query_each(chunk.iter().map(|p| {
+                let mut cmd = redis::cmd("HGET");
+                cmd.arg(store.dead_why_key(p.shard)).arg(&p.game_id);
+                cmd
+            }))
+            .await?;
         for (p, why) in chunk.iter().zip(whys) {
             let why = why.and_then(|w| serde_json::from_slice::<Why>(&w).ok());
             let entry = serde_json::from_slice::<OutboxEntry>(&p.value).ok();
@@ -212,14 +212,14 @@ async fn requeue(store: &TableStore, parked: &Parked) -> Result<bool, ApiError> 
 
 /// Puts `game_id`'s dead letter back into the outbox. NOT_FOUND when there is none.
 pub async fn redeliver_one(store: &TableStore, game_id: &str) -> Result<bool, ApiError> {
-    let mut pipe = redis::pipe();
-    for shard in 0..SHARDS {
-        pipe.cmd("HGET")
-            .arg(store.dead_letter_key(shard))
-            .arg(game_id);
-    }
-    let mut conn = store.redis();
-    let values: Vec<Option<Vec<u8>>> = pipe.query_async(&mut conn).await?;
+    let values: Vec<Option<Vec<u8>>> = store
+        .redis()
+        .query_each((0..SHARDS).map(|shard| {
+            let mut cmd = redis::cmd("HGET");
+            cmd.arg(store.dead_letter_key(shard)).arg(game_id);
+            cmd
+        }))
+        .await?;
     let Some((shard, value)) = (0..SHARDS)
         .zip(values)
         .find_map(|(shard, v)| v.map(|v| (shard, v)))

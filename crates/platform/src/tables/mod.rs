@@ -25,6 +25,7 @@
 //! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
 //! | `gh:{G:SS}:outbox-dead-why` | hash | game id → why and when it was refused (`dead_letters`) |
 //! | `gh:{G:SS}:live` | set | open table ids |
+//! | `gh:{G:SS}:events` | pub/sub channel | ids of the shard's tables with new events (`SPUBLISH` on a cluster) |
 //!
 //! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
 //! share its tag, so the design runs unchanged on Redis Cluster.

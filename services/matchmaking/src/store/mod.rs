@@ -26,7 +26,8 @@
 //!
 //! Invariant: a ticket is in `q` and `x` exactly while its state is `waiting`. A
 //! `matching` ticket belongs to exactly one match in `c`. Every change publishes the
-//! ticket id on `gh:mm:tickets` so watchers wake.
+//! ticket id on its room's channel `gh:{mm:ROOM}:tickets` so watchers wake (sharded
+//! pub/sub on a Redis Cluster: the channel has the room's tag, as the script's keys do).
 
 mod scripts;
 

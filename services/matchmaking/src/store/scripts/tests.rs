@@ -40,8 +40,9 @@ impl Rig {
         format!("{}:{{mmp:{player}}}", self.prefix)
     }
 
+    /// The room's channel: it carries the room's tag, as the store's does.
     fn channel(&self) -> String {
-        format!("{}:mm:tickets", self.prefix)
+        format!("{}:tickets", self.room_base())
     }
 
     fn conn(&self) -> RedisConn {
