@@ -276,7 +276,12 @@ impl Notifier {
     /// Receives notifications published on `channels` (payload: the id) until
     /// shutdown, reconnecting after failures; after each (re)connection every watcher is
     /// woken to re-read, since changes may have been published while it was away.
-    pub async fn run(self, redis: RedisTarget, channels: Vec<String>, mut shutdown: ShutdownListener) {
+    pub async fn run(
+        self,
+        redis: RedisTarget,
+        channels: Vec<String>,
+        mut shutdown: ShutdownListener,
+    ) {
         loop {
             let session = async {
                 if redis.is_cluster() {
@@ -319,7 +324,11 @@ impl Notifier {
     /// Sharded subscriptions on a cluster (RESP3 pushes). The redis crate resubscribes
     /// after a node fails or a slot moves; every watcher is woken then, as after any
     /// reconnection.
-    async fn follow_cluster(&self, redis: &RedisTarget, channels: &[String]) -> redis::RedisResult<()> {
+    async fn follow_cluster(
+        &self,
+        redis: &RedisTarget,
+        channels: &[String],
+    ) -> redis::RedisResult<()> {
         use redis::IntoConnectionInfo;
         let nodes = redis
             .urls()

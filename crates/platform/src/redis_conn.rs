@@ -346,7 +346,10 @@ mod tests {
 
     #[test]
     fn keys_with_one_tag_share_a_slot() {
-        assert_eq!(slot_of("gh:{gomoku:07}:t:abc"), slot_of("gh:{gomoku:07}:outbox"));
+        assert_eq!(
+            slot_of("gh:{gomoku:07}:t:abc"),
+            slot_of("gh:{gomoku:07}:outbox")
+        );
         assert_eq!(slot_of("{gomoku:07}"), slot_of("x{gomoku:07}y"));
         // Redis's own answers (CLUSTER KEYSLOT).
         assert_eq!(slot_of("somekey"), 11058);

@@ -19,7 +19,6 @@ use gamehub_testkit::clock::{ManualClock, eventually};
 use gamehub_testkit::resume::{Resumed, Seen, resume_repeatedly};
 use serde::{Deserialize, Serialize};
 
-
 /// A store under a namespace of its own, so tests never see each other's keys.
 async fn store(limits: StoreLimits) -> TableStore {
     store_with_clock(limits, Clock::system()).await
@@ -303,7 +302,10 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
             ..WatchLimits::default()
         },
     );
-    tokio::spawn(hub.clone().run(gamehub_testkit::redis::redis_target(), shutdown.listener()));
+    tokio::spawn(
+        hub.clone()
+            .run(gamehub_testkit::redis::redis_target(), shutdown.listener()),
+    );
     store
         .create(
             "w",
@@ -366,6 +368,70 @@ async fn a_watcher_gets_a_snapshot_then_its_events_and_resumes_without_gaps() {
         }
     }
     assert_eq!(seqs, vec![3, 4]);
+    shutdown.trigger();
+}
+
+/// A watcher is woken by the step's own notification (a sharded `SPUBLISH` on a
+/// cluster, `PUBLISH` on a single Redis) and not by its poll, which is set to a minute
+/// here: with notifications broken, nothing arrives in time.
+#[tokio::test]
+async fn a_watcher_is_woken_by_the_steps_notification_not_by_its_poll() {
+    let store = store(StoreLimits::default()).await;
+    let shutdown = Shutdown::new();
+    let hub = EventHub::new(
+        store.clone(),
+        WatchLimits {
+            poll_interval: Duration::from_secs(60),
+            ..WatchLimits::default()
+        },
+    );
+    tokio::spawn(
+        hub.clone()
+            .run(gamehub_testkit::redis::redis_target(), shutdown.listener()),
+    );
+    // Tables on several shards, so several channels (and, on a cluster, nodes) are used.
+    let tables: Vec<String> = (0..6).map(|i| format!("woken-{i}")).collect();
+    for table in &tables {
+        store
+            .create(table, &Counter { count: 0 }, change(vec![], None), None)
+            .await
+            .unwrap();
+    }
+    for table in &tables {
+        // The watcher runs in a task of its own, so it reads, finds nothing and parks
+        // in its wait before the step comes (a stream polled only after the step would
+        // find the event by reading, notification or not).
+        let mut stream = Box::pin(
+            hub.watch(table.clone(), &watcher(None), None, shutdown.listener())
+                .unwrap(),
+        );
+        let (tx, mut items) = tokio::sync::mpsc::channel(16);
+        tokio::spawn(async move {
+            while let Some(item) = stream.next().await {
+                if tx.send(item).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let first = tokio::time::timeout(Duration::from_secs(5), items.recv()).await;
+        assert!(matches!(first, Ok(Some(Ok(WatchItem::Snapshot { .. })))));
+        // The subscription may still be starting: a step per second until one wakes
+        // the watcher, at most ten (the poll would take sixty). Each step waits a moment
+        // first, for the watcher to park.
+        let mut woken = None;
+        for _ in 0..10 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            append(&store, table, 1).await;
+            if let Ok(item) = tokio::time::timeout(Duration::from_secs(1), items.recv()).await {
+                woken = item;
+                break;
+            }
+        }
+        match woken {
+            Some(Ok(WatchItem::Event(_))) => {}
+            other => panic!("table {table}: no event within 10 s of its steps: {other:?}"),
+        }
+    }
     shutdown.trigger();
 }
 
@@ -702,7 +768,10 @@ async fn watchers_resumed_while_their_tables_are_written_miss_nothing_and_get_no
     .await;
     let shutdown = Shutdown::new();
     let hub = EventHub::new(store.clone(), WatchLimits::default());
-    tokio::spawn(hub.clone().run(gamehub_testkit::redis::redis_target(), shutdown.listener()));
+    tokio::spawn(
+        hub.clone()
+            .run(gamehub_testkit::redis::redis_target(), shutdown.listener()),
+    );
     const TABLES: usize = 4;
     const ROUNDS: usize = 84; // 4 tables × 3 watchers × 84 = 1,008 resumes
     let tables: Vec<String> = (0..TABLES).map(|i| format!("busy{i}")).collect();

@@ -393,7 +393,9 @@ impl TableStore {
 
     /// Every shard's notification channel.
     pub fn notify_channels(&self) -> Vec<String> {
-        (0..SHARDS).map(|shard| self.notify_channel(shard)).collect()
+        (0..SHARDS)
+            .map(|shard| self.notify_channel(shard))
+            .collect()
     }
 
     /// Loads a table's raw state; None when it does not exist.
@@ -545,8 +547,7 @@ impl TableStore {
         };
         let mut conn = self.redis.clone();
         let outcome = self.commit_script.run(&mut conn, &args).await?;
-        if let (CommitOutcome::Applied { .. }, true) = (&outcome, self.replica_wait.replicas > 0)
-        {
+        if let (CommitOutcome::Applied { .. }, true) = (&outcome, self.replica_wait.replicas > 0) {
             // The step went out on this connection: WAIT covers it.
             let ReplicaWait { replicas, timeout } = self.replica_wait;
             let acked = conn.wait_replicas(&table_key, replicas, timeout).await?;
@@ -906,7 +907,8 @@ impl TableStore {
     /// Number of settlements the ledger refused, moved to the dead letters for an
     /// operator, across shards.
     pub async fn dead_letters(&self) -> Result<u64, ApiError> {
-        self.count_per_shard(|shard| self.dead_letter_key(shard)).await
+        self.count_per_shard(|shard| self.dead_letter_key(shard))
+            .await
     }
 }
 

@@ -1,8 +1,8 @@
 //! The table store's two Lua scripts (`lua/commit.lua`, `lua/reschedule.lua`), each
 //! with its arguments, its replies and a strict decoder (see [`crate::lua`]).
 
-use redis::Value;
 use crate::redis_conn::RedisConn;
+use redis::Value;
 
 use super::{Audience, NewEvent};
 use crate::ApiError;
@@ -221,7 +221,6 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-
 
     /// Keys of a table of this test's own.
     struct Keys {

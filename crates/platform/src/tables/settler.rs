@@ -252,7 +252,11 @@ impl SettlerConfig {
             self.replicas,
             "a number of replicas",
         )?;
-        self.replicas = env.parse("GAMEHUB_SETTLE_REPLICAS", step_replicas, "a number of replicas")?;
+        self.replicas = env.parse(
+            "GAMEHUB_SETTLE_REPLICAS",
+            step_replicas,
+            "a number of replicas",
+        )?;
         self.replica_timeout =
             env.millis("GAMEHUB_SETTLE_REPLICA_TIMEOUT_MS", self.replica_timeout)?;
         Ok(())
@@ -736,12 +740,18 @@ mod tests {
         let after = |d: u64| Gate::After(Duration::from_millis(d));
         let unbounded = Gate::Unbounded("no aof".into());
         let hold = Gate::Hold("strict".into());
-        assert_eq!(weakest([after(0), after(1700), after(0)].into_iter()), Some(after(1700)));
+        assert_eq!(
+            weakest([after(0), after(1700), after(0)].into_iter()),
+            Some(after(1700))
+        );
         assert_eq!(
             weakest([after(1700), unbounded.clone(), after(0)].into_iter()),
             Some(unbounded.clone())
         );
-        assert_eq!(weakest([unbounded, hold.clone(), after(9)].into_iter()), Some(hold));
+        assert_eq!(
+            weakest([unbounded, hold.clone(), after(9)].into_iter()),
+            Some(hold)
+        );
         assert_eq!(weakest(std::iter::empty()), None);
     }
 
