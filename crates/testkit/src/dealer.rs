@@ -50,7 +50,10 @@ pub fn dealer_env(
     [
         ("GAMEHUB_ENV", "development".to_owned()),
         ("REDIS_URL", crate::redis::redis_url()),
-        ("GAMEHUB_REDIS_CLUSTER", crate::redis::redis_cluster().to_string()),
+        (
+            "GAMEHUB_REDIS_CLUSTER",
+            crate::redis::redis_cluster().to_string(),
+        ),
         ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
         ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
         ("GAMEHUB_DOUDIZHU_ADDR", addr.to_owned()),

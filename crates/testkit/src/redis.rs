@@ -16,14 +16,17 @@ pub fn redis_url() -> String {
 
 /// Whether the Redis under test is a cluster (`GAMEHUB_REDIS_CLUSTER=true`).
 pub fn redis_cluster() -> bool {
-    std::env::var("GAMEHUB_REDIS_CLUSTER")
-        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    std::env::var("GAMEHUB_REDIS_CLUSTER").is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    })
 }
 
 /// The Redis under test, as the services see it.
 pub fn redis_target() -> RedisTarget {
-    RedisTarget::new(&redis_url(), redis_cluster())
-        .unwrap_or_else(|e| panic!("REDIS_URL {e}"))
+    RedisTarget::new(&redis_url(), redis_cluster()).unwrap_or_else(|e| panic!("REDIS_URL {e}"))
 }
 
 /// The settings that point a service at the Redis under test (`REDIS_URL` and

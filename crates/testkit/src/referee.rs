@@ -13,7 +13,10 @@ use crate::server::TestServer;
 pub fn referee_env(prefix: &str, ledger_url: &str, addr: &str) -> Vec<(String, String)> {
     [
         ("REDIS_URL", crate::redis::redis_url()),
-        ("GAMEHUB_REDIS_CLUSTER", crate::redis::redis_cluster().to_string()),
+        (
+            "GAMEHUB_REDIS_CLUSTER",
+            crate::redis::redis_cluster().to_string(),
+        ),
         ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
         ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
         ("GAMEHUB_GOMOKU_ADDR", addr.to_owned()),

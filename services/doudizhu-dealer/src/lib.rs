@@ -154,7 +154,10 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
     )
     .with_replica_wait(config.common.redis_wait);
     let hub = EventHub::new(store.clone(), config.watch.clone());
-    tokio::spawn(hub.clone().run(config.common.redis.clone(), shutdown.listener()));
+    tokio::spawn(
+        hub.clone()
+            .run(config.common.redis.clone(), shutdown.listener()),
+    );
 
     let archive = Archive::new(
         store.clone(),

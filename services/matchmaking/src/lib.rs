@@ -236,11 +236,17 @@ pub async fn start_with(
         config.matcher.clone(),
     );
     let hub = TicketHub::new(config.watch.clone());
-    tokio::spawn(hub.clone().run(
-        config.common.redis.clone(),
-        config.rooms.iter().map(|room| store.channel(&room.id)).collect(),
-        shutdown.listener(),
-    ));
+    tokio::spawn(
+        hub.clone().run(
+            config.common.redis.clone(),
+            config
+                .rooms
+                .iter()
+                .map(|room| store.channel(&room.id))
+                .collect(),
+            shutdown.listener(),
+        ),
+    );
     matcher.spawn(&shutdown);
     let api = api::MatchmakingApi::new(
         config.rooms.clone(),

@@ -10,8 +10,7 @@ use gamehub_testkit::redis::redis_env;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_ticket_is_seated() {
-    let config =
-        MatchmakingConfig::from_env(&Env::from_pairs(redis_env())).unwrap();
+    let config = MatchmakingConfig::from_env(&Env::from_pairs(redis_env())).unwrap();
     for (room, prefill) in [
         ("gomoku-free", true),
         ("gomoku-free", false),

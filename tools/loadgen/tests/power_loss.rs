@@ -199,9 +199,12 @@ async fn agrees(
 async fn a_power_loss_of_redis_leaves_every_table_agreeing_with_the_ledger() {
     let mut redis = OwnRedis::start("durability-power", PORT, &REDIS_ARGS);
     let url = redis.url();
-    let tp = TestPlatform::start(&[("REDIS_URL", url.as_str()), ("GAMEHUB_REDIS_CLUSTER", "false")])
-        .await
-        .unwrap();
+    let tp = TestPlatform::start(&[
+        ("REDIS_URL", url.as_str()),
+        ("GAMEHUB_REDIS_CLUSTER", "false"),
+    ])
+    .await
+    .unwrap();
     let pool = sqlx::PgPool::connect(&tp.database.url).await.unwrap();
     // The load runs (all of it measured) until the power cuts are over.
     let end = Arc::new(AtomicBool::new(false));

@@ -34,8 +34,8 @@ mod scripts;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gamehub_platform::{ApiError, Clock};
 use gamehub_platform::RedisConn;
+use gamehub_platform::{ApiError, Clock};
 
 use crate::rooms::Game;
 use crate::tickets::{Ticket, TicketId};
@@ -146,12 +146,7 @@ fn ms(duration: Duration) -> u64 {
 impl TicketStore {
     /// A store on `redis` under the key prefix `prefix` (`GAMEHUB_REDIS_PREFIX`), whose
     /// callers tell the time by `clock` (the service's `CommonConfig::clock`).
-    pub fn new(
-        redis: RedisConn,
-        prefix: &str,
-        settings: StoreSettings,
-        clock: Clock,
-    ) -> Self {
+    pub fn new(redis: RedisConn, prefix: &str, settings: StoreSettings, clock: Clock) -> Self {
         Self {
             redis,
             prefix: Arc::from(prefix),

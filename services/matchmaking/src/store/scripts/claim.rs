@@ -5,9 +5,9 @@
 use std::collections::{HashMap, HashSet};
 
 use gamehub_platform::ApiError;
+use gamehub_platform::RedisConn;
 use gamehub_platform::lua::{LuaScript, UnexpectedReply};
 use redis::Value;
-use gamehub_platform::RedisConn;
 
 use super::{match_ids, split, ticket_players};
 

@@ -2,9 +2,9 @@
 //! `delete_if`.
 
 use gamehub_platform::ApiError;
+use gamehub_platform::RedisConn;
 use gamehub_platform::lua::{LuaScript, UnexpectedReply};
 use redis::Value;
-use gamehub_platform::RedisConn;
 
 /// The keys and arguments of `lua/reserve.lua`.
 #[derive(Debug, Clone)]

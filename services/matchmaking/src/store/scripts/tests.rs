@@ -3,8 +3,8 @@
 //! gives. Keys live under a prefix of the test's own.
 #![allow(clippy::unwrap_used)]
 
-use redis::Value;
 use gamehub_platform::RedisConn;
+use redis::Value;
 
 use super::Scripts;
 use super::claim::*;

@@ -1,9 +1,9 @@
 //! One ticket's life: `read`, `enqueue`, `cancel`, `expire`.
 
 use gamehub_platform::ApiError;
+use gamehub_platform::RedisConn;
 use gamehub_platform::lua::{LuaScript, Reply, UnexpectedReply};
 use redis::Value;
-use gamehub_platform::RedisConn;
 
 use super::{split, ticket_players};
 use crate::rooms::Game;
