@@ -12,6 +12,8 @@
 //!   for tests that stop, pause or lag a server;
 //! - [`redis`]: the Redis the tests use, key prefixes of their own, and removing them;
 //! - [`redis_server`]: a `redis-server` of a test's own, to kill, cut back and restart;
+//! - [`redis_cluster`]: a six-node Redis Cluster of a test's own, to kill a master of
+//!   and watch its replica take over;
 //! - [`tokens`]: the development signing key, and channels carrying a token of any role;
 //! - [`server`]: a service running in the test's process ([`server::TestServer`]);
 //! - [`stub_ledger`]: a ledger that settles every game at once and answers everyone
@@ -46,6 +48,7 @@ pub mod pg_cluster;
 pub mod platform;
 pub mod postgres;
 pub mod redis;
+pub mod redis_cluster;
 pub mod redis_server;
 #[cfg(feature = "referee")]
 pub mod referee;
