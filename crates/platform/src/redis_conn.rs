@@ -124,7 +124,131 @@ pub enum RedisConn {
     /// One Redis, reconnecting on failure.
     Single(ConnectionManager),
     /// A Redis Cluster: a connection per node, routed by slot.
-    Cluster(ClusterConnection),
+    Cluster(ClusterHandle),
+}
+
+/// Consecutive timed-out commands after which a cluster connection is replaced.
+const TIMEOUTS_BEFORE_REBUILD: u32 = 2;
+
+/// A cluster connection that is replaced when it stops answering.
+///
+/// The redis crate's cluster connection (1.8) can wedge after a master is killed: a
+/// background reconnection to the dead node queues for the connection map's lock, is
+/// then no longer polled while a slot refresh runs, and the refresh (and every command
+/// behind it) waits for that lock forever, each command ending in a response timeout
+/// although the cluster recovered long ago (seen in `tests/failover.rs`). So after
+/// [`TIMEOUTS_BEFORE_REBUILD`] timeouts in a row a fresh connection is made in the
+/// background and takes over; commands already running finish (or time out) on the old.
+///
+/// A clone uses the connection current when it was made, until a command finds that
+/// one replaced: a step and its `WAIT` ([`RedisConn::wait_replicas`]) on one clone thus
+/// go over one connection, which is what `WAIT` counts.
+pub struct ClusterHandle {
+    conn: ClusterConnection,
+    generation: u64,
+    shared: std::sync::Arc<std::sync::Mutex<Shared>>,
+}
+
+struct Shared {
+    client: redis::cluster::ClusterClient,
+    conn: ClusterConnection,
+    generation: u64,
+    timeouts: u32,
+    rebuilding: bool,
+}
+
+impl Clone for ClusterHandle {
+    fn clone(&self) -> Self {
+        let shared = self.lock();
+        Self {
+            conn: shared.conn.clone(),
+            generation: shared.generation,
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl ClusterHandle {
+    fn new(client: redis::cluster::ClusterClient, conn: ClusterConnection) -> Self {
+        Self {
+            conn: conn.clone(),
+            generation: 0,
+            shared: std::sync::Arc::new(std::sync::Mutex::new(Shared {
+                client,
+                conn,
+                generation: 0,
+                timeouts: 0,
+                rebuilding: false,
+            })),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The connection to send the next command on: this clone's, or the current one
+    /// when this clone's was replaced.
+    fn current(&mut self) -> &mut ClusterConnection {
+        let newer = {
+            let shared = self.lock();
+            (shared.generation != self.generation)
+                .then(|| (shared.conn.clone(), shared.generation))
+        };
+        if let Some((conn, generation)) = newer {
+            self.conn = conn;
+            self.generation = generation;
+        }
+        &mut self.conn
+    }
+
+    /// Notes how a command on generation `generation` ended; starts a replacement after
+    /// enough timeouts in a row.
+    fn observe<T>(&self, generation: u64, result: &RedisResult<T>) {
+        let mut shared = self.lock();
+        if shared.generation != generation {
+            return;
+        }
+        match result {
+            Err(e) if e.is_timeout() => shared.timeouts += 1,
+            _ => shared.timeouts = 0,
+        }
+        if shared.timeouts < TIMEOUTS_BEFORE_REBUILD || shared.rebuilding {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        shared.rebuilding = true;
+        let (client, state) = (shared.client.clone(), self.shared.clone());
+        drop(shared);
+        tracing::warn!(
+            "the Redis Cluster connection stopped answering; replacing it with a new one"
+        );
+        runtime.spawn(async move {
+            let fresh = client.get_async_connection().await;
+            let mut shared = state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            shared.rebuilding = false;
+            match fresh {
+                Ok(conn) => {
+                    shared.conn = conn;
+                    shared.generation += 1;
+                    shared.timeouts = 0;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "replacing the Redis Cluster connection failed");
+                }
+            }
+        });
+    }
+
+    async fn route_command(&mut self, cmd: Cmd, routing: RoutingInfo) -> RedisResult<Value> {
+        let result = self.current().route_command(cmd, routing).await;
+        self.observe(self.generation, &result);
+        result
+    }
 }
 
 /// How long to wait for a connection to a node.
@@ -153,7 +277,8 @@ pub async fn connect(target: &RedisTarget) -> anyhow::Result<RedisConn> {
             .response_timeout(RESPONSE_TIMEOUT)
             .retries(6)
             .build()?;
-        return Ok(RedisConn::Cluster(client.get_async_connection().await?));
+        let conn = client.get_async_connection().await?;
+        return Ok(RedisConn::Cluster(ClusterHandle::new(client, conn)));
     }
     let client = redis::Client::open(nodelay(target.first_url().into_connection_info()?))?;
     let config = redis::aio::ConnectionManagerConfig::new()
@@ -218,9 +343,9 @@ impl RedisConn {
                 }
                 pipe.query_async(&mut conn.clone()).await
             }
-            RedisConn::Cluster(conn) => {
+            RedisConn::Cluster(handle) => {
                 futures::future::try_join_all(cmds.into_iter().map(|cmd| {
-                    let mut conn = conn.clone();
+                    let mut conn = RedisConn::Cluster(handle.clone());
                     async move { cmd.query_async::<T>(&mut conn).await }
                 }))
                 .await
@@ -241,14 +366,19 @@ impl RedisConn {
             .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
         let acked: i64 = match self {
             RedisConn::Single(conn) => wait.query_async(conn).await?,
-            RedisConn::Cluster(conn) => {
+            RedisConn::Cluster(handle) => {
+                // On the connection the step went out on (not a replacement made since).
                 let route = Route::new(slot_of(key), SlotAddr::Master);
-                let reply = conn
+                let generation = handle.generation;
+                let reply = handle
+                    .conn
                     .route_command(
                         wait,
                         RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
                     )
-                    .await?;
+                    .await;
+                handle.observe(generation, &reply);
+                let reply = reply?;
                 redis::from_redis_value(reply)?
             }
         };
@@ -292,7 +422,12 @@ impl ConnectionLike for RedisConn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             RedisConn::Single(conn) => conn.req_packed_command(cmd),
-            RedisConn::Cluster(conn) => conn.req_packed_command(cmd),
+            RedisConn::Cluster(handle) => Box::pin(async move {
+                let conn = handle.current();
+                let result = conn.req_packed_command(cmd).await;
+                handle.observe(handle.generation, &result);
+                result
+            }),
         }
     }
 
@@ -304,14 +439,19 @@ impl ConnectionLike for RedisConn {
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
             RedisConn::Single(conn) => conn.req_packed_commands(pipeline, offset, count),
-            RedisConn::Cluster(conn) => conn.req_packed_commands(pipeline, offset, count),
+            RedisConn::Cluster(handle) => Box::pin(async move {
+                let conn = handle.current();
+                let result = conn.req_packed_commands(pipeline, offset, count).await;
+                handle.observe(handle.generation, &result);
+                result
+            }),
         }
     }
 
     fn get_db(&self) -> i64 {
         match self {
             RedisConn::Single(conn) => conn.get_db(),
-            RedisConn::Cluster(conn) => conn.get_db(),
+            RedisConn::Cluster(handle) => handle.conn.get_db(),
         }
     }
 }
