@@ -358,9 +358,20 @@ impl Notifier {
                         self.notify(&key);
                     }
                 }
-                // Resubscribed after a failover or reconnection: re-read everything.
-                redis::PushKind::SSubscribe | redis::PushKind::Disconnection => {
+                // (Re)subscribed: re-read everything.
+                redis::PushKind::SSubscribe => self.notify_all(),
+                // A node went away (killed, failed over). The redis crate does not
+                // resubscribe its channels on the node that takes over its slots until
+                // the connection sends a command, which this one never does: watchers
+                // were then woken only by their poll, for good (seen in
+                // `tests/failover.rs`). Start over: `run` subscribes anew, on the
+                // masters of the moment, once the cluster answers again.
+                redis::PushKind::Disconnection => {
                     self.notify_all();
+                    return Err(redis::RedisError::from((
+                        redis::ErrorKind::Io,
+                        "a node of the subscription disconnected",
+                    )));
                 }
                 _ => {}
             }
