@@ -194,8 +194,7 @@ impl ClusterHandle {
     fn current(&mut self) -> &mut ClusterConnection {
         let newer = {
             let shared = self.lock();
-            (shared.generation != self.generation)
-                .then(|| (shared.conn.clone(), shared.generation))
+            (shared.generation != self.generation).then(|| (shared.conn.clone(), shared.generation))
         };
         if let Some((conn, generation)) = newer {
             self.conn = conn;
@@ -229,7 +228,9 @@ impl ClusterHandle {
         );
         runtime.spawn(async move {
             let fresh = client.get_async_connection().await;
-            let mut shared = state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut shared = state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             shared.rebuilding = false;
             match fresh {
                 Ok(conn) => {
