@@ -158,9 +158,8 @@ enum DdzAction {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_once() {
     let started = Instant::now();
-    let mut cluster = block_in_place(|| {
-        OwnCluster::start_free("gamehub-failover", BASE_PORTS.step_by(10))
-    });
+    let mut cluster =
+        block_in_place(|| OwnCluster::start_free("gamehub-failover", BASE_PORTS.step_by(10)));
     println!("cluster up in {:?}", started.elapsed());
     let urls = cluster.urls();
     let tp = TestPlatform::start(&[
@@ -171,6 +170,9 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
     ])
     .await
     .unwrap();
+    // The services' logs, when asked for (`RUST_LOG=warn`).
+    let _telemetry = std::env::var_os("RUST_LOG")
+        .map(|_| gamehub_platform::telemetry::init("failover", &tp.config).unwrap());
     let operator = tp.clients("fo-operator", Role::Operator);
 
     // ---- Gomoku: two players are seated in the paid freestyle room and play 5 plies.
@@ -374,7 +376,9 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
         "a step on a master without its replica: {status:?}"
     );
     println!("with no replica: {status:?}");
-    // The same request again, the replica still gone.
+    // The same request again, the replica still gone. (Known gap, reported: a retry of
+    // a step already written is answered as a replay without `WAIT`, so it is
+    // acknowledged although no replica may have it yet. Not asserted until fixed.)
     match white_client.place_stone(probe.clone()).await {
         Ok(answer) => println!(
             "FINDING: the retry of the refused step was acknowledged (replayed: {}) while its \
@@ -393,6 +397,7 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
             cluster.restart(port);
         }
         cluster.wait_ready();
+        println!("the dead nodes are back as replicas");
         cluster
     });
     let gomoku = async {
@@ -404,12 +409,16 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
         .await
         .unwrap();
         gomoku_acked.push(point.to_owned());
+        println!("gomoku: {point} acknowledged ({:?})", started.elapsed());
         for (who, point) in &script[6..] {
             place(&tp, who, &gomoku_table, point).await.unwrap();
             gomoku_acked.push((*point).to_owned());
+            println!("gomoku: {point} acknowledged ({:?})", started.elapsed());
         }
     };
-    let doudizhu = join_all(by_seat.iter().map(|p| {
+    let seen_events = std::sync::atomic::AtomicU32::new(0);
+    let seen_events = &seen_events;
+    let doudizhu = join_all(by_seat.iter().enumerate().map(|(seat, p)| {
         let client = tp.clients(p, Role::Player).doudizhu;
         let table_id = ddz_table.clone();
         async move {
@@ -422,7 +431,11 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
                         deals: 1,
                         think: Duration::ZERO,
                     },
-                    |_| {},
+                    |update| {
+                        if seat == 0 && matches!(update, drive::doudizhu::Update::Event(_)) {
+                            seen_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    },
                 ),
             )
             .await
@@ -433,10 +446,12 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
     let ((), outcomes) = tokio::time::timeout(GAME_BOUND, async { tokio::join!(gomoku, doudizhu) })
         .await
         .expect("both games end in time");
+    let played_for = recovered_at.elapsed();
     let cluster = restart.await.unwrap();
     println!(
-        "both games ended {:?} after the dead nodes were restarted",
-        recovered_at.elapsed()
+        "both games ended {played_for:?} after the dead nodes were restarted; the deal's \
+         watcher saw {} events meanwhile",
+        seen_events.load(std::sync::atomic::Ordering::Relaxed)
     );
 
     // ---- (a) Each game ended and the ledger settled it exactly once.
@@ -458,18 +473,30 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
                 },
             )
             .await;
-            assert_eq!(games.len(), 1, "{player}: one {game} game, settled once: {games:?}");
+            assert_eq!(
+                games.len(),
+                1,
+                "{player}: one {game} game, settled once: {games:?}"
+            );
             settled.extend(games);
         }
         settled.dedup();
-        assert_eq!(settled.len(), 1, "{game}: one game for all its players: {settled:?}");
+        assert_eq!(
+            settled.len(),
+            1,
+            "{game}: one game for all its players: {settled:?}"
+        );
         let metrics = &gamehub_platform::metrics::metrics().settlements;
         assert_eq!(
             metrics.with_label_values(&[game, "adopted"]).get(),
             0,
             "{game}: the ledger paid a result its table no longer had"
         );
-        assert_eq!(metrics.with_label_values(&[game, "dead"]).get(), 0, "{game}: dead letter");
+        assert_eq!(
+            metrics.with_label_values(&[game, "dead"]).get(),
+            0,
+            "{game}: dead letter"
+        );
     }
 
     // ---- (b) No acknowledged action was lost: each is in the table's final record,
@@ -499,9 +526,7 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
     let view = ddz_view(&tp, &by_seat[0], &ddz_table, true).await;
     let deal_result = view.result.clone().expect("the deal has a result");
     assert!(
-        view.bids
-            .iter()
-            .any(|b| b.seat == first && b.points == 3),
+        view.bids.iter().any(|b| b.seat == first && b.points == 3),
         "the acknowledged bid: {:?}",
         view.bids
     );
@@ -531,7 +556,11 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
     for (player, points) in [(&black, 5 * base), (&white, -5 * base)] {
         let account = account(&operator, player).await;
         let s = standing(&account, GameType::Gomoku);
-        assert_eq!((s.games, s.points), (1, points), "{player}'s Gomoku standing");
+        assert_eq!(
+            (s.games, s.points),
+            (1, points),
+            "{player}'s Gomoku standing"
+        );
         assert_eq!(
             account.balance_silver - before[player.as_str()],
             points * spp,

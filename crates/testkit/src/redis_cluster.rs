@@ -293,8 +293,10 @@ impl OwnCluster {
         let mut promoted = 0;
         self.wait_for(&format!("a running node took over slot {slot}"), || {
             let up = self.up_ports();
-            let masters: Vec<Option<u16>> =
-                up.iter().map(|&asked| self.master_in(asked, slot)).collect();
+            let masters: Vec<Option<u16>> = up
+                .iter()
+                .map(|&asked| self.master_in(asked, slot))
+                .collect();
             match masters.first() {
                 Some(&Some(port))
                     if self.is_up(port)
