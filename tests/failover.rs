@@ -422,25 +422,42 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
         let client = tp.clients(p, Role::Player).doudizhu;
         let table_id = ddz_table.clone();
         async move {
-            tokio::time::timeout(
-                GAME_BOUND,
-                drive::doudizhu::play(
-                    client,
-                    &table_id,
-                    drive::doudizhu::Options {
-                        deals: 1,
-                        think: Duration::ZERO,
-                    },
-                    |update| {
-                        if seat == 0 && matches!(update, drive::doudizhu::Update::Event(_)) {
-                            seen_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        }
-                    },
-                ),
-            )
-            .await
-            .expect("the deal ends in time")
-            .unwrap()
+            // A good client watches again when its stream could not start or broke off
+            // (UNAVAILABLE while the cluster recovers), a bounded number of times.
+            let mut attempts = 0;
+            loop {
+                let played = tokio::time::timeout(
+                    GAME_BOUND,
+                    drive::doudizhu::play(
+                        client.clone(),
+                        &table_id,
+                        drive::doudizhu::Options {
+                            deals: 1,
+                            think: Duration::ZERO,
+                        },
+                        |update| {
+                            if seat == 0 && matches!(update, drive::doudizhu::Update::Event(_)) {
+                                seen_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                        },
+                    ),
+                )
+                .await
+                .expect("the deal ends in time");
+                match played {
+                    Ok(outcome) => break outcome,
+                    Err(e)
+                        if attempts < 20
+                            && e.downcast_ref::<tonic::Status>()
+                                .is_some_and(|s| s.code() == tonic::Code::Unavailable) =>
+                    {
+                        attempts += 1;
+                        println!("doudizhu: seat {seat} watches again after {e}");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                    }
+                    Err(e) => panic!("seat {seat}: {e:#}"),
+                }
+            }
         }
     }));
     let ((), outcomes) = tokio::time::timeout(GAME_BOUND, async { tokio::join!(gomoku, doudizhu) })
