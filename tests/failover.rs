@@ -5,8 +5,9 @@
 //! moves; every action the API acknowledged is written down. Then the master holding
 //! the Gomoku table's shard is killed (SIGKILL), and the Dou Dizhu table's too when it
 //! is another; the replicas take over. With its only replica promoted, a master has no
-//! replica left, so a step on it is refused UNAVAILABLE (never acknowledged
-//! unreplicated) until the dead node is back, as a replica of the new master. The
+//! replica left, so a step on it is refused UNAVAILABLE until the dead node is back, as
+//! a replica of the new master (a retry of a step already written is answered as a
+//! replay without `WAIT`: a known gap, printed, not asserted). The
 //! players carry on as a well-behaved client does (retrying UNAVAILABLE with the same
 //! request id, a bounded number of times) to each game's end.
 //!
