@@ -379,7 +379,25 @@ impl RedisConn {
                     )
                     .await;
                 handle.observe(generation, &reply);
-                let reply = reply?;
+                // WAIT is not redirected like a keyed command: with a slot map that a
+                // failover made stale (the old master back as a replica at the same
+                // address) it reaches a replica, which refuses it. Transient, as a
+                // READONLY reply is: the caller retries once the map is fresh (seen in
+                // `tests/failover.rs`; it was an INTERNAL error).
+                let stale = |detail: String| {
+                    redis::RedisError::from((
+                        redis::ErrorKind::Server(redis::ServerErrorKind::ReadOnly),
+                        "WAIT reached a node that is no longer the slot's master",
+                        detail,
+                    ))
+                };
+                let reply = match reply {
+                    Ok(Value::ServerError(e)) => return Err(stale(format!("{e:?}"))),
+                    Err(e) if e.to_string().contains("replica") => {
+                        return Err(stale(e.to_string()));
+                    }
+                    other => other?,
+                };
                 redis::from_redis_value(reply)?
             }
         };
