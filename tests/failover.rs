@@ -148,6 +148,25 @@ async fn ledger_games(operator: &Clients, player: &str, table_id: &str) -> Vec<S
         .collect()
 }
 
+/// Whether a seat's driving ended on something a good client rides out by watching
+/// again: a transient status (UNAVAILABLE while the cluster recovers, a watch place not
+/// yet given back, a timeout) or a broken stream. INTERNAL and refusals are not.
+fn transient(error: &anyhow::Error) -> bool {
+    use tonic::Code;
+    match error.downcast_ref::<tonic::Status>() {
+        Some(status) => matches!(
+            status.code(),
+            Code::Unavailable
+                | Code::ResourceExhausted
+                | Code::Aborted
+                | Code::DeadlineExceeded
+                | Code::Cancelled
+                | Code::Unknown
+        ),
+        None => true,
+    }
+}
+
 /// A Dou Dizhu action the API acknowledged before the failover.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum DdzAction {
@@ -447,11 +466,7 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
                 .expect("the deal ends in time");
                 match played {
                     Ok(outcome) => break outcome,
-                    Err(e)
-                        if attempts < 20
-                            && e.downcast_ref::<tonic::Status>()
-                                .is_some_and(|s| s.code() == tonic::Code::Unavailable) =>
-                    {
+                    Err(e) if attempts < 20 && transient(&e) => {
                         attempts += 1;
                         println!("doudizhu: seat {seat} watches again after {e}");
                         tokio::time::sleep(Duration::from_millis(500)).await;
