@@ -15,7 +15,7 @@ use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::doudizhu::{self as ddz, table_event, watch_response};
 
-use super::retry_call;
+use super::{MAX_REWATCHES, pause, retry_call, transient};
 use crate::api::request_id;
 
 /// What a driver shows its observer.
@@ -129,32 +129,47 @@ fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
 }
 
 /// Plays `table_id` for the seat the client's token holds until `options.deals` deals
-/// are over (then leaves) or the table closes.
+/// are over (then leaves) or the table closes. A watch that fails transiently is
+/// resumed after the last event seen (at most [`MAX_REWATCHES`] times), as a client
+/// riding out a failover does.
 pub async fn play(
-    mut client: DoudizhuServiceClient<ServiceChannel>,
+    client: DoudizhuServiceClient<ServiceChannel>,
     table_id: &str,
     options: Options,
     mut observe: impl FnMut(Update<'_>),
 ) -> anyhow::Result<Outcome> {
-    let mut stream = client
-        .watch(ddz::WatchRequest {
+    // The watch, resumed after the last event seen when it fails transiently.
+    let open = |after_event_id: i64| {
+        let request = ddz::WatchRequest {
             table_id: table_id.to_owned(),
-            after_event_id: 0,
+            after_event_id,
             as_spectator: false,
-        })
-        .await?
-        .into_inner();
+        };
+        retry_call!(client, watch, request)
+    };
+    let mut stream = open(0).await?;
+    let (mut last_event, mut rewatches) = (0i64, 0u32);
     let mut me: Option<Seat> = None;
     let mut outcome = Outcome::default();
     let mut finished = 0u32;
     let mut leaving_after: Option<String> = None;
     let mut acted_at_event: i64 = -1;
     while let Some(item) = stream.next().await {
-        let item = item?;
+        let item = match item {
+            Ok(item) => item,
+            Err(status) if transient(&status) && rewatches < MAX_REWATCHES => {
+                pause(&status, rewatches).await;
+                rewatches += 1;
+                stream = open(last_event).await?;
+                continue;
+            }
+            Err(status) => return Err(status.into()),
+        };
         // Whether this item may have started a turn of ours.
         let mut my_turn_maybe = false;
         match item.item {
             Some(watch_response::Item::Snapshot(view)) => {
+                last_event = view.last_event_id;
                 me = seat(view.viewer_seat);
                 if me.is_none() {
                     anyhow::bail!("this token's player does not sit at table {table_id}");
@@ -163,6 +178,7 @@ pub async fn play(
                 my_turn_maybe = true;
             }
             Some(watch_response::Item::Event(event)) => {
+                last_event = event.event_id;
                 observe(Update::Event(&event));
                 use table_event::Kind;
                 match &event.kind {

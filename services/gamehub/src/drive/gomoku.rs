@@ -155,7 +155,7 @@ impl Mirror {
 /// Plays `table_id` for the seat the client's token holds until `options.games` games
 /// are over (then leaves) or the table closes.
 pub async fn play(
-    mut client: GomokuServiceClient<ServiceChannel>,
+    client: GomokuServiceClient<ServiceChannel>,
     table_id: &str,
     options: Options,
     mut observe: impl FnMut(Update<'_>),
@@ -185,19 +185,32 @@ pub async fn play(
     let mut leaving_after: Option<i32> = None;
     // Replay the table from its first event (id 1, the opening) so the copy has the
     // whole game; if those events were trimmed the server sends a snapshot instead.
-    let mut stream = client
-        .watch(gm::WatchRequest {
+    // A watch that fails transiently is resumed after the last event seen.
+    let open = |after_event_id: u64| {
+        let request = gm::WatchRequest {
             table_id: table_id.to_owned(),
-            after_event_id: 1,
-        })
-        .await?
-        .into_inner();
+            after_event_id,
+        };
+        retry_call!(client, watch, request)
+    };
+    let mut stream = open(1).await?;
+    let (mut last_event, mut rewatches) = (1u64, 0u32);
     let mut applied = 0u64;
     let mut acted_at = u64::MAX;
     while let Some(item) = stream.next().await {
-        let item = item?;
+        let item = match item {
+            Ok(item) => item,
+            Err(status) if super::transient(&status) && rewatches < super::MAX_REWATCHES => {
+                super::pause(&status, rewatches).await;
+                rewatches += 1;
+                stream = open(last_event).await?;
+                continue;
+            }
+            Err(status) => return Err(status.into()),
+        };
         match item.item {
             Some(watch_response::Item::Table(snapshot)) => {
+                last_event = snapshot.last_event_id;
                 let game = snapshot.game.clone().unwrap_or_default();
                 if game.stones.is_empty() && game.phase() == gm::Phase::Play {
                     mirror.start(game.black_seat);
@@ -211,6 +224,7 @@ pub async fn play(
                 observe(Update::Table(&snapshot));
             }
             Some(watch_response::Item::Event(event)) => {
+                last_event = event.event_id;
                 mirror.apply(&event);
                 applied += 1;
                 observe(Update::Event(&event));

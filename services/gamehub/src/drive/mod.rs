@@ -21,28 +21,39 @@ where
     loop {
         match call().await {
             Ok(value) => return Ok(value),
-            Err(status)
-                if attempt < ATTEMPTS
-                    && matches!(
-                        status.code(),
-                        tonic::Code::ResourceExhausted
-                            | tonic::Code::Unavailable
-                            | tonic::Code::Aborted
-                    ) =>
-            {
-                let hint = status
-                    .metadata()
-                    .get(gamehub_platform::error::RETRY_AFTER_MS)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .map(Duration::from_millis);
-                let backoff = Duration::from_millis(50 * u64::from(attempt + 1));
-                tokio::time::sleep(hint.unwrap_or(backoff).min(Duration::from_secs(2))).await;
+            Err(status) if attempt < ATTEMPTS && transient(&status) => {
+                pause(&status, attempt).await;
                 attempt += 1;
             }
             Err(status) => return Err(status),
         }
     }
+}
+
+/// Times a bot watches a table again after its stream failed transiently (a game
+/// service replica restarting, Redis failing over).
+pub const MAX_REWATCHES: u32 = 20;
+
+/// Whether a failure passes (a limit, a dependency failing over, a lost race), so the
+/// same request may be sent again.
+pub fn transient(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        tonic::Code::ResourceExhausted | tonic::Code::Unavailable | tonic::Code::Aborted
+    )
+}
+
+/// Waits before attempt `attempt + 1` after `status`: its retry hint when it has one,
+/// else a growing backoff, at most 2 s.
+pub async fn pause(status: &tonic::Status, attempt: u32) {
+    let hint = status
+        .metadata()
+        .get(gamehub_platform::error::RETRY_AFTER_MS)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis);
+    let backoff = Duration::from_millis(50 * u64::from(attempt + 1));
+    tokio::time::sleep(hint.unwrap_or(backoff).min(Duration::from_secs(2))).await;
 }
 
 /// `retry_call!(client, method, request)`: a future that sends `request` with
