@@ -148,25 +148,6 @@ async fn ledger_games(operator: &Clients, player: &str, table_id: &str) -> Vec<S
         .collect()
 }
 
-/// Whether a seat's driving ended on something a good client rides out by watching
-/// again: a transient status (UNAVAILABLE while the cluster recovers, a watch place not
-/// yet given back, a timeout) or a broken stream. INTERNAL and refusals are not.
-fn transient(error: &anyhow::Error) -> bool {
-    use tonic::Code;
-    match error.downcast_ref::<tonic::Status>() {
-        Some(status) => matches!(
-            status.code(),
-            Code::Unavailable
-                | Code::ResourceExhausted
-                | Code::Aborted
-                | Code::DeadlineExceeded
-                | Code::Cancelled
-                | Code::Unknown
-        ),
-        None => true,
-    }
-}
-
 /// A Dou Dizhu action the API acknowledged before the failover.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum DdzAction {
@@ -442,38 +423,27 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
         let client = tp.clients(p, Role::Player).doudizhu;
         let table_id = ddz_table.clone();
         async move {
-            // A good client watches again when its stream could not start or broke off
-            // (UNAVAILABLE while the cluster recovers), a bounded number of times.
-            let mut attempts = 0;
-            loop {
-                let played = tokio::time::timeout(
-                    GAME_BOUND,
-                    drive::doudizhu::play(
-                        client.clone(),
-                        &table_id,
-                        drive::doudizhu::Options {
-                            deals: 1,
-                            think: Duration::ZERO,
-                        },
-                        |update| {
-                            if seat == 0 && matches!(update, drive::doudizhu::Update::Event(_)) {
-                                seen_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            }
-                        },
-                    ),
-                )
-                .await
-                .expect("the deal ends in time");
-                match played {
-                    Ok(outcome) => break outcome,
-                    Err(e) if attempts < 20 && transient(&e) => {
-                        attempts += 1;
-                        println!("doudizhu: seat {seat} watches again after {e}");
-                        tokio::time::sleep(Duration::from_millis(500)).await;
-                    }
-                    Err(e) => panic!("seat {seat}: {e:#}"),
-                }
-            }
+            // The bot watches again, as a good client does, when its stream could not
+            // start or broke off (UNAVAILABLE while the cluster recovers).
+            tokio::time::timeout(
+                GAME_BOUND,
+                drive::doudizhu::play(
+                    client,
+                    &table_id,
+                    drive::doudizhu::Options {
+                        deals: 1,
+                        think: Duration::ZERO,
+                    },
+                    |update| {
+                        if seat == 0 && matches!(update, drive::doudizhu::Update::Event(_)) {
+                            seen_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    },
+                ),
+            )
+            .await
+            .expect("the deal ends in time")
+            .unwrap_or_else(|e| panic!("seat {seat}: {e:#}"))
         }
     }));
     let ((), outcomes) = tokio::time::timeout(GAME_BOUND, async { tokio::join!(gomoku, doudizhu) })
