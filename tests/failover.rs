@@ -6,9 +6,8 @@
 //! the Gomoku table's shard is killed (SIGKILL), and the Dou Dizhu table's too when it
 //! is another; the replicas take over. With its only replica promoted, a master has no
 //! replica left, so a step on it is refused UNAVAILABLE until the dead node is back, as
-//! a replica of the new master (a retry of a step already written is answered as a
-//! replay without `WAIT`: a known gap, printed, not asserted). The
-//! players carry on as a well-behaved client does (retrying UNAVAILABLE with the same
+//! a replica of the new master; so is a retry of that step (a replay is confirmed by
+//! the replicas as the step itself is). The players carry on as a well-behaved client does (retrying UNAVAILABLE with the same
 //! request id, a bounded number of times) to each game's end.
 //!
 //! Afterwards: each game ended and the ledger settled it exactly once, with the points
@@ -377,17 +376,15 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
         "a step on a master without its replica: {status:?}"
     );
     println!("with no replica: {status:?}");
-    // The same request again, the replica still gone. (Known gap, reported: a retry of
-    // a step already written is answered as a replay without `WAIT`, so it is
-    // acknowledged although no replica may have it yet. Not asserted until fixed.)
-    match white_client.place_stone(probe.clone()).await {
-        Ok(answer) => println!(
-            "FINDING: the retry of the refused step was acknowledged (replayed: {}) while its \
-             master still has no replica",
-            answer.into_inner().replayed
-        ),
-        Err(status) => println!("the retry, with no replica yet: {:?}", status.code()),
-    }
+    // The same request again, the replica still gone: the step is written, but a
+    // replay is acknowledged no sooner than the step itself would be.
+    let again = white_client.place_stone(probe.clone()).await;
+    let status = again.expect_err("a replay is acknowledged with no replica to confirm it");
+    assert_eq!(
+        status.code(),
+        tonic::Code::Unavailable,
+        "a replay on a master without its replica: {status:?}"
+    );
 
     // The dead nodes come back (as replicas of the masters that took over) while the
     // players carry on, retrying what is refused meanwhile.

@@ -25,6 +25,7 @@
 //! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
 //! | `gh:{G:SS}:outbox-dead-why` | hash | game id → why and when it was refused (`dead_letters`) |
 //! | `gh:{G:SS}:live` | set | open table ids |
+//! | `gh:{G:SS}:replicated` | counter | bumped by a replayed step before its `WAIT`, when replica acknowledgement is on |
 //! | `gh:{G:SS}:events` | pub/sub channel | ids of the shard's tables with new events (`SPUBLISH` on a cluster) |
 //!
 //! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
@@ -380,6 +381,11 @@ impl TableStore {
         format!("{}:{}:lease:{game_id}", self.prefix, self.tag(shard))
     }
 
+    /// The counter a replayed step bumps before its `WAIT` ([`TableStore::replicated`]).
+    fn replicated_key(&self, shard: u32) -> String {
+        format!("{}:{}:replicated", self.prefix, self.tag(shard))
+    }
+
     pub(crate) fn live_key(&self, shard: u32) -> String {
         format!("{}:{}:live", self.prefix, self.tag(shard))
     }
@@ -547,23 +553,52 @@ impl TableStore {
         };
         let mut conn = self.redis.clone();
         let outcome = self.commit_script.run(&mut conn, &args).await?;
-        if let (CommitOutcome::Applied { .. }, true) = (&outcome, self.replica_wait.replicas > 0) {
+        match outcome {
             // The step went out on this connection: WAIT covers it.
-            let ReplicaWait { replicas, timeout } = self.replica_wait;
-            let acked = conn.wait_replicas(&table_key, replicas, timeout).await?;
-            if acked < replicas {
-                crate::metrics::dependency_error("redis");
-                return Err(ApiError::UnavailableFor {
-                    message: format!(
-                        "the step on table {table_id} is recorded, but only {acked} of the \
-                         {replicas} Redis replicas required confirmed it within {timeout:?}; \
-                         retry with the same request id"
-                    ),
-                    retry_after: Duration::from_millis(250),
-                });
-            }
+            CommitOutcome::Applied { .. } => self.replicated(&mut conn, table_id, false).await?,
+            CommitOutcome::Duplicate { .. } => self.replicated(&mut conn, table_id, true).await?,
+            CommitOutcome::Conflict { .. } => {}
         }
         Ok(outcome)
+    }
+
+    /// With replica acknowledgement on ([`TableStore::with_replica_wait`]): returns once
+    /// enough replicas of the table's master have every write `conn` sent it, or
+    /// UNAVAILABLE. A `replay` (a request found applied before, perhaps by another
+    /// process and never confirmed) first writes a marker of its own in the table's
+    /// slot: replication is in order, so replicas that have the marker have the step.
+    async fn replicated(
+        &self,
+        conn: &mut RedisConn,
+        table_id: &str,
+        replay: bool,
+    ) -> Result<(), ApiError> {
+        let ReplicaWait { replicas, timeout } = self.replica_wait;
+        if replicas == 0 {
+            return Ok(());
+        }
+        let shard = shard_of(table_id);
+        if replay {
+            redis::cmd("INCR")
+                .arg(self.replicated_key(shard))
+                .query_async::<i64>(conn)
+                .await?;
+        }
+        let acked = conn
+            .wait_replicas(&self.replicated_key(shard), replicas, timeout)
+            .await?;
+        if acked < replicas {
+            crate::metrics::dependency_error("redis");
+            return Err(ApiError::UnavailableFor {
+                message: format!(
+                    "the step on table {table_id} is recorded, but only {acked} of the \
+                     {replicas} Redis replicas required confirmed it within {timeout:?}; \
+                     retry with the same request id"
+                ),
+                retry_after: Duration::from_millis(250),
+            });
+        }
+        Ok(())
     }
 
     /// Creates a table with its first state; refuses with ALREADY_EXISTS when the id is
@@ -611,6 +646,8 @@ impl TableStore {
         for attempt in 0..MAX_UPDATE_ATTEMPTS {
             let (loaded, applied) = self.load_for_update(table_id, request_key).await?;
             if let Some(last_seq) = applied {
+                self.replicated(&mut self.redis.clone(), table_id, true)
+                    .await?;
                 return Ok(Updated::Duplicate { last_seq });
             }
             let Some(loaded) = loaded else {
