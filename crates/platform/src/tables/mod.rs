@@ -17,7 +17,7 @@
 //!
 //! | key (prefix `gh`) | type | holds |
 //! |---|---|---|
-//! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence |
+//! | `gh:{G:SS}:t:ID` | hash | `v` version, `s` state, `q` last event sequence, `k` the last writer's token (see below) |
 //! | `gh:{G:SS}:t:ID:ev` | stream | events, ids `0-<seq>`, trimmed to a bound: `a` audience (`*` or a seat number; anything else is an error, never "everyone"), `p` payload |
 //! | `gh:{G:SS}:t:ID:rq` | sorted set | recent request keys, scored by the sequence they reached (idempotency) |
 //! | `gh:{G:SS}:deadlines` | sorted set | table id by next deadline (Unix ms by the store's [`Clock`], the one source of "now" for steps and sweeps) |
@@ -30,6 +30,18 @@
 //!
 //! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
 //! share its tag, so the design runs unchanged on Redis Cluster.
+//!
+//! ## The state cache
+//! [`TableStore::update`] keeps the decoded state each of its steps wrote (per process,
+//! at most [`StoreLimits::cached_tables`] tables; closed tables are dropped), and the
+//! next step of that table judges on it without reading Redis: one round trip (the
+//! commit) per action in the common case, and no state decode. The step then expects
+//! both the version and the random writer token (`k`) its previous step left, so a
+//! stale entry (another replica stepped the table, or a Redis failover took it back to
+//! an older version and another replica forward again) is a conflict, never a step on
+//! the wrong state: the step reloads and judges again. A judgement that fails on a
+//! cached state is also judged again on a fresh load (the cache may be stale, or the
+//! request a duplicate), so callers see exactly the answers of a fresh load.
 
 pub mod dead_letters;
 pub mod hub;
@@ -39,7 +51,9 @@ pub mod sweeper;
 
 pub use scripts::CommitOutcome;
 
-use std::sync::Arc;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -253,6 +267,9 @@ pub struct StoreLimits {
     pub closed_table_ttl: Duration,
     /// The largest encoded state accepted (a bug guard).
     pub max_state_bytes: usize,
+    /// Decoded table states kept in this process for the next step (0: none). Past
+    /// it, an arbitrary entry makes room; a missing entry costs one read.
+    pub cached_tables: usize,
 }
 
 impl Default for StoreLimits {
@@ -263,6 +280,7 @@ impl Default for StoreLimits {
             idle_table_ttl: Duration::from_secs(24 * 3600),
             closed_table_ttl: Duration::from_secs(3600),
             max_state_bytes: 256 * 1024,
+            cached_tables: 10_000,
         }
     }
 }
@@ -280,6 +298,84 @@ pub struct TableStore {
     /// The service's clock: the "now" of every deadline in the index, of the sweeper
     /// and of the settler's lag.
     clock: Clock,
+    /// The states this process's steps wrote last (module docs, "The state cache").
+    cache: Arc<StateCache>,
+}
+
+/// A table's state as this process's last step of it wrote it.
+struct Cached {
+    version: u64,
+    token: String,
+    /// Request keys of the latest steps through this entry (at most
+    /// [`CACHED_REQUEST_KEYS`]): a retry of one of them is recognised without judging.
+    request_keys: Vec<String>,
+    state: Box<dyn Any + Send>,
+}
+
+/// Request keys remembered per cached table.
+const CACHED_REQUEST_KEYS: usize = 16;
+
+/// The decoded states of the tables this process stepped last, bounded.
+struct StateCache {
+    capacity: usize,
+    entries: Mutex<HashMap<String, Cached>>,
+}
+
+impl StateCache {
+    fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cached>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Takes a table's entry out (a concurrent step of the same table then reads Redis).
+    fn take<S: 'static>(&self, table_id: &str) -> Option<(Cached, S)> {
+        let mut cached = self.lock().remove(table_id)?;
+        let state = std::mem::replace(&mut cached.state, Box::new(()));
+        let state = state.downcast::<S>().ok()?;
+        Some((cached, *state))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn put<S: Send + 'static>(
+        &self,
+        table_id: &str,
+        version: u64,
+        token: String,
+        request_keys: Vec<String>,
+        state: S,
+    ) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut entries = self.lock();
+        if entries.len() >= self.capacity && !entries.contains_key(table_id) {
+            let victim = entries.keys().next().cloned();
+            if let Some(victim) = victim {
+                entries.remove(&victim);
+            }
+        }
+        entries.insert(
+            table_id.to_owned(),
+            Cached {
+                version,
+                token,
+                request_keys,
+                state: Box::new(state),
+            },
+        );
+    }
+
+    fn forget(&self, table_id: &str) {
+        self.lock().remove(table_id);
+    }
 }
 
 impl std::fmt::Debug for TableStore {
@@ -307,6 +403,7 @@ impl TableStore {
             redis,
             prefix: Arc::from(prefix),
             game,
+            cache: Arc::new(StateCache::new(limits.cached_tables)),
             limits,
             replica_wait: ReplicaWait::default(),
             commit_script: Arc::new(scripts::CommitScript::new()),
@@ -501,6 +598,33 @@ impl TableStore {
         change: &Change<()>,
         request_key: Option<&str>,
     ) -> Result<CommitOutcome, ApiError> {
+        // A step from elsewhere invalidates this process's cached state of the table.
+        self.cache.forget(table_id);
+        self.commit_step(
+            table_id,
+            expected_version,
+            state,
+            change,
+            request_key,
+            None,
+            "",
+        )
+        .await
+    }
+
+    /// [`TableStore::commit`], also expecting the writer token `expected_token` (when
+    /// given) and leaving `new_token`.
+    #[allow(clippy::too_many_arguments)]
+    async fn commit_step(
+        &self,
+        table_id: &str,
+        expected_version: u64,
+        state: &[u8],
+        change: &Change<()>,
+        request_key: Option<&str>,
+        expected_token: Option<&str>,
+        new_token: &str,
+    ) -> Result<CommitOutcome, ApiError> {
         if state.len() > self.limits.max_state_bytes {
             return Err(ApiError::internal(anyhow::anyhow!(
                 "table {table_id} state of {} bytes exceeds the {} byte limit",
@@ -552,7 +676,10 @@ impl TableStore {
             events: &change.events,
         };
         let mut conn = self.redis.clone();
-        let outcome = self.commit_script.run(&mut conn, &args).await?;
+        let outcome = self
+            .commit_script
+            .run_with_token(&mut conn, &args, expected_token, new_token)
+            .await?;
         match outcome {
             // The step went out on this connection: WAIT covers it.
             CommitOutcome::Applied { .. } => self.replicated(&mut conn, table_id, false).await?,
@@ -632,7 +759,10 @@ impl TableStore {
     ///
     /// `apply` must be a pure function of the state it is given (it may run several
     /// times); an error from it is returned as is and nothing is written. A request key
-    /// applied before returns [`Updated::Duplicate`] without calling `apply`.
+    /// applied before returns [`Updated::Duplicate`] without calling `apply` when it
+    /// was applied in this process (or read from Redis); applied by another replica
+    /// since this process's last step of the table, `apply` may run on the cached state
+    /// before the step finds out, and its output is dropped.
     pub async fn update<S, T, F>(
         &self,
         table_id: &str,
@@ -640,32 +770,53 @@ impl TableStore {
         mut apply: F,
     ) -> Result<Updated<T>, ApiError>
     where
-        S: Serialize + DeserializeOwned,
+        S: Serialize + DeserializeOwned + Send + 'static,
         F: FnMut(&mut S, u64) -> Result<Change<T>, ApiError>,
     {
+        let mut cached = self
+            .cache
+            .take::<S>(table_id)
+            // A retry of a step made through the cache is recognised by a fresh load.
+            .filter(|(entry, _)| {
+                request_key.is_none_or(|key| !entry.request_keys.iter().any(|k| k == key))
+            });
+        let mut request_keys = Vec::new();
         for attempt in 0..MAX_UPDATE_ATTEMPTS {
-            let (loaded, applied) = self.load_for_update(table_id, request_key).await?;
-            if let Some(last_seq) = applied {
-                self.replicated(&mut self.redis.clone(), table_id, true)
-                    .await?;
-                return Ok(Updated::Duplicate { last_seq });
-            }
-            let Some(loaded) = loaded else {
-                return Err(ApiError::NotFound(format!(
-                    "no table {table_id}; it never existed or has been closed"
-                )));
+            let from_cache = cached.is_some();
+            let (version, mut state, expected_token) = match cached.take() {
+                Some((entry, state)) => {
+                    request_keys = entry.request_keys;
+                    (entry.version, state, Some(entry.token))
+                }
+                None => {
+                    request_keys.clear();
+                    // Fresh load: no request keys carried (a retry then reads Redis).
+                    let (loaded, applied) = self.load_for_update(table_id, request_key).await?;
+                    if let Some(last_seq) = applied {
+                        self.replicated(&mut self.redis.clone(), table_id, true)
+                            .await?;
+                        return Ok(Updated::Duplicate { last_seq });
+                    }
+                    let Some(loaded) = loaded else {
+                        return Err(ApiError::NotFound(format!(
+                            "no table {table_id}; it never existed or has been closed"
+                        )));
+                    };
+                    let state = serde_json::from_slice(&loaded.state).map_err(|e| {
+                        ApiError::internal(anyhow::anyhow!(
+                            "table {table_id} state does not decode: {e}"
+                        ))
+                    })?;
+                    (loaded.version, state, None)
+                }
             };
-            let loaded: Loaded<S> = Loaded {
-                version: loaded.version,
-                last_seq: loaded.last_seq,
-                state: serde_json::from_slice(&loaded.state).map_err(|e| {
-                    ApiError::internal(anyhow::anyhow!(
-                        "table {table_id} state does not decode: {e}"
-                    ))
-                })?,
+            let change = match apply(&mut state, version) {
+                Ok(change) => change,
+                // Judged on a cached state: judge again on the stored one (the entry
+                // may be stale, or the request a duplicate), as a fresh load would.
+                Err(_) if from_cache => continue,
+                Err(e) => return Err(e),
             };
-            let mut state = loaded.state;
-            let change = apply(&mut state, loaded.version)?;
             let Change {
                 events,
                 deadline_ms,
@@ -681,11 +832,30 @@ impl TableStore {
                 close,
                 output: (),
             };
+            let new_token = format!("{:016x}", rand::random::<u64>());
             match self
-                .commit(table_id, loaded.version, &bytes, &plain, request_key)
+                .commit_step(
+                    table_id,
+                    version,
+                    &bytes,
+                    &plain,
+                    request_key,
+                    expected_token.as_deref(),
+                    &new_token,
+                )
                 .await?
             {
                 CommitOutcome::Applied { version, last_seq } => {
+                    if !close {
+                        if let Some(key) = request_key {
+                            if request_keys.len() >= CACHED_REQUEST_KEYS {
+                                request_keys.remove(0);
+                            }
+                            request_keys.push(key.to_owned());
+                        }
+                        self.cache
+                            .put(table_id, version, new_token, request_keys, state);
+                    }
                     return Ok(Updated::Applied {
                         version,
                         last_seq,
@@ -699,12 +869,15 @@ impl TableStore {
                     tracing::debug!(
                         table_id,
                         attempt,
-                        expected = loaded.version,
+                        expected = version,
+                        from_cache,
                         current_version,
-                        "lost a race; reloading"
+                        "lost a race or a stale cached state; reloading"
                     );
-                    let jitter = rand::random::<u64>() % (2 + attempt as u64 * 2);
-                    tokio::time::sleep(Duration::from_millis(jitter)).await;
+                    if !from_cache {
+                        let jitter = rand::random::<u64>() % (2 + attempt as u64 * 2);
+                        tokio::time::sleep(Duration::from_millis(jitter)).await;
+                    }
                 }
             }
         }

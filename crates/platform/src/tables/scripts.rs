@@ -80,10 +80,23 @@ impl CommitScript {
         Self(LuaScript::new("commit", include_str!("lua/commit.lua")))
     }
 
+    #[cfg(test)]
     pub(crate) async fn run(
         &self,
         conn: &mut RedisConn,
         args: &CommitArgs<'_>,
+    ) -> Result<CommitOutcome, ApiError> {
+        self.run_with_token(conn, args, None, "").await
+    }
+
+    /// [`CommitScript::run`], refusing (as a conflict) unless the table's writer token
+    /// is `expected_token` (when given), and leaving `new_token` as the table's token.
+    pub(crate) async fn run_with_token(
+        &self,
+        conn: &mut RedisConn,
+        args: &CommitArgs<'_>,
+        expected_token: Option<&str>,
+        new_token: &str,
     ) -> Result<CommitOutcome, ApiError> {
         let (outbox_field, outbox_value) = args.settlement.unwrap_or(("", b""));
         let mut invocation = self.0.prepare(conn);
@@ -110,6 +123,7 @@ impl CommitScript {
         for event in args.events {
             invocation.arg(event.audience.encode()).arg(&event.payload);
         }
+        invocation.arg(expected_token.unwrap_or("")).arg(new_token);
         let reply = self.0.run(&invocation, conn).await?;
         Ok(self.decode(&reply)?)
     }

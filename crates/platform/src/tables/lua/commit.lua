@@ -7,26 +7,34 @@
 --       5 stream max length, 6 request key ('' = none), 7 request keys kept,
 --       8 outbox field ('' = none), 9 outbox value, 10 close ('1' or '0'),
 --       11 key lifetime (seconds), 12 notify channel, 13 event count,
---       then an (audience, payload) pair per event
+--       then an (audience, payload) pair per event, then (optional) the expected
+--       writer token ('' = not checked) and the token this step leaves (`k`; '' = none)
 -- Returns {1, new version, last sequence} when written,
---         {0, current version} when the version is not the expected one,
+--         {0, current version} when the version (or the expected token) is not the
+--         expected one,
 --         {2, sequence reached} when the request key was applied before.
 local rk = ARGV[6]
 if rk ~= '' then
   local prev = redis.call('ZSCORE', KEYS[3], rk)
   if prev then return {2, tonumber(prev)} end
 end
-local cur = redis.call('HMGET', KEYS[1], 'v', 'q')
+local n = tonumber(ARGV[13])
+-- The writer token: a caller stepping from a state it cached after its own last step
+-- expects the token that step left, so a table that went back to an older version (a
+-- Redis failover losing writes) and forward again elsewhere is not taken for the same.
+local et = ARGV[14 + 2 * n] or ''
+local nt = ARGV[15 + 2 * n] or ''
+local cur = redis.call('HMGET', KEYS[1], 'v', 'q', 'k')
 local v = tonumber(cur[1] or '0')
 if v ~= tonumber(ARGV[1]) then return {0, v} end
+if et ~= '' and cur[3] ~= et then return {0, v} end
 local q = tonumber(cur[2] or '0')
-local n = tonumber(ARGV[13])
 for i = 0, n - 1 do
   q = q + 1
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '0-' .. q, 'a', ARGV[14 + 2 * i], 'p', ARGV[15 + 2 * i])
 end
 v = v + 1
-redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2], 'q', q)
+redis.call('HSET', KEYS[1], 'v', v, 's', ARGV[2], 'q', q, 'k', nt)
 if ARGV[3] ~= '' then
   redis.call('ZADD', KEYS[4], ARGV[3], ARGV[4])
 else
