@@ -133,6 +133,12 @@ impl Repository {
         player: &PlayerId,
         today: NaiveDate,
     ) -> Result<AccountRow, LedgerError> {
+        // The balance and the standings as of one snapshot: read apart, a settlement
+        // committed between the two reads showed its points without its silver.
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await?;
         let row = sqlx::query(
             "SELECT a.balance_silver, p.gomoku_rating, p.rated_games, p.professional_dan, \
                     p.cap_day, p.won_today_silver, p.lost_today_silver \
@@ -140,15 +146,16 @@ impl Repository {
              WHERE a.account_id = $1",
         )
         .bind(player.as_str())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
         let standings: Vec<(i16, i64, i64, i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT game_type, points, wins, losses, draws, escapes, games \
              FROM standings WHERE player_id = $1",
         )
         .bind(player.as_str())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *tx)
         .await?;
+        tx.commit().await?;
         let standings = GameType::ALL
             .iter()
             .map(|game_type| {
