@@ -370,11 +370,12 @@ fn hscans(redis: &gamehub_testkit::redis_server::OwnRedis) -> u64 {
 
 #[tokio::test]
 async fn a_settlement_leaves_redis_only_once_its_ending_is_durable() {
-    // A Redis of this test's own (engineer "durability": ports 52100–52199) that fsyncs
+    // A Redis of this test's own (engineer "durability": ports 22100–22199, below the
+    // ephemeral range) that fsyncs
     // its AOF once a second.
     let redis = gamehub_testkit::redis_server::OwnRedis::start(
         "durability-gate",
-        52111,
+        22111,
         &["--appendfsync", "everysec"],
     );
     let fx = spawn(CommonConfig::for_tests()).await;

@@ -26,8 +26,8 @@ use gamehub_proto::ledger as lg;
 use gamehub_testkit::platform::TestPlatform;
 use gamehub_testkit::redis_server::OwnRedis;
 
-/// This test's Redis port (engineer "durability": 52100–52199).
-const PORT: u16 = 52120;
+/// This test's Redis port (engineer "durability": 22100–22199, below the ephemeral range).
+const PORT: u16 = 22120;
 
 const REDIS_ARGS: [&str; 4] = [
     "--appendfsync",
