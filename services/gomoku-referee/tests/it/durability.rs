@@ -11,7 +11,8 @@ use tonic::Code;
 
 use crate::support::*;
 
-/// This suite's ports (engineer "durability": 22100–22199, below the kernel's ephemeral range 32768–60999, where an outgoing connection could hold one).
+/// This suite's ports (engineer "durability": 22100–22199, below the kernel's
+/// ephemeral range 32768–60999, where an outgoing connection could hold one).
 const LOADING_PORT: u16 = 22110;
 
 fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
