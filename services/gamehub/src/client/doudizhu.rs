@@ -58,7 +58,8 @@ pub fn parse_command(text: &str, bidding: bool) -> Result<Command, String> {
         ["leave"] => Command::Leave,
         ["verify"] => Command::Verify,
         ["help"] | ["?"] => Command::Help,
-        ["quit"] | ["exit"] | ["q"] => Command::Quit,
+        // Not `q`: a lone Q is a queen played.
+        ["quit"] | ["exit"] => Command::Quit,
         _ => {
             let ranks = RankCounts::parse(&lower).map_err(|e| {
                 format!("{text:?} is neither a command nor cards ({e}); `help` lists the commands")
@@ -866,6 +867,13 @@ mod tests {
         assert_eq!(parse_command("next", false), Ok(Command::NextDeal));
         assert_eq!(parse_command("verify", false), Ok(Command::Verify));
         assert_eq!(parse_command("quit", false), Ok(Command::Quit));
+        // A lone Q (either case) is a queen played, never the client closed.
+        for queen in ["Q", "q"] {
+            assert!(
+                matches!(parse_command(queen, false), Ok(Command::Play(_))),
+                "{queen}"
+            );
+        }
     }
 
     #[test]
