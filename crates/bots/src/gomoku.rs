@@ -8,6 +8,7 @@
 //! so the swap room's opening limits and Renju's forbidden points (for black) are the
 //! rule crate's.
 
+use gomoku_rules::point::SIZE;
 use gomoku_rules::{Action, Board, Color, Game, Phase, Point, Rules, Seat, Verdict};
 use rand::Rng;
 
@@ -120,24 +121,42 @@ pub fn random_move_near<R: Rng + ?Sized>(
     }
 }
 
-/// The empty points within `reach` of a stone, each once (h8 on an empty board).
-fn points_near(board: &Board, reach: u8) -> Vec<Point> {
+/// The empty points within `reach` of a stone, each once, row by row (h8 on an empty
+/// board). The board is read once into a bit per point and row; the stones' rows are
+/// widened by `reach` sideways and then up and down, so the cost does not grow with the
+/// stones (a load generator calls this for every stone it places).
+pub fn points_near(board: &Board, reach: u8) -> Vec<Point> {
+    const ROWS: usize = SIZE as usize;
     if board.stone_count() == 0 {
         return vec![Point::CENTER];
     }
-    let reach = i8::try_from(reach).unwrap_or(i8::MAX);
-    let mut seen = [false; gomoku_rules::point::POINTS];
-    let mut near = Vec::new();
-    for stone in board.stones() {
-        for dx in -reach..=reach {
-            for dy in -reach..=reach {
-                if let Some(p) = stone.point.offset(dx, dy, 1)
-                    && board.is_empty(p)
-                    && !std::mem::replace(&mut seen[p.index()], true)
-                {
-                    near.push(p);
-                }
-            }
+    let mut stones = [0u16; ROWS];
+    let mut empty = [0u16; ROWS];
+    for p in Point::all() {
+        let row = if board.is_empty(p) {
+            &mut empty
+        } else {
+            &mut stones
+        };
+        row[usize::from(p.y())] |= 1 << p.x();
+    }
+    let reach = usize::from(reach).min(ROWS);
+    let wide = stones.map(|mut row| {
+        for _ in 0..reach {
+            row |= (row << 1) | (row >> 1);
+        }
+        row
+    });
+    let mut near = Vec::with_capacity(64);
+    for (y, empty_row) in (0u8..).zip(empty) {
+        let from = usize::from(y).saturating_sub(reach);
+        let to = (usize::from(y) + reach).min(ROWS - 1);
+        // Bits past the board's edge are never empty points, so they drop out here.
+        let mut row = wide[from..=to].iter().fold(0, |acc, r| acc | r) & empty_row;
+        while row != 0 {
+            let x = row.trailing_zeros() as u8;
+            row &= row - 1;
+            near.extend(Point::new(x, y));
         }
     }
     near

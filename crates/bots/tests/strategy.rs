@@ -444,3 +444,34 @@ fn random_stones_near_the_others_are_legal_and_near() {
         }
     }
 }
+
+proptest::proptest! {
+    /// The load generators' candidate stones are exactly the empty points within
+    /// `reach` (Chebyshev distance) of a stone, each once; h8 alone on an empty board.
+    #[test]
+    fn points_near_are_the_empty_points_within_reach_of_a_stone(
+        stones in proptest::collection::vec((0u8..15, 0u8..15, proptest::bool::ANY), 0..120),
+        reach in 0u8..5,
+    ) {
+        let mut board = gomoku_rules::Board::new();
+        for (x, y, black) in stones {
+            let color = if black { gomoku_rules::Color::Black } else { gomoku_rules::Color::White };
+            let _ = board.place(Point::new(x, y).unwrap(), color);
+        }
+        let mut got = gomoku::points_near(&board, reach);
+        let count = got.len();
+        got.sort_by_key(|p| p.index());
+        got.dedup();
+        proptest::prop_assert_eq!(got.len(), count, "a point came twice");
+        let want: Vec<Point> = if board.stone_count() == 0 {
+            vec![Point::CENTER]
+        } else {
+            Point::all()
+                .filter(|&p| board.is_empty(p) && board.stones().any(|s| s.point.distance(p) <= reach))
+                .collect()
+        };
+        let mut want = want;
+        want.sort_by_key(|p| p.index());
+        proptest::prop_assert_eq!(got, want);
+    }
+}
