@@ -103,9 +103,13 @@ fn write_token(out: &mut String, entry: &LogEntry, black_seat: Seat) {
     } else {
         Color::White
     };
-    // Writing to a String cannot fail.
+    // Writing to a String cannot fail. A stone, nearly every token, is written by hand:
+    // the stored state is written at every step.
     let _ = match entry.action {
-        Action::Place(p) => write!(out, "{p}"),
+        Action::Place(p) => {
+            push_point(out, p);
+            Ok(())
+        }
         Action::ClaimForbidden => write!(out, "claim"),
         Action::Swap => write!(out, "swap"),
         Action::ProposeFifth(a, b) => write!(out, "propose:{a},{b}"),
@@ -117,12 +121,38 @@ fn write_token(out: &mut String, entry: &LogEntry, black_seat: Seat) {
         Action::Escape => write!(out, "escape:{color}"),
         Action::Timeout => write!(out, "timeout"),
     };
-    let _ = write!(out, "@{}", entry.at_ms);
+    out.push('@');
+    push_number(out, entry.at_ms);
+}
+
+/// `p` as its name (`h8`), as `Point`'s `Display` writes it.
+fn push_point(out: &mut String, p: Point) {
+    out.push(char::from(b'a' + p.x()));
+    push_number(out, u64::from(p.y()) + 1);
+}
+
+/// `n` in decimal.
+fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // n % 10 < 10: the cast keeps it.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
 }
 
 /// The log as a line of tokens, `per_line` tokens to a line (0: one line).
 fn write_log(game: &Game, per_line: usize) -> String {
-    let mut out = String::new();
+    // A stone and its time take about a dozen bytes.
+    let mut out = String::with_capacity(game.log().len() * 12);
     let mut black_seat = game.config().black_seat;
     for (i, entry) in game.log().iter().enumerate() {
         if i > 0 {
@@ -572,7 +602,7 @@ impl Game {
     /// The compact stored form (JSON of the configuration and the action log); a 60-ply
     /// game with realistic times takes under 700 bytes (685 measured).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let stored = StoredGame::from(self.clone());
+        let stored = StoredGame::from(self);
         serde_json::to_vec(&stored).unwrap_or_default()
     }
 
@@ -590,8 +620,8 @@ impl Game {
     }
 }
 
-impl From<Game> for StoredGame {
-    fn from(game: Game) -> StoredGame {
+impl From<&Game> for StoredGame {
+    fn from(game: &Game) -> StoredGame {
         let config = game.config();
         StoredGame {
             v: 1,
@@ -601,7 +631,7 @@ impl From<Game> for StoredGame {
             black_seat: config.black_seat.number(),
             opening: game.opening().map(|o| o.id().to_owned()),
             start_ms: game.started_ms(),
-            log: write_log(&game, 0),
+            log: write_log(game, 0),
         }
     }
 }
@@ -644,7 +674,7 @@ impl TryFrom<StoredGame> for Game {
 
 impl Serialize for Game {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        StoredGame::from(self.clone()).serialize(serializer)
+        StoredGame::from(self).serialize(serializer)
     }
 }
 
