@@ -6,7 +6,8 @@
 //! puts a typed [`Caller`] into the request's extensions; handlers read it with
 //! [`Caller::of`] and check what it may do.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -138,13 +139,31 @@ pub struct Keys {
     encoding: Arc<EncodingKey>,
     decoding: Arc<DecodingKey>,
     validation: Arc<Validation>,
+    verified: Arc<Mutex<Verified>>,
 }
+
+/// Tokens verified before, by their whole text, with their caller and expiry: a client
+/// sends the same token with every call, and its signature and claims need checking
+/// once, not at every call (that was 4% of a Gomoku move's CPU in the referee). Any
+/// other text, a changed signature included, misses and is verified in full.
+#[derive(Default)]
+struct Verified {
+    tokens: HashMap<String, (Caller, u64)>,
+}
+
+/// Tokens remembered at most; past it the memory starts over (a few hundred bytes each).
+const VERIFIED_TOKENS_KEPT: usize = 8_192;
+
+/// Seconds past `exp` a token is still accepted (clocks differ between machines).
+const LEEWAY_SECS: u64 = 5;
 
 impl std::fmt::Debug for Keys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Keys([redacted])")
     }
 }
+
+const EXPIRED: &str = "the token has expired; get a new one";
 
 /// The most a subject may hold: ids are short.
 pub const MAX_SUBJECT_LEN: usize = 64;
@@ -162,11 +181,12 @@ impl Keys {
         let bytes = secret.expose().as_bytes();
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_required_spec_claims(&["exp", "sub"]);
-        validation.leeway = 5;
+        validation.leeway = LEEWAY_SECS;
         Self {
             encoding: Arc::new(EncodingKey::from_secret(bytes)),
             decoding: Arc::new(DecodingKey::from_secret(bytes)),
             validation: Arc::new(validation),
+            verified: Arc::default(),
         }
     }
 
@@ -186,11 +206,48 @@ impl Keys {
 
     /// Verifies a token and returns its caller.
     pub fn verify(&self, token: &str) -> Result<Caller, ApiError> {
+        self.verify_at(token, now_secs())
+    }
+
+    /// [`Keys::verify`] at `now` (seconds since the Unix epoch) for a token verified
+    /// before; a new token is verified against the system clock.
+    fn verify_at(&self, token: &str, now: u64) -> Result<Caller, ApiError> {
+        let known = self
+            .lock_verified()
+            .tokens
+            .get(token)
+            .map(|(caller, exp)| (caller.clone(), *exp));
+        if let Some((caller, exp)) = known {
+            if now > exp.saturating_add(LEEWAY_SECS) {
+                self.lock_verified().tokens.remove(token);
+                return Err(ApiError::Unauthenticated(EXPIRED.into()));
+            }
+            return Ok(caller);
+        }
+        let (caller, exp) = self.verify_in_full(token)?;
+        let mut verified = self.lock_verified();
+        if verified.tokens.len() >= VERIFIED_TOKENS_KEPT {
+            verified.tokens.clear();
+        }
+        verified
+            .tokens
+            .insert(token.to_owned(), (caller.clone(), exp));
+        Ok(caller)
+    }
+
+    fn lock_verified(&self) -> std::sync::MutexGuard<'_, Verified> {
+        self.verified
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The signature and the claims checked; the caller and the expiry.
+    fn verify_in_full(&self, token: &str) -> Result<(Caller, u64), ApiError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|e| {
                 use jsonwebtoken::errors::ErrorKind;
                 let why = match e.kind() {
-                    ErrorKind::ExpiredSignature => "the token has expired; get a new one",
+                    ErrorKind::ExpiredSignature => EXPIRED,
                     ErrorKind::InvalidSignature => "the token's signature does not verify",
                     ErrorKind::InvalidToken | ErrorKind::Base64(_) | ErrorKind::Json(_) => {
                         "the bearer token is not a well-formed JWT"
@@ -207,10 +264,13 @@ impl Keys {
                 "the token's subject is not a valid id".into(),
             ));
         }
-        Ok(Caller {
-            subject: claims.sub,
-            role: claims.role,
-        })
+        Ok((
+            Caller {
+                subject: claims.sub,
+                role: claims.role,
+            },
+            claims.exp,
+        ))
     }
 }
 
@@ -256,6 +316,44 @@ mod tests {
             jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &k.encoding).unwrap();
         let err = k.verify(&token).unwrap_err();
         assert!(err.to_string().contains("expired"));
+    }
+
+    #[test]
+    fn a_remembered_token_still_expires_and_a_changed_one_is_verified_again() {
+        let k = keys();
+        let token = k
+            .mint("alice", Role::Player, Duration::from_secs(60))
+            .unwrap();
+        let now = now_secs();
+        assert_eq!(k.verify_at(&token, now).unwrap().subject, "alice");
+        assert_eq!(k.lock_verified().tokens.len(), 1, "remembered");
+        // Remembered, it is still refused once past its expiry and the leeway.
+        assert!(k.verify_at(&token, now + 60 + LEEWAY_SECS).is_ok());
+        let err = k.verify_at(&token, now + 61 + LEEWAY_SECS).unwrap_err();
+        assert!(err.to_string().contains("expired"), "{err}");
+        assert!(
+            k.lock_verified().tokens.is_empty(),
+            "forgotten once expired"
+        );
+        // Another signature on the same claims misses and fails in full.
+        assert!(k.verify(&token).is_ok());
+        let (body, signature) = token.rsplit_once('.').unwrap();
+        let flipped = if signature.starts_with('A') { 'B' } else { 'A' };
+        let forged = format!("{body}.{flipped}{}", &signature[1..]);
+        let err = k.verify(&forged).unwrap_err();
+        assert!(matches!(err, ApiError::Unauthenticated(_)), "{err}");
+    }
+
+    #[test]
+    fn remembered_tokens_are_bounded() {
+        let k = keys();
+        for i in 0..VERIFIED_TOKENS_KEPT + 10 {
+            let token = k
+                .mint(&format!("p{i}"), Role::Player, Duration::from_secs(60))
+                .unwrap();
+            k.verify(&token).unwrap();
+            assert!(k.lock_verified().tokens.len() <= VERIFIED_TOKENS_KEPT);
+        }
     }
 
     #[test]
