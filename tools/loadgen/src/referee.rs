@@ -60,6 +60,13 @@ pub struct Args {
     /// Requests redis-benchmark makes (0 skips it); it uses REDIS_URL.
     #[arg(long, default_value_t = baseline::REDIS_EVAL_REQUESTS)]
     pub redis_benchmark_requests: u64,
+    /// Seconds of the gRPC floor after the play (0 skips it): as many callers as
+    /// tables, on the same connections, each calling the referee's
+    /// `grpc.health.v1.Health/Check` as fast as answered. That call goes through the
+    /// same server stack with nothing to do, so moves/s ÷ checks/s is the share of a
+    /// bare gRPC call's throughput a move reaches.
+    #[arg(long, default_value_t = 5)]
+    pub grpc_floor_secs: u64,
 }
 
 /// What a run measured.
@@ -89,6 +96,9 @@ pub struct Report {
     pub redis_eval_per_second: Option<f64>,
     /// The exact `redis-benchmark` command, when run.
     pub redis_benchmark_command: Option<String>,
+    /// Health checks per second through the same connections (the gRPC floor), when
+    /// measured.
+    pub grpc_checks_per_second: Option<f64>,
 }
 
 impl Report {
@@ -132,6 +142,17 @@ impl fmt::Display for Report {
                 .map(|(k, v)| format!("{k} {v}"))
                 .collect();
             writeln!(f, "errors: {}", list.join(", "))?;
+        }
+        if let Some(checks) = self.grpc_checks_per_second {
+            writeln!(
+                f,
+                "gRPC floor (Health/Check, same callers and connections) checks/s {checks:.0}"
+            )?;
+            writeln!(
+                f,
+                "moves/s ÷ checks/s = {:.3}",
+                self.moves_per_second() / checks.max(1e-9)
+            )?;
         }
         if let (Some(eval), Some(command)) =
             (self.redis_eval_per_second, &self.redis_benchmark_command)
@@ -243,6 +264,10 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     report.p50_ms = quantile_ms(&latencies, 0.50);
     report.p99_ms = quantile_ms(&latencies, 0.99);
     report.max_ms = quantile_ms(&latencies, 1.0);
+    if args.grpc_floor_secs > 0 {
+        let floor = Duration::from_secs(args.grpc_floor_secs);
+        report.grpc_checks_per_second = Some(grpc_floor(&channels, args.tables, floor).await?);
+    }
     if args.redis_benchmark_requests > 0 {
         match baseline::redis_eval(&config.redis, args.redis_benchmark_requests).await {
             Ok(eval) => {
@@ -253,6 +278,40 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
         }
     }
     Ok(report)
+}
+
+/// Health checks per second that `callers` closed-loop callers get through `channels`
+/// in `duration`; an error fails the measurement.
+async fn grpc_floor(
+    channels: &[Channel],
+    callers: usize,
+    duration: Duration,
+) -> anyhow::Result<f64> {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let started = Instant::now();
+    let deadline = started + duration;
+    let mut tasks = Vec::new();
+    for i in 0..callers.max(1) {
+        let mut client = HealthClient::new(channels[i % channels.len()].clone());
+        tasks.push(tokio::spawn(async move {
+            let mut checks = 0u64;
+            while Instant::now() < deadline {
+                client
+                    .check(HealthCheckRequest {
+                        service: String::new(),
+                    })
+                    .await?;
+                checks += 1;
+            }
+            Ok::<_, tonic::Status>(checks)
+        }));
+    }
+    let mut checks = 0;
+    for task in tasks {
+        checks += task.await??;
+    }
+    Ok(checks as f64 / started.elapsed().as_secs_f64().max(1e-9))
 }
 
 /// Plays one table until the deadline.

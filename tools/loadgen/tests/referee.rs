@@ -19,6 +19,7 @@ fn short(addr: &str, rules: &str, rate: f64) -> Args {
         connections: 2,
         rate,
         redis_benchmark_requests: 0,
+        grpc_floor_secs: 0,
     }
 }
 
@@ -72,6 +73,22 @@ async fn a_short_load_plays_games_without_refusals_in_every_rule_set() {
     assert!(
         report.moves_per_second() < 60.0,
         "an offered 40/s is not exceeded much: {report}"
+    );
+    // The gRPC floor: health checks through the same connections, counted.
+    let report = run(
+        &Args {
+            grpc_floor_secs: 1,
+            ..short(&referee.url, "freestyle", 0.0)
+        },
+        &CommonConfig::for_tests(),
+    )
+    .await
+    .unwrap();
+    let checks = report.grpc_checks_per_second.unwrap();
+    assert!(checks > 0.0, "{report}");
+    assert!(
+        report.to_string().contains("moves/s ÷ checks/s"),
+        "{report}"
     );
     ledger.trigger();
     remove_keys(&prefix).await;
