@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +114,12 @@ impl Point {
         }
     }
 
+    /// The point's name (`h8`): its text form without formatting, for code that writes
+    /// many points (every stone of a table, at every move).
+    pub fn name(self) -> &'static str {
+        &NAMES[self.index()]
+    }
+
     /// Every point of the board, in index order.
     pub fn all() -> impl Iterator<Item = Point> {
         (0..POINTS).filter_map(Point::from_index)
@@ -148,9 +155,16 @@ impl Point {
     }
 }
 
+/// Every point's name, by index: written once.
+static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    Point::all()
+        .map(|p| format!("{}{}", char::from(b'a' + p.x), p.y + 1))
+        .collect()
+});
+
 impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", char::from(b'a' + self.x), self.y + 1)
+        f.write_str(self.name())
     }
 }
 
@@ -215,6 +229,8 @@ mod tests {
     fn center_is_h8() {
         assert_eq!(Point::parse("h8"), Ok(Point::CENTER));
         assert_eq!(Point::CENTER.to_string(), "h8");
+        assert_eq!(Point::CENTER.name(), "h8");
+        assert_eq!(Point::from_index(POINTS - 1).map(Point::name), Some("o15"));
         assert_eq!(Point::parse("A1").map(|p| (p.x(), p.y())), Ok((0, 0)));
         assert_eq!(Point::parse("o15").map(|p| (p.x(), p.y())), Ok((14, 14)));
     }

@@ -107,7 +107,7 @@ fn write_token(out: &mut String, entry: &LogEntry, black_seat: Seat) {
     // the stored state is written at every step.
     let _ = match entry.action {
         Action::Place(p) => {
-            push_point(out, p);
+            out.push_str(p.name());
             Ok(())
         }
         Action::ClaimForbidden => write!(out, "claim"),
@@ -123,12 +123,6 @@ fn write_token(out: &mut String, entry: &LogEntry, black_seat: Seat) {
     };
     out.push('@');
     push_number(out, entry.at_ms);
-}
-
-/// `p` as its name (`h8`), as `Point`'s `Display` writes it.
-fn push_point(out: &mut String, p: Point) {
-    out.push(char::from(b'a' + p.x()));
-    push_number(out, u64::from(p.y()) + 1);
 }
 
 /// `n` in decimal.

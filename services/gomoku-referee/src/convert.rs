@@ -28,7 +28,7 @@ pub fn date(ms: u64) -> String {
 /// A point with all three fields filled.
 pub fn point(p: Point) -> pb::Point {
     pb::Point {
-        text: p.to_string(),
+        text: p.name().to_owned(),
         x: i32::from(p.x()),
         y: i32::from(p.y()),
     }

@@ -61,7 +61,7 @@ struct Why {
 
 impl TableStore {
     fn dead_why_key(&self, shard: u32) -> String {
-        format!("{}:{}:outbox-dead-why", self.prefix, self.tag(shard))
+        self.shard_key(shard, "outbox-dead-why")
     }
 }
 

@@ -289,7 +289,9 @@ impl Default for StoreLimits {
 #[derive(Clone)]
 pub struct TableStore {
     redis: RedisConn,
-    prefix: Arc<str>,
+    /// `PREFIX:{GAME:SS}` for each shard, by shard: every key of a shard starts so
+    /// (built once; a step names six keys).
+    shard_prefixes: Arc<[String]>,
     game: &'static str,
     limits: StoreLimits,
     replica_wait: ReplicaWait,
@@ -381,7 +383,7 @@ impl StateCache {
 impl std::fmt::Debug for TableStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TableStore")
-            .field("prefix", &self.prefix)
+            .field("shard_keys", &self.shard_prefixes.first())
             .field("game", &self.game)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
@@ -401,7 +403,9 @@ impl TableStore {
     ) -> Self {
         Self {
             redis,
-            prefix: Arc::from(prefix),
+            shard_prefixes: (0..SHARDS)
+                .map(|shard| format!("{prefix}:{{{game}:{shard:02}}}"))
+                .collect(),
             game,
             cache: Arc::new(StateCache::new(limits.cached_tables)),
             limits,
@@ -439,59 +443,62 @@ impl TableStore {
         &self.limits
     }
 
-    fn tag(&self, shard: u32) -> String {
-        format!("{{{}:{:02}}}", self.game, shard)
+    /// `PREFIX:{GAME:SS}:name`: a key of `shard`.
+    fn shard_key(&self, shard: u32, name: &str) -> String {
+        let shard_prefix = &self.shard_prefixes[shard as usize % self.shard_prefixes.len()];
+        [shard_prefix.as_str(), ":", name].concat()
     }
 
     fn table_key(&self, table_id: &str) -> String {
-        format!(
-            "{}:{}:t:{table_id}",
-            self.prefix,
-            self.tag(shard_of(table_id))
-        )
+        self.shard_key(shard_of(table_id), &["t:", table_id].concat())
     }
 
     /// A key of the caller's own beside a table's keys, e.g. `…:t:ID:records`: it shares
     /// the table's hash tag (so one Lua step or MULTI may touch both on Redis Cluster).
     /// The store itself never reads, writes or expires it.
     pub fn companion_key(&self, table_id: &str, name: &str) -> String {
-        format!("{}:{name}", self.table_key(table_id))
+        [self.table_key(table_id).as_str(), ":", name].concat()
     }
 
     fn events_key(&self, table_id: &str) -> String {
-        format!("{}:ev", self.table_key(table_id))
+        self.companion_key(table_id, "ev")
+    }
+
+    /// The request keys a table's steps applied (a sorted set).
+    fn requests_key(&self, table_id: &str) -> String {
+        self.companion_key(table_id, "rq")
     }
 
     pub(crate) fn deadlines_key(&self, shard: u32) -> String {
-        format!("{}:{}:deadlines", self.prefix, self.tag(shard))
+        self.shard_key(shard, "deadlines")
     }
 
     pub(crate) fn outbox_key(&self, shard: u32) -> String {
-        format!("{}:{}:outbox", self.prefix, self.tag(shard))
+        self.shard_key(shard, "outbox")
     }
 
     pub(crate) fn dead_letter_key(&self, shard: u32) -> String {
-        format!("{}:{}:outbox-dead", self.prefix, self.tag(shard))
+        self.shard_key(shard, "outbox-dead")
     }
 
     pub(crate) fn lease_key(&self, shard: u32, game_id: &str) -> String {
-        format!("{}:{}:lease:{game_id}", self.prefix, self.tag(shard))
+        self.shard_key(shard, &["lease:", game_id].concat())
     }
 
     /// The counter a replayed step bumps before its `WAIT` ([`TableStore::replicated`]).
     fn replicated_key(&self, shard: u32) -> String {
-        format!("{}:{}:replicated", self.prefix, self.tag(shard))
+        self.shard_key(shard, "replicated")
     }
 
     pub(crate) fn live_key(&self, shard: u32) -> String {
-        format!("{}:{}:live", self.prefix, self.tag(shard))
+        self.shard_key(shard, "live")
     }
 
     /// The pub/sub channel on which steps of `shard`'s tables announce new events
     /// (payload: table id). It carries the shard's hash tag, so on a cluster the
     /// step's sharded `SPUBLISH` stays on the nodes holding the table.
     pub fn notify_channel(&self, shard: u32) -> String {
-        format!("{}:{}:events", self.prefix, self.tag(shard))
+        self.shard_key(shard, "events")
     }
 
     /// Every shard's notification channel.
@@ -550,7 +557,7 @@ impl TableStore {
     ) -> Result<Option<u64>, ApiError> {
         let mut conn = self.redis.clone();
         let seq: Option<f64> = redis::cmd("ZSCORE")
-            .arg(format!("{}:rq", self.table_key(table_id)))
+            .arg(self.requests_key(table_id))
             .arg(request_key)
             .query_async(&mut conn)
             .await?;
@@ -568,7 +575,7 @@ impl TableStore {
         let mut pipe = redis::pipe();
         pipe.cmd("HMGET").arg(&table_key).arg("v").arg("s").arg("q");
         pipe.cmd("ZSCORE")
-            .arg(format!("{table_key}:rq"))
+            .arg(self.requests_key(table_id))
             .arg(request_key.unwrap_or(""));
         let mut conn = self.redis.clone();
         #[allow(clippy::type_complexity)]
@@ -646,7 +653,7 @@ impl TableStore {
             )),
             None => None,
         };
-        let (events_key, requests_key) = (self.events_key(table_id), format!("{table_key}:rq"));
+        let (events_key, requests_key) = (self.events_key(table_id), self.requests_key(table_id));
         let (deadlines_key, outbox_key, live_key) = (
             self.deadlines_key(shard),
             self.outbox_key(shard),
