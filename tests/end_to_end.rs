@@ -731,6 +731,7 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
             player_ids: vec!["p1".into(), "p2".into()],
             first_black_seat: 0,
             designated_opening: String::new(),
+            paired_games: false,
         })
         .await
         .unwrap_err();

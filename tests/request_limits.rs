@@ -264,6 +264,7 @@ impl Baselines {
                 player_ids: vec!["limits-black".into(), "limits-white".into()],
                 first_black_seat: 0,
                 designated_opening: String::new(),
+                paired_games: false,
             },
         );
         b.add(

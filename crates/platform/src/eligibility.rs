@@ -6,8 +6,8 @@
 //! ([`ensure_may_play_next`]): that game may be the one that reached a cap.
 
 use gamehub_proto::common::RoomStakes;
-use gamehub_proto::ledger::CheckEligibilityRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_proto::ledger::{CheckEligibilityRequest, Refusal};
 
 use std::time::Duration;
 
@@ -32,13 +32,27 @@ pub enum Verdict {
     },
 }
 
+/// The stable code of a `gamehub.ledger.v1.Refusal` value, as it follows `not_eligible: `
+/// in a refusal (docs/rules.md#stable-error-codes): the value's name without its prefix,
+/// in lower case. An unknown value (a newer ledger) reads as `refused`.
+pub fn refusal_code(refusal: i32) -> &'static str {
+    match Refusal::try_from(refusal) {
+        Ok(Refusal::InsufficientBalance) => "insufficient_balance",
+        Ok(Refusal::DailyWinCap) => "daily_win_cap",
+        Ok(Refusal::DailyLossCap) => "daily_loss_cap",
+        Ok(Refusal::Unspecified) | Err(_) => "refused",
+    }
+}
+
 impl Verdict {
-    /// Ok when eligible; else FAILED_PRECONDITION `not_eligible: <the ledger's sentence>`.
+    /// Ok when eligible; else FAILED_PRECONDITION `not_eligible: <reason>: <the ledger's
+    /// sentence>`, the reason being [`refusal_code`].
     pub fn into_result(self) -> Result<(), ApiError> {
         match self {
             Verdict::Eligible => Ok(()),
-            Verdict::Refused { message, .. } => Err(ApiError::FailedPrecondition(format!(
-                "not_eligible: {message}"
+            Verdict::Refused { refusal, message } => Err(ApiError::FailedPrecondition(format!(
+                "not_eligible: {}: {message}",
+                refusal_code(refusal)
             ))),
         }
     }
@@ -141,9 +155,27 @@ mod tests {
         assert_eq!(error.code(), tonic::Code::FailedPrecondition);
         assert_eq!(
             error.to_string(),
-            "not_eligible: today's losses reached the daily cap of 150000 silver"
+            "not_eligible: daily_loss_cap: today's losses reached the daily cap of 150000 silver"
         );
         assert!(Verdict::Eligible.into_result().is_ok());
+    }
+
+    #[test]
+    fn every_refusal_has_its_own_code() {
+        let codes: Vec<_> = [
+            Refusal::InsufficientBalance,
+            Refusal::DailyWinCap,
+            Refusal::DailyLossCap,
+        ]
+        .into_iter()
+        .map(|r| refusal_code(r as i32))
+        .collect();
+        assert_eq!(
+            codes,
+            ["insufficient_balance", "daily_win_cap", "daily_loss_cap"]
+        );
+        assert_eq!(refusal_code(0), "refused");
+        assert_eq!(refusal_code(99), "refused");
     }
 
     fn stakes(silver_per_point: i64) -> RoomStakes {

@@ -113,6 +113,7 @@ impl TestPlatform {
                 player_ids: vec![black.into(), white.into()],
                 first_black_seat: 0,
                 designated_opening: String::new(),
+                paired_games: false,
             })
             .await
             .unwrap_or_else(|e| panic!("opening a test table: {e}"))

@@ -263,7 +263,9 @@ async fn the_next_deal_waits_for_the_ledger_to_settle_the_last_one() {
     let refused = driver.next_deal(farmer).await.unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
     assert!(
-        refused.message().starts_with("not_eligible: "),
+        refused
+            .message()
+            .starts_with("not_eligible: daily_loss_cap: "),
         "{}",
         refused.message()
     );
@@ -305,7 +307,9 @@ async fn a_landlord_who_reached_the_daily_loss_cap_is_not_dealt_in_again() {
     let refused = driver.next_deal(landlord).await.unwrap_err();
     assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
     assert!(
-        refused.message().starts_with("not_eligible: "),
+        refused
+            .message()
+            .starts_with("not_eligible: daily_loss_cap: "),
         "{}",
         refused.message()
     );

@@ -174,6 +174,7 @@ async fn open_gomoku(matchmaker: &mut GomokuServiceClient<ServiceChannel>) -> St
             player_ids: vec!["ann".into(), "ben".into()],
             first_black_seat: 0,
             designated_opening: String::new(),
+            paired_games: false,
         })
         .await
         .unwrap()

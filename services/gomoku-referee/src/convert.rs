@@ -7,7 +7,7 @@ use gomoku_rules::{
     Opening, Outcome, Phase, Point, RuleSet, Seat,
 };
 
-use crate::table::{FinishedGame, SeatSettled, Status, TableState};
+use crate::table::{CloseReason, FinishedGame, SeatSettled, Status, TableState};
 
 /// Unix ms as the proto carries them (0 for none).
 pub fn unix_ms(ms: Option<u64>) -> i64 {
@@ -354,6 +354,20 @@ pub fn table(
             .designated_opening
             .map(|choice| choice.name().to_owned())
             .unwrap_or_default(),
+        close_reason: close_reason(state.close_reason) as i32,
+        paired_games: state.room.paired_games,
+        leaving_escapes: state.leaving_escapes(),
+    }
+}
+
+/// Why a table closed, as the API's code.
+pub fn close_reason(reason: Option<CloseReason>) -> pb::CloseReason {
+    match reason {
+        None => pb::CloseReason::Unspecified,
+        Some(CloseReason::Escape) => pb::CloseReason::Escape,
+        Some(CloseReason::Left) => pb::CloseReason::Left,
+        Some(CloseReason::Abandoned) => pb::CloseReason::Abandoned,
+        Some(CloseReason::Operator) => pb::CloseReason::Operator,
     }
 }
 

@@ -156,6 +156,7 @@ fn stakes(value: Option<&RoomStakes>) -> Result<Room, RefereeError> {
         min_balance_silver: stakes.min_balance_silver,
         rated: stakes.rated,
         designated_opening: None,
+        paired_games: false,
     })
 }
 
@@ -197,6 +198,7 @@ pub fn open_table(request: &pb::OpenTableRequest) -> Result<OpenTable, RefereeEr
     room.rule_set = rule_set("rule_set", request.rule_set)?;
     room.time_control = time_control(request.time_control.as_ref())?;
     room.designated_opening = designated_opening(&request.designated_opening, room.rule_set)?;
+    room.paired_games = request.paired_games;
     let players = match request.player_ids.as_slice() {
         [a, b] => [id("player_ids[0]", a)?, id("player_ids[1]", b)?],
         other => {

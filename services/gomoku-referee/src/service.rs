@@ -195,15 +195,48 @@ impl Referee {
         if !state.is_between_games() || state.seat_of(&caller.subject).is_none() {
             return Ok(());
         }
+        self.may_play_next(&table_id, &state, &caller.subject).await
+    }
+
+    /// The ledger's word on whether `player` may play the game after the last one of
+    /// `state` (waiting for that game's settlement first).
+    async fn may_play_next(
+        &self,
+        table_id: &str,
+        state: &TableState,
+        player: &str,
+    ) -> Result<(), ApiError> {
         gamehub_platform::eligibility::ensure_may_play_next(
             &self.store,
             &self.ledger,
-            &table_id,
+            table_id,
             &state.game_id(state.number),
-            &caller.subject,
+            player,
             state.room.stakes(),
         )
         .await
+    }
+
+    /// Whether a player leaving between the two games of a pair is excused from the
+    /// second: the ledger (asked as NextGame asks it) no longer lets it play today, so
+    /// leaving is not an escape. Anywhere else there is nothing to excuse. A ledger that
+    /// cannot answer, or has not yet settled the first game, excuses nobody: a player
+    /// refused by NextGame (`not_eligible`) knows it may leave.
+    async fn excused_from_second_game(
+        &self,
+        caller: &Caller,
+        table_id: &str,
+    ) -> Result<bool, ApiError> {
+        if caller.role != Role::Player {
+            return Ok(false);
+        }
+        let table_id = parse::table_id(table_id)?;
+        let (state, _) = self.load(&table_id).await?;
+        if !state.owes_second_game() || state.seat_of(&caller.subject).is_none() {
+            return Ok(false);
+        }
+        let verdict = self.may_play_next(&table_id, &state, &caller.subject).await;
+        Ok(matches!(verdict, Err(ApiError::FailedPrecondition(_))))
     }
 
     /// Applies a seated player's action as one atomic step.
@@ -226,7 +259,11 @@ impl Referee {
         let request_id = parse::request_id(request_id)?;
         let request_key = player_request_key(&caller.subject, &request_id);
         // A late action loses on time first; a late Leave then leaves the finished game.
-        let mut tries = if action == PlayerAction::Leave { 2 } else { 1 };
+        let mut tries = if matches!(action, PlayerAction::Leave | PlayerAction::LeaveExcused) {
+            2
+        } else {
+            1
+        };
         loop {
             tries -= 1;
             let now = self.now_ms();
@@ -710,14 +747,14 @@ impl GomokuService for Referee {
         request: Request<pb::LeaveRequest>,
     ) -> Result<Response<pb::LeaveResponse>, Status> {
         let (caller, m) = caller_and_message(request)?;
+        parse::request_id(&m.request_id).map_err(ApiError::from)?;
+        let action = if self.excused_from_second_game(&caller, &m.table_id).await? {
+            PlayerAction::LeaveExcused
+        } else {
+            PlayerAction::Leave
+        };
         let acted = self
-            .act(
-                &caller,
-                &m.table_id,
-                &m.request_id,
-                PlayerAction::Leave,
-                "Leave",
-            )
+            .act(&caller, &m.table_id, &m.request_id, action, "Leave")
             .await?;
         Ok(Response::new(pb::LeaveResponse {
             table: Some(acted.table),

@@ -50,6 +50,11 @@ pub struct Room {
     /// Absent from tables stored before rooms had openings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub designated_opening: Option<OpeningChoice>,
+    /// The games come in pairs (docs/rules.md#games-in-pairs): leaving between the two
+    /// games of a pair is an escape from the second. Absent (false) from tables stored
+    /// before rooms had pairs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paired_games: bool,
 }
 
 impl Room {
@@ -91,6 +96,20 @@ pub enum Status {
     },
     /// Closed for good.
     Closed,
+}
+
+/// Why a table closed: the code beside [`TableState::closed_reason`]'s words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseReason {
+    /// A player left during a game, or between the two games of a pair (逃跑).
+    Escape,
+    /// A player left between games.
+    Left,
+    /// Nobody restarted the table in time.
+    Abandoned,
+    /// An operator closed it.
+    Operator,
 }
 
 /// What the ledger reported for one seat of a settled game.
@@ -152,8 +171,12 @@ pub struct TableState {
     pub left: [bool; 2],
     /// Finished games, newest last, at most [`FINISHED_GAMES_KEPT`].
     pub finished: Vec<FinishedGame>,
-    /// Why the table closed; empty while open.
+    /// Why the table closed, in words; empty while open.
     pub closed_reason: String,
+    /// Why the table closed, as a code; None while open (and for tables closed before
+    /// the code was stored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_reason: Option<CloseReason>,
     /// The secret from which each game's random opening is drawn (see
     /// [`TableState::new_game`]); never shown. Drawn from the OS when the table opens.
     #[serde(default)]
@@ -176,8 +199,12 @@ pub enum PlayerAction {
     Game(Action),
     /// Ready for the next game.
     NextGame,
-    /// Leave the table (an escape mid-game).
+    /// Leave the table (an escape mid-game, and between the two games of a pair).
     Leave,
+    /// Leave the table when the ledger no longer lets the player play today: between
+    /// the two games of a pair this is not an escape (the player cannot play the
+    /// second game); otherwise the same as [`PlayerAction::Leave`].
+    LeaveExcused,
 }
 
 /// What an applied action reports back to its caller.
@@ -218,6 +245,7 @@ impl TableState {
             left: [false; 2],
             finished: Vec::new(),
             closed_reason: String::new(),
+            close_reason: None,
             opening_seed,
         };
         state.game = state.new_game(config, now_ms);
@@ -287,6 +315,18 @@ impl TableState {
         matches!(self.status, Status::BetweenGames { .. })
     }
 
+    /// Whether the players owe each other the second game of a pair: the table's games
+    /// come in pairs (games 1 and 2, 3 and 4, …) and the first of a pair just ended.
+    pub fn owes_second_game(&self) -> bool {
+        self.room.paired_games && self.is_between_games() && self.number % 2 == 1
+    }
+
+    /// Whether leaving now is an escape: while a game runs, and between the two games of
+    /// a pair.
+    pub fn leaving_escapes(&self) -> bool {
+        self.status == Status::Playing || self.owes_second_game()
+    }
+
     fn event(&self, at_ms: u64, game_number: u32, kind: pb::table_event::Kind) -> pb::TableEvent {
         pb::TableEvent {
             event_id: 0,
@@ -319,7 +359,8 @@ impl TableState {
         match action {
             PlayerAction::Game(action) => self.play(seat, action, now_ms, between_games_ms),
             PlayerAction::NextGame => self.next_game(seat, now_ms),
-            PlayerAction::Leave => self.leave(seat, now_ms, between_games_ms),
+            PlayerAction::Leave => self.leave(seat, false, now_ms, between_games_ms),
+            PlayerAction::LeaveExcused => self.leave(seat, true, now_ms, between_games_ms),
         }
     }
 
@@ -370,7 +411,34 @@ impl TableState {
             }
             Status::BetweenGames { closes_at_ms } if now_ms >= closes_at_ms => {
                 let mut step = Step::default();
-                self.close("no next game requested in time", now_ms, &mut step);
+                // Between the two games of a pair, a player who did not come back while
+                // the other did escaped from the second game.
+                let stayed_away = match self.wants_next {
+                    [true, false] => Some(Seat::ONE),
+                    [false, true] => Some(Seat::ZERO),
+                    _ => None,
+                };
+                match stayed_away {
+                    Some(seat) if self.owes_second_game() => {
+                        self.escape_from_second_game(
+                            seat,
+                            closes_at_ms,
+                            between_games_ms,
+                            &mut step,
+                        );
+                        let reason = format!(
+                            "{} did not come back for the second game of the pair",
+                            self.players[seat.index()]
+                        );
+                        self.close(&reason, CloseReason::Escape, closes_at_ms, &mut step);
+                    }
+                    _ => self.close(
+                        "no next game requested in time",
+                        CloseReason::Abandoned,
+                        now_ms,
+                        &mut step,
+                    ),
+                }
                 Some(step)
             }
             Status::BetweenGames { .. } | Status::Closed => None,
@@ -494,18 +562,7 @@ impl TableState {
                 if self.wants_next != [true, true] {
                     return Ok((step, Outcome::default()));
                 }
-                // Colors alternate: whoever opened the last game as black opens this
-                // one as white (in the swap room, the player placing the first three
-                // stones alternates).
-                let config = GameConfig {
-                    black_seat: self.game.config().black_seat.other(),
-                    ..*self.game.config()
-                };
-                self.number += 1;
-                self.game = self.new_game(config, now_ms);
-                self.status = Status::Playing;
-                self.wants_next = [false; 2];
-                step.events.push(self.game_started_event(now_ms));
+                self.start_next_game(now_ms, &mut step);
                 Ok((
                     step,
                     Outcome {
@@ -517,9 +574,53 @@ impl TableState {
         }
     }
 
+    /// Starts the next game at `now_ms`. Colors alternate: whoever opened the last game
+    /// as black opens this one as white (in the swap room, the player placing the first
+    /// three stones alternates).
+    fn start_next_game(&mut self, now_ms: u64, step: &mut Step) {
+        let config = GameConfig {
+            black_seat: self.game.config().black_seat.other(),
+            ..*self.game.config()
+        };
+        self.number += 1;
+        self.game = self.new_game(config, now_ms);
+        self.status = Status::Playing;
+        self.wants_next = [false; 2];
+        step.events.push(self.game_started_event(now_ms));
+    }
+
+    /// `seat` escapes from the second game of a pair it owes: that game starts and ends
+    /// at once with the escape, scored and settled as any escape; the seat has left.
+    fn escape_from_second_game(
+        &mut self,
+        seat: Seat,
+        now_ms: u64,
+        between_games_ms: u64,
+        step: &mut Step,
+    ) {
+        debug_assert!(self.owes_second_game());
+        self.start_next_game(now_ms, step);
+        match self.game.escape(seat, now_ms) {
+            Ok(events) => self.publish(&events, now_ms, between_games_ms, step),
+            Err(e) => debug_assert!(false, "a game just started takes an escape: {e}"),
+        }
+        self.left[seat.index()] = true;
+        step.events.push(self.event(
+            now_ms,
+            self.number,
+            pb::table_event::Kind::PlayerLeft(pb::PlayerLeft {
+                seat: i32::from(seat.number()),
+                escaped: true,
+            }),
+        ));
+    }
+
+    /// `seat` leaves: an escape while a game runs and, unless `excused` (the ledger no
+    /// longer lets it play), between the two games of a pair; either way the table closes.
     fn leave(
         &mut self,
         seat: Seat,
+        excused: bool,
         now_ms: u64,
         between_games_ms: u64,
     ) -> Result<(Step, Outcome), RefereeError> {
@@ -532,19 +633,31 @@ impl TableState {
                 self.publish(&events, now_ms, between_games_ms, &mut step);
                 outcome.escaped = true;
             }
+            Status::BetweenGames { .. } if self.owes_second_game() && !excused => {
+                self.escape_from_second_game(seat, now_ms, between_games_ms, &mut step);
+                outcome.escaped = true;
+            }
             Status::BetweenGames { .. } => {}
         }
-        self.left[seat.index()] = true;
-        step.events.push(self.event(
-            now_ms,
-            self.number,
-            pb::table_event::Kind::PlayerLeft(pb::PlayerLeft {
-                seat: i32::from(seat.number()),
-                escaped: outcome.escaped,
-            }),
-        ));
+        // An escape from a pair's second game has announced the leaving already.
+        if !self.left[seat.index()] {
+            self.left[seat.index()] = true;
+            step.events.push(self.event(
+                now_ms,
+                self.number,
+                pb::table_event::Kind::PlayerLeft(pb::PlayerLeft {
+                    seat: i32::from(seat.number()),
+                    escaped: outcome.escaped,
+                }),
+            ));
+        }
         let reason = format!("{} left", self.players[seat.index()]);
-        self.close(&reason, now_ms, &mut step);
+        let code = if outcome.escaped {
+            CloseReason::Escape
+        } else {
+            CloseReason::Left
+        };
+        self.close(&reason, code, now_ms, &mut step);
         Ok((step, outcome))
     }
 
@@ -558,19 +671,21 @@ impl TableState {
             return (step, None);
         }
         let voided = (self.status == Status::Playing).then(|| self.game_id(self.number));
-        self.close(reason, now_ms, &mut step);
+        self.close(reason, CloseReason::Operator, now_ms, &mut step);
         (step, voided)
     }
 
-    fn close(&mut self, reason: &str, now_ms: u64, step: &mut Step) {
+    fn close(&mut self, reason: &str, code: CloseReason, now_ms: u64, step: &mut Step) {
         self.status = Status::Closed;
         self.wants_next = [false; 2];
         reason.clone_into(&mut self.closed_reason);
+        self.close_reason = Some(code);
         step.events.push(self.event(
             now_ms,
             0,
             pb::table_event::Kind::TableClosed(pb::TableClosed {
                 reason: reason.to_owned(),
+                close_reason: convert::close_reason(Some(code)) as i32,
             }),
         ));
     }
@@ -667,6 +782,7 @@ mod tests {
             min_balance_silver: 0,
             rated: false,
             designated_opening: None,
+            paired_games: false,
         };
         TableState::open(
             "gt-1",

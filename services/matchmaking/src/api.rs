@@ -158,6 +158,7 @@ impl MatchmakingApi {
             return Ok(response);
         }
         self.ensure_not_seated(&player).await?;
+        self.ensure_eligible(&room, &player).await?;
 
         for _attempt in 0..3 {
             // Made at each attempt: its id dates the reservation, whose age decides
@@ -316,6 +317,20 @@ impl MatchmakingApi {
         self.ensure_left(player, record.game, &record.table_id)
             .await?;
         Ok(self.store.clear_seat_record(player, &record).await?)
+    }
+
+    /// Refuses a player the ledger would not seat in `room` now (its balance below the
+    /// room's minimum, a daily cap reached) before any ticket is made: waiting in a
+    /// queue it cannot sit down from helps nobody. The matcher asks again when the table
+    /// forms, since balances and days change while a ticket waits.
+    async fn ensure_eligible(&self, room: &Room, player: &str) -> Result<()> {
+        match self.eligibility.check(player, room).await {
+            Ok(verdict) => Ok(verdict.into_result()?),
+            Err(e) => Err(peer_unavailable(
+                "the ledger (for the player's eligibility)",
+                &e,
+            )),
+        }
     }
 
     /// Refuses while `player` still sits at `table_id`, a table that goes on.

@@ -1,4 +1,9 @@
 //! Matchmaking's errors in its own words, and their one mapping to gRPC statuses.
+//!
+//! Every FAILED_PRECONDITION starts with a stable code and a colon, as the games' do
+//! (docs/rules.md#stable-error-codes): `live_ticket`, `already_seated`, `ticket_ended`,
+//! and `not_eligible` followed by the ledger's reason code
+//! ([`gamehub_platform::eligibility::refusal_code`]).
 
 use gamehub_platform::ApiError;
 use gamehub_platform::error::excerpt;
@@ -20,7 +25,7 @@ pub enum MatchmakingError {
     UnknownTicket(String),
     /// The player has a live ticket already.
     #[error(
-        "player {player} already has a live ticket {ticket_id}; cancel it or wait for it to end"
+        "live_ticket: player {player} already has a live ticket {ticket_id}; cancel it or wait for it to end"
     )]
     LiveTicket {
         /// The player.
@@ -30,7 +35,7 @@ pub enum MatchmakingError {
     },
     /// The player still sits at a table that is going on.
     #[error(
-        "player {player} still sits at {game} table {table_id}; leave that table before enqueueing again"
+        "already_seated: player {player} still sits at {game} table {table_id}; leave that table before enqueueing again"
     )]
     Seated {
         /// The player.
@@ -60,7 +65,7 @@ pub enum MatchmakingError {
         ticket_id: String,
     },
     /// The ticket ended otherwise; it cannot be cancelled.
-    #[error("ticket {ticket_id} already ended ({state}); there is nothing to cancel")]
+    #[error("ticket_ended: ticket {ticket_id} already ended ({state}); there is nothing to cancel")]
     AlreadyEnded {
         /// The ticket.
         ticket_id: String,

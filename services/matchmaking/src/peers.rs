@@ -232,6 +232,7 @@ impl TableOpener for GamePeers {
                             // Seats are already in random order: seat 0 starts with black.
                             first_black_seat: 0,
                             designated_opening: room.designated_opening_name().to_owned(),
+                            paired_games: room.paired_games,
                         })
                         .await
                         .map_err(|s| {

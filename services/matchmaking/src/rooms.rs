@@ -148,6 +148,10 @@ pub struct Room {
     /// Gomoku designated openings (指定打法): each game from one of the 26 standard
     /// openings drawn at random, or always from one; None from an empty board.
     pub designated_opening: Option<gomoku_rules::OpeningChoice>,
+    /// Gomoku: the games of a table come in pairs, so that each player plays black once
+    /// in each pair (一般要求连续玩两盘以上); leaving between the two is an escape from the
+    /// second (docs/rules.md#games-in-pairs).
+    pub paired_games: bool,
 }
 
 impl Room {
@@ -194,6 +198,7 @@ impl Room {
             seats: i32::try_from(self.seats()).unwrap_or(i32::MAX),
             waiting_players,
             designated_opening: self.designated_opening_name().to_owned(),
+            paired_games: self.paired_games,
         }
     }
 
@@ -262,6 +267,7 @@ struct RoomEntry {
     min_balance_silver: Option<i64>,
     rated: Option<bool>,
     designated_opening: Option<String>,
+    paired_games: Option<bool>,
 }
 
 impl Rooms {
@@ -480,6 +486,14 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
             Some(choice)
         }
     };
+    let paired_games = entry.paired_games.unwrap_or(false);
+    if paired_games && game != Game::Gomoku {
+        return Err(fail(
+            &room,
+            "paired_games",
+            "applies to Gomoku rooms only (a pair gives each player black once)".into(),
+        ));
+    }
     let min_balance_silver = match entry.min_balance_silver {
         Some(value) => stakes::check_min_balance_silver(value).map_err(stakes_error)?,
         None => default_min_balance(game, points_base, silver_per_point, cap),
@@ -495,6 +509,7 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
         min_balance_silver,
         rated,
         designated_opening,
+        paired_games,
     })
 }
 
@@ -635,6 +650,29 @@ total_time_ms = 60000
     }
 
     #[test]
+    fn the_freestyle_rooms_play_in_pairs_and_no_other_default_room_does() {
+        let rooms = Rooms::defaults();
+        let paired: Vec<_> = rooms
+            .iter()
+            .filter(|r| r.paired_games)
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(paired, ["gomoku-freestyle", "gomoku-free"]);
+        assert!(rooms.get("gomoku-free").unwrap().to_proto(0).paired_games);
+        let room = parse(&with("paired_games = true")).unwrap();
+        assert!(room.get("r").unwrap().paired_games);
+        let ddz = ONE
+            .replace("\"gomoku\"", "\"doudizhu\"")
+            .replace("freestyle", "classic")
+            .replace(
+                "move_time_ms = 10000\ntotal_time_ms = 60000",
+                "turn_time_ms = 20000",
+            );
+        let e = error_of(&format!("{ddz}paired_games = true\n"));
+        assert_eq!(e.field.as_deref(), Some("paired_games"), "{e}");
+    }
+
+    #[test]
     fn a_minimal_room_takes_the_defaults() {
         let rooms = parse(ONE).unwrap();
         let room = rooms.get("r").unwrap();
@@ -642,6 +680,7 @@ total_time_ms = 60000
         assert_eq!(room.silver_per_point, 0);
         assert_eq!(room.min_balance_silver, 0);
         assert!(!room.rated);
+        assert!(!room.paired_games);
     }
 
     #[test]

@@ -358,6 +358,7 @@ impl TableDriver {
                 player_ids: self.player_ids.to_vec(),
                 first_black_seat: 0,
                 designated_opening: String::new(),
+                paired_games: false,
             })
             .await;
         let mut table = match opened {

@@ -270,6 +270,7 @@ mod tests {
             seats: 2,
             waiting_players: 0,
             designated_opening: String::new(),
+            paired_games: false,
         }
     }
 

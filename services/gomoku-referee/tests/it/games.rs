@@ -422,7 +422,9 @@ async fn a_player_who_reached_the_daily_loss_cap_gets_no_next_game() {
     let refused = bob.next_game(id).await.unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
-        refused.message().starts_with("not_eligible: ") && refused.message().contains("cap"),
+        refused
+            .message()
+            .starts_with("not_eligible: daily_loss_cap: "),
         "{}",
         refused.message()
     );
@@ -494,7 +496,9 @@ async fn the_next_game_waits_for_the_ledger_to_settle_the_last_one() {
     let refused = bob.next_game(id).await.unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
     assert!(
-        refused.message().starts_with("not_eligible: "),
+        refused
+            .message()
+            .starts_with("not_eligible: daily_loss_cap: "),
         "{}",
         refused.message()
     );

@@ -246,6 +246,7 @@ pub fn open_request(
         player_ids: players.iter().map(|p| (*p).to_owned()).collect(),
         first_black_seat: 0,
         designated_opening: String::new(),
+        paired_games: false,
     }
 }
 

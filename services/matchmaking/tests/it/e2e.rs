@@ -149,7 +149,8 @@ async fn players_are_seated_at_real_gomoku_and_dou_dizhu_tables() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
-        refused.message().contains(&gomoku_table),
+        refused.message().starts_with("already_seated: ")
+            && refused.message().contains(&gomoku_table),
         "{}",
         refused.message()
     );

@@ -133,7 +133,8 @@ async fn a_player_has_one_live_ticket_at_a_time() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
-        refused.message().contains(&first.ticket_id),
+        refused.message().starts_with("live_ticket: ")
+            && refused.message().contains(&first.ticket_id),
         "{}",
         refused.message()
     );
@@ -217,7 +218,7 @@ async fn a_retry_finishes_the_ticket_its_crashed_enqueue_reserved() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
-        refused.message().contains(&reserved),
+        refused.message().starts_with("live_ticket: ") && refused.message().contains(&reserved),
         "{}",
         refused.message()
     );
@@ -268,7 +269,8 @@ async fn an_abandoned_reservation_never_becomes_a_second_live_ticket() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
-        refused.message().contains(&newer.ticket_id),
+        refused.message().starts_with("live_ticket: ")
+            && refused.message().contains(&newer.ticket_id),
         "{}",
         refused.message()
     );
@@ -331,7 +333,7 @@ async fn a_player_still_at_a_table_cannot_enqueue_until_it_leaves() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert!(
-        refused.message().contains(&table_id),
+        refused.message().starts_with("already_seated: ") && refused.message().contains(&table_id),
         "{}",
         refused.message()
     );
@@ -485,7 +487,11 @@ async fn a_seated_ticket_cannot_be_cancelled() {
         .await
         .unwrap_err();
     assert_eq!(refused.code(), Code::FailedPrecondition);
-    assert!(refused.message().contains("seated"));
+    assert!(
+        refused.message().starts_with("ticket_ended: ") && refused.message().contains("seated"),
+        "{}",
+        refused.message()
+    );
 }
 
 #[tokio::test]
