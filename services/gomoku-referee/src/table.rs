@@ -770,6 +770,10 @@ mod tests {
     use gomoku_rules::{ForbiddenPolicy, Point};
 
     fn open(rule_set: RuleSet) -> (TableState, Step) {
+        open_room(rule_set, false)
+    }
+
+    fn open_room(rule_set: RuleSet, paired_games: bool) -> (TableState, Step) {
         let room = Room {
             room_id: "gomoku-test".into(),
             rule_set,
@@ -782,7 +786,7 @@ mod tests {
             min_balance_silver: 0,
             rated: false,
             designated_opening: None,
-            paired_games: false,
+            paired_games,
         };
         TableState::open(
             "gt-1",
@@ -873,6 +877,188 @@ mod tests {
             state.act(Seat::ZERO, PlayerAction::NextGame, 1_300, 60_000),
             Err(RefereeError::TableClosed { .. })
         ));
+    }
+
+    /// A freestyle table whose games come in pairs, with game 1 won by black (seat 0)
+    /// at 1,200 and the table between the two games of the pair.
+    fn paired_after_game_one() -> TableState {
+        let (mut state, _) = open_room(RuleSet::Freestyle, true);
+        for (i, (b, w)) in [("h8", "a1"), ("h9", "a2"), ("h10", "a3"), ("h11", "a4")]
+            .into_iter()
+            .enumerate()
+        {
+            let t = 1_100 + 10 * i as u64;
+            place(&mut state, 0, b, t);
+            place(&mut state, 1, w, t + 5);
+        }
+        place(&mut state, 0, "h12", 1_200);
+        assert!(state.owes_second_game() && state.leaving_escapes());
+        state
+    }
+
+    fn player_left(step: &Step) -> Vec<(i32, bool)> {
+        step.events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                Some(pb::table_event::Kind::PlayerLeft(left)) => Some((left.seat, left.escaped)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn leaving_between_the_two_games_of_a_pair_is_an_escape_from_the_second() {
+        let mut state = paired_after_game_one();
+        let (step, outcome) = state
+            .act(Seat::ZERO, PlayerAction::Leave, 2_000, 60_000)
+            .unwrap();
+        assert!(outcome.escaped);
+        let settle = step
+            .settlement
+            .as_ref()
+            .expect("the second game is settled");
+        assert_eq!(settle.game_id, "gt-1:2");
+        assert_eq!(settle.reason, "escape");
+        // Seat 0 holds white in game 2: an escaping white scores −10 × the base of 2.
+        assert_eq!(settle.players[0].role, LedgerRole::White as i32);
+        assert_eq!(settle.players[0].outcome, PlayerOutcome::Escape as i32);
+        assert_eq!(
+            (settle.players[0].points, settle.players[1].points),
+            (-20, 0)
+        );
+        assert_eq!(player_left(&step), [(0, true)], "announced once");
+        assert!(state.is_closed());
+        assert_eq!(state.close_reason, Some(CloseReason::Escape));
+        assert_eq!(state.number, 2);
+        assert_eq!(state.finished.len(), 2);
+        assert!(!state.leaving_escapes());
+    }
+
+    #[test]
+    fn a_player_the_ledger_no_longer_lets_play_leaves_a_pair_without_an_escape() {
+        let mut state = paired_after_game_one();
+        let (step, outcome) = state
+            .act(Seat::ONE, PlayerAction::LeaveExcused, 2_000, 60_000)
+            .unwrap();
+        assert!(!outcome.escaped);
+        assert!(step.settlement.is_none());
+        assert_eq!(player_left(&step), [(1, false)]);
+        assert_eq!(state.close_reason, Some(CloseReason::Left));
+        assert_eq!(state.number, 1);
+    }
+
+    #[test]
+    fn leaving_after_the_second_game_of_a_pair_costs_nothing() {
+        let mut state = paired_after_game_one();
+        state
+            .act(Seat::ZERO, PlayerAction::NextGame, 1_300, 60_000)
+            .unwrap();
+        state
+            .act(Seat::ONE, PlayerAction::NextGame, 1_400, 60_000)
+            .unwrap();
+        assert!(state.leaving_escapes(), "game 2 runs");
+        state
+            .act(Seat::ONE, PlayerAction::Game(Action::Resign), 1_500, 60_000)
+            .unwrap();
+        assert!(!state.owes_second_game() && !state.leaving_escapes());
+        let (step, outcome) = state
+            .act(Seat::ONE, PlayerAction::Leave, 1_600, 60_000)
+            .unwrap();
+        assert!(!outcome.escaped && step.settlement.is_none());
+        assert_eq!(state.close_reason, Some(CloseReason::Left));
+    }
+
+    #[test]
+    fn staying_away_from_the_second_game_of_a_pair_is_an_escape_when_the_other_came_back() {
+        let mut state = paired_after_game_one();
+        state
+            .act(Seat::ONE, PlayerAction::NextGame, 1_300, 60_000)
+            .unwrap();
+        let step = state.on_clock(61_200, 60_000).expect("due");
+        let settle = step
+            .settlement
+            .as_ref()
+            .expect("the second game is settled");
+        assert_eq!(settle.game_id, "gt-1:2");
+        assert_eq!(settle.players[0].outcome, PlayerOutcome::Escape as i32);
+        assert_eq!(player_left(&step), [(0, true)]);
+        assert_eq!(state.close_reason, Some(CloseReason::Escape));
+        assert!(
+            state.closed_reason.contains("alice"),
+            "{}",
+            state.closed_reason
+        );
+
+        // Nobody came back: the table closes as any idle one, costing nobody anything.
+        let mut state = paired_after_game_one();
+        let step = state.on_clock(61_200, 60_000).expect("due");
+        assert!(step.settlement.is_none());
+        assert_eq!(state.close_reason, Some(CloseReason::Abandoned));
+    }
+
+    #[test]
+    fn without_pairs_leaving_between_games_costs_nothing() {
+        let (mut state, _) = open(RuleSet::Freestyle);
+        state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(Action::Resign),
+                1_100,
+                60_000,
+            )
+            .unwrap();
+        assert!(!state.owes_second_game() && !state.leaving_escapes());
+        let (step, outcome) = state
+            .act(Seat::ZERO, PlayerAction::Leave, 1_200, 60_000)
+            .unwrap();
+        assert!(!outcome.escaped && step.settlement.is_none());
+        assert_eq!(state.close_reason, Some(CloseReason::Left));
+    }
+
+    #[test]
+    fn every_way_a_table_closes_has_its_code() {
+        let closed_with = |step: &Step| {
+            step.events
+                .iter()
+                .find_map(|e| match &e.kind {
+                    Some(pb::table_event::Kind::TableClosed(c)) => Some(c.close_reason()),
+                    _ => None,
+                })
+                .expect("a TableClosed event")
+        };
+        let (mut state, _) = open(RuleSet::Freestyle);
+        let (step, _) = state
+            .act(Seat::ONE, PlayerAction::Leave, 1_100, 60_000)
+            .unwrap();
+        assert_eq!(closed_with(&step), pb::CloseReason::Escape);
+        let view = convert::table(&state, None, 0, 1_200);
+        assert_eq!(view.close_reason(), pb::CloseReason::Escape);
+        assert!(!view.leaving_escapes);
+
+        let (mut state, _) = open(RuleSet::Freestyle);
+        let (step, _) = state.close_by_operator("closed by operator ops: stuck", 1_100);
+        assert_eq!(closed_with(&step), pb::CloseReason::Operator);
+
+        let (mut state, _) = open(RuleSet::Freestyle);
+        state.on_clock(2_000, 500).unwrap();
+        let step = state.on_clock(2_500, 500).unwrap();
+        assert_eq!(closed_with(&step), pb::CloseReason::Abandoned);
+
+        let (state, _) = open(RuleSet::Freestyle);
+        let view = convert::table(&state, None, 0, 1_000);
+        assert_eq!(view.close_reason(), pb::CloseReason::Unspecified);
+        assert!(view.leaving_escapes && !view.paired_games);
+    }
+
+    #[test]
+    fn a_table_stored_before_pairs_and_close_codes_still_loads() {
+        let (state, _) = open(RuleSet::Freestyle);
+        let json = serde_json::to_value(&state).unwrap();
+        assert!(json["room"].get("paired_games").is_none());
+        assert!(json.get("close_reason").is_none());
+        let back: TableState = serde_json::from_value(json).unwrap();
+        assert!(!back.room.paired_games);
+        assert_eq!(back.close_reason, None);
     }
 
     #[test]

@@ -105,3 +105,60 @@ impl From<MatchmakingError> for tonic::Status {
         ApiError::from(err).into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md");
+        std::fs::read_to_string(path).expect("docs/rules.md")
+    }
+
+    /// The code a refusal's message starts with, if it has one.
+    fn code_of(message: &str) -> Option<&str> {
+        let (code, _) = message.split_once(": ")?;
+        code.chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_')
+            .then_some(code)
+    }
+
+    #[test]
+    fn every_refusal_starts_with_a_documented_code() {
+        let rules = rules();
+        let refusals = [
+            MatchmakingError::LiveTicket {
+                player: "ann".into(),
+                ticket_id: "gomoku-free.0193".into(),
+            },
+            MatchmakingError::Seated {
+                player: "ann".into(),
+                game: "gomoku",
+                table_id: "gt-1".into(),
+            },
+            MatchmakingError::AlreadyEnded {
+                ticket_id: "gomoku-free.0193".into(),
+                state: "seated",
+            },
+        ];
+        let mut codes = Vec::new();
+        for refusal in refusals {
+            let status = tonic::Status::from(refusal);
+            assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+            let code = code_of(status.message())
+                .unwrap_or_else(|| panic!("no code: {}", status.message()));
+            assert!(
+                rules.contains(&format!("| `{code}` |")),
+                "{code} is not in docs/rules.md#stable-error-codes"
+            );
+            codes.push(code.to_owned());
+        }
+        assert_eq!(codes, ["live_ticket", "already_seated", "ticket_ended"]);
+        for refusal in 0..=3 {
+            let code = gamehub_platform::eligibility::refusal_code(refusal);
+            if refusal > 0 {
+                assert!(rules.contains(&format!("| `{code}` |")), "{code}");
+            }
+        }
+    }
+}

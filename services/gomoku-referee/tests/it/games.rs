@@ -307,6 +307,7 @@ async fn a_player_out_of_time_loses_with_nobody_connected_and_an_idle_table_clos
         "{}",
         closed.closed_reason
     );
+    assert_eq!(closed.close_reason(), pb::CloseReason::Abandoned);
     fx.stop().await;
 }
 
@@ -392,6 +393,7 @@ async fn leaving_mid_game_is_an_escape_that_costs_ten_points_and_closes_the_tabl
     assert!(t.players[1].left);
     assert_eq!(result(&t).reason(), pb::EndReason::Escape);
     assert_eq!(result(&t).points, vec![0, -10]);
+    assert_eq!(t.close_reason(), pb::CloseReason::Escape);
     let next = alice.next_game(id).await.unwrap_err();
     assert_eq!(next.code(), Code::FailedPrecondition);
     assert!(
@@ -562,5 +564,74 @@ async fn a_rematch_swaps_colors_and_both_games_are_settled() {
         record.entries.last().unwrap().action(),
         pb::RecordAction::Resign
     );
+    fx.stop().await;
+}
+
+/// Opens a table whose games come in pairs (docs/rules.md#games-in-pairs), alice black
+/// in game 1, and plays game 1 to black's five.
+async fn paired_table_after_game_one(fx: &Fixture, alice: &Player, bob: &Player) -> String {
+    let mut request = open_request(pb::RuleSet::Freestyle, (60_000, 0), ["alice", "bob"]);
+    request.paired_games = true;
+    let table = fx
+        .service()
+        .open_table(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert!(table.paired_games && table.leaving_escapes);
+    let id = table.table_id;
+    play(alice, bob, &id, &BLACK_FIVE_IN_A_COLUMN).await;
+    fx.settled(&id, 1).await;
+    id
+}
+
+#[tokio::test]
+async fn at_a_paired_table_leaving_between_the_two_games_is_an_escape_from_the_second() {
+    let fx = Fixture::new().await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let id = &paired_table_after_game_one(&fx, &alice, &bob).await;
+    let between = bob.view(id).await;
+    assert_eq!(between.status(), pb::TableStatus::BetweenGames);
+    assert!(between.leaving_escapes, "a front-end can warn before Leave");
+
+    let left = bob.leave(id).await.unwrap();
+    assert!(left.escaped);
+    let t = left.table.unwrap();
+    assert_eq!(t.status(), pb::TableStatus::Closed);
+    assert_eq!(t.close_reason(), pb::CloseReason::Escape);
+    assert!(!t.leaving_escapes);
+    assert_eq!(game(&t).number, 2, "the second game is the escaped one");
+    assert_eq!(result(&t).reason(), pb::EndReason::Escape);
+    fx.settled(id, 2).await;
+    // Game 1: alice +5, bob −5; game 2: bob (black) escaped, −10, alice 0.
+    fx.assert_ledger("alice", 5, 2).await;
+    fx.assert_ledger("bob", -15, 2).await;
+    fx.stop().await;
+}
+
+#[tokio::test]
+async fn at_a_paired_table_a_player_the_ledger_refuses_leaves_without_an_escape() {
+    // Game 1 costs the loser 5 points × 10 silver: the whole daily loss cap.
+    let fx = Fixture::with_ledger(|config| config.caps.daily_loss_silver = 50, |_| {}).await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let id = &paired_table_after_game_one(&fx, &alice, &bob).await;
+    let refused = bob.next_game(id).await.unwrap_err();
+    assert!(
+        refused
+            .message()
+            .starts_with("not_eligible: daily_loss_cap: "),
+        "{}",
+        refused.message()
+    );
+    let left = bob.leave(id).await.unwrap();
+    assert!(!left.escaped, "bob may not play the second game: no escape");
+    let t = left.table.unwrap();
+    assert_eq!(t.close_reason(), pb::CloseReason::Left);
+    assert_eq!(game(&t).number, 1);
+    fx.assert_ledger("bob", -5, 1).await;
     fx.stop().await;
 }
