@@ -8,6 +8,8 @@ import { GomokuService } from "./gen/gamehub/gomoku/v1/gomoku_pb.js";
 import { DoudizhuService } from "./gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 import { LedgerService } from "./gen/gamehub/ledger/v1/ledger_pb.js";
 
+export { explain } from "./errors.js";
+
 /** What `/config.json` (served beside the page) says. */
 export interface SiteConfig {
   services: { matchmaking: string; gomoku: string; doudizhu: string; ledger: string };
@@ -148,38 +150,6 @@ export async function devSession(player: string): Promise<Session> {
 /** A fresh id for a mutating call: a retry with the same id never applies twice. */
 export function requestId(): string {
   return crypto.randomUUID();
-}
-
-/**
- * An error as a player reads it. The rules' refusals (FAILED_PRECONDITION) start with
- * a stable code, e.g. "occupied: h8 is already occupied": the sentence after it is
- * written for players. Nothing else of an error (no stack, no internals) is shown.
- */
-export function explain(err: unknown): string {
-  if (err instanceof ConnectError) {
-    const message = err.rawMessage;
-    switch (err.code) {
-      case Code.FailedPrecondition:
-        return message.replace(/^[a-z_]+: /, "");
-      case Code.Unauthenticated:
-        return "Your sign-in has expired or is not valid. Sign in again.";
-      case Code.Unavailable:
-        return "The game server cannot be reached right now. Retrying may help.";
-      case Code.DeadlineExceeded:
-        return "The server took too long to answer. Try again.";
-      case Code.ResourceExhausted:
-        return message || "Too many requests; wait a moment.";
-      case Code.Canceled:
-        return "Cancelled.";
-      case Code.Internal:
-      case Code.Unknown:
-        return "Something went wrong on the server. Try again in a moment.";
-      default:
-        return message || `The server refused (${Code[err.code]}).`;
-    }
-  }
-  if (err instanceof TypeError) return "The game server cannot be reached right now.";
-  return "Something went wrong. Reload the page to continue.";
 }
 
 /**

@@ -253,7 +253,10 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     const game = t.game;
     if (t.status === TableStatus.CLOSED) return `The table is closed${t.closedReason ? `: ${t.closedReason}` : ""}.`;
     if (!game || game.phase === Phase.OVER) {
-      return t.status === TableStatus.BETWEEN_GAMES ? "Game over. Play again, or leave the table." : "Game over.";
+      if (t.status !== TableStatus.BETWEEN_GAMES) return "Game over.";
+      return t.leavingEscapes
+        ? "Game over. The second game of the pair is next (each player takes black once); leaving now is an escape."
+        : "Game over. Play again, or leave the table.";
     }
     const who = nameOf(game.toActSeat);
     const mine = myTurn();
@@ -398,7 +401,12 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
           id: "leave",
           onclick: async () => {
             if (!leaving) {
-              if (playing && !confirm("Leave during a game? That is an escape (逃跑) and loses the game.")) return;
+              // The server says when leaving is an escape: during a game, and between the
+              // two games of a pair (docs/rules.md#games-in-pairs).
+              const warning = playing
+                ? "Leave during a game? That is an escape (逃跑) and loses the game."
+                : "Leave before the second game of the pair? That is an escape (逃跑) from it and loses it.";
+              if (t.leavingEscapes && !confirm(warning)) return;
               try {
                 await api.gomoku.leave(req());
               } catch (err) {

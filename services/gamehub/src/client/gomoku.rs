@@ -157,6 +157,10 @@ const LOG_LINES: usize = 6;
 const ESCAPE_WARNING: &str = "leaving during a game is an escape (逃跑): you lose it with the \
                               escape penalty; type leave again to confirm";
 
+/// What the first `leave` between the two games of a pair says.
+const PAIR_ESCAPE_WARNING: &str = "this table's games come in pairs: leaving before the second \
+                                   game is an escape (逃跑) from it; type leave again to confirm";
+
 /// The Gomoku screen's state.
 #[derive(Debug)]
 pub struct GomokuApp {
@@ -278,9 +282,18 @@ impl GomokuApp {
             }
             Command::NextGame => Action::NextGame,
             Command::Leave => {
+                // Between the two games of a pair, leaving is an escape too (the server
+                // says when: `leaving_escapes`).
+                let owes_second_game =
+                    !self.game_running() && self.screen.table().is_some_and(|t| t.leaving_escapes);
+                let warning = if owes_second_game {
+                    PAIR_ESCAPE_WARNING
+                } else {
+                    ESCAPE_WARNING
+                };
                 if !self
                     .screen
-                    .leave_confirmed(self.game_running(), ESCAPE_WARNING)
+                    .leave_confirmed(self.game_running() || owes_second_game, warning)
                 {
                     return Vec::new();
                 }
@@ -1052,6 +1065,24 @@ mod tests {
         app.on_feed(Feed::Snapshot(table(0)), 0);
         assert!(app.command("leave", 0).is_empty());
         assert!(screen(&app, 0).contains("escape"));
+        assert_eq!(app.command("leave", 0), vec![Request::Act(Action::Leave)]);
+    }
+
+    #[test]
+    fn leaving_between_the_two_games_of_a_pair_asks_for_confirmation() {
+        let mut app = GomokuApp::new("gt-1", false);
+        let mut between = table(0);
+        between.status = gm::TableStatus::BetweenGames as i32;
+        between.leaving_escapes = true;
+        app.on_feed(Feed::Snapshot(between.clone()), 0);
+        assert!(app.command("leave", 0).is_empty());
+        assert!(screen(&app, 0).contains("pairs"), "{}", screen(&app, 0));
+        assert_eq!(app.command("leave", 0), vec![Request::Act(Action::Leave)]);
+
+        // After the pair's second game, leaving goes at once.
+        let mut app = GomokuApp::new("gt-1", false);
+        between.leaving_escapes = false;
+        app.on_feed(Feed::Snapshot(between), 0);
         assert_eq!(app.command("leave", 0), vec![Request::Act(Action::Leave)]);
     }
 

@@ -150,8 +150,10 @@ async fn doudizhu_table(
     .map(|r| r.into_inner().table.unwrap_or_default())
 }
 
-/// Plays one Gomoku game: each stone next to the others ([`RandomGomoku`], reach 1);
-/// after a refusal (the clock ran out, a race) the table is read again.
+/// Plays one Gomoku game, or the two games of a pair at a table whose games come in
+/// pairs (leaving between them would be an escape): each stone next to the others
+/// ([`RandomGomoku`], reach 1); after a refusal (the clock ran out, a race) the table is
+/// read again.
 pub(super) async fn gomoku(
     clients: &[Clients],
     table_id: &str,
@@ -159,9 +161,12 @@ pub(super) async fn gomoku(
     stop: &AtomicBool,
 ) -> Result<(), tonic::Status> {
     let mut table = gomoku_table(&clients[0], table_id, stats).await?;
-    let mut player = RandomGomoku::new(table.rule_set(), 1, rand::random())
-        .ok_or_else(|| tonic::Status::failed_precondition("the table has no rule set"))?;
-    for _ in 0..400 {
+    let new_player = |table: &gm::Table| {
+        RandomGomoku::new(table.rule_set(), 1, rand::random())
+            .ok_or_else(|| tonic::Status::failed_precondition("the table has no rule set"))
+    };
+    let mut player = new_player(&table)?;
+    for _ in 0..900 {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
         }
@@ -171,6 +176,12 @@ pub(super) async fn gomoku(
                 u64::from(stats.measuring.load(Ordering::Relaxed)),
                 Ordering::Relaxed,
             );
+            if table.status() == gm::TableStatus::BetweenGames && table.leaving_escapes {
+                next_gomoku_game(clients, table_id, stats).await?;
+                table = gomoku_table(&clients[0], table_id, stats).await?;
+                player = new_player(&table)?;
+                continue;
+            }
             return Ok(());
         }
         let Some(turn) = player.next(&game) else {
@@ -197,6 +208,28 @@ pub(super) async fn gomoku(
             }
             Err(status) => return Err(status),
         }
+    }
+    Ok(())
+}
+
+/// Every seat asks for the next game (retried; `settling:` is UNAVAILABLE and retried
+/// like any other).
+async fn next_gomoku_game(
+    clients: &[Clients],
+    table_id: &str,
+    stats: &Stats,
+) -> Result<(), tonic::Status> {
+    for seat in clients {
+        let request = gm::NextGameRequest {
+            table_id: table_id.to_owned(),
+            request_id: request_id(),
+        };
+        retry(|| {
+            let mut client = seat.gomoku.clone();
+            let request = request.clone();
+            async move { stats.retried(client.next_game(request).await) }
+        })
+        .await?;
     }
     Ok(())
 }
