@@ -81,13 +81,13 @@ def check(condition: bool, what: str) -> None:
     print("ok  ", what)
 
 
-def expect_status(code: grpc.StatusCode, call, what: str) -> None:
+def expect_status(code: grpc.StatusCode, call, what: str) -> grpc.RpcError:
     try:
         call()
     except grpc.RpcError as e:  # noqa: PERF203
         check(e.code() == code, f"{what}: {code.name} (got {e.code().name}: {e.details()})")
         check(bool(e.details()), f"{what}: the status message says what is wrong ({e.details()!r})")
-        return
+        return e
     raise AssertionError(f"{what}: expected {code.name}, the call succeeded")
 
 
@@ -210,7 +210,13 @@ def gomoku_game() -> None:
     won = acc_black.balance_silver - before[black]
     lost = before[white] - acc_white.balance_silver
     check(won == lost == 5 * base * r.stakes.silver_per_point, f"silver moved white → black ({won})")
-    gomoku.Leave(gomoku_pb2.LeaveRequest(table_id=table_id, request_id=rid()), metadata=meta(black), timeout=10)
+    # gomoku-freestyle plays its games in pairs (docs/rules.md#games-in-pairs): leaving
+    # before the second game is an escape from it, and the table says so beforehand.
+    between = gomoku.GetTable(gomoku_pb2.GetTableRequest(table_id=table_id), metadata=meta(black), timeout=10).table
+    check(between.paired_games and between.leaving_escapes, "leaving between the two games of a pair is an escape")
+    left = gomoku.Leave(gomoku_pb2.LeaveRequest(table_id=table_id, request_id=rid()), metadata=meta(black), timeout=10)
+    check(left.escaped, "Leave says it was an escape")
+    check(left.table.close_reason == gomoku_pb2.CLOSE_REASON_ESCAPE, "the table closed with CLOSE_REASON_ESCAPE")
     place = mm.LocatePlayer(matchmaking_pb2.LocatePlayerRequest(), metadata=meta(white), timeout=10)
     check(not place.HasField("seat"), "no seat once the table closed")
 
@@ -296,6 +302,13 @@ def bad_requests() -> None:
                                                                             amount_silver=1, reason="r"),
                                              metadata=meta(f"py-mallory-{RUN}"), timeout=10),
                   "a player granting silver")
+    # A player without silver is refused at the door, with the reason as a code.
+    refused = expect_status(grpc.StatusCode.FAILED_PRECONDITION,
+                            lambda: mm.Enqueue(matchmaking_pb2.EnqueueRequest(room_id="gomoku-freestyle", request_id=rid()),
+                                               metadata=meta(f"py-pauper-{RUN}"), timeout=10),
+                            "an enqueue below the room's minimum balance")
+    check(refused.details().startswith("not_eligible: insufficient_balance: "),
+          f"the refusal names its reason as a code ({refused.details()!r})")
     expect_status(grpc.StatusCode.INVALID_ARGUMENT,
                   lambda: mm.Enqueue(matchmaking_pb2.EnqueueRequest(room_id="gomoku-freestyle", request_id=""),
                                      metadata=meta(f"py-mallory-{RUN}"), timeout=10),

@@ -160,7 +160,8 @@ async fn one_game(
             clients.gomoku.clone(),
             &table_id,
             drive::gomoku::Options {
-                games: 1,
+                // A house bot never escapes: where games come in pairs it plays both.
+                games: if room.paired_games { 2 } else { 1 },
                 think: options.think,
                 seed: rand::random(),
             },

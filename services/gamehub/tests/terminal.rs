@@ -187,7 +187,8 @@ async fn gomoku_a_player_moves_sees_a_refusal_resigns_and_sees_the_silver() {
         return;
     }
     let tp = TestPlatform::start(&[]).await.unwrap();
-    let room = "gomoku-freestyle";
+    // A room whose games do not come in pairs: the bot leaves after one game.
+    let room = "gomoku-renju";
     for player in ["t-alice", "t-bob"] {
         tp.grant(player, 10_000).await;
     }
@@ -213,7 +214,7 @@ async fn gomoku_a_player_moves_sees_a_refusal_resigns_and_sees_the_silver() {
         client(),
         flags(&tp, &tp.endpoints.gomoku)
     ));
-    let screen = term.wait_for("Gomoku · gomoku-freestyle · table", 30).await;
+    let screen = term.wait_for(&format!("Gomoku · {room} · table"), 30).await;
     let black = screen.lines().any(|l| l.contains("● black t-alice (you)"));
     let (mine, theirs) = if black {
         term.wait_for("black's first stone goes to h8", 10).await;
@@ -380,7 +381,11 @@ async fn gomoku_a_spectator_follows_a_game_across_a_network_outage() {
         return;
     }
     let tp = TestPlatform::start(&[]).await.unwrap();
-    let room = "gomoku-free";
+    // A room whose games do not come in pairs: the bots leave after one game.
+    let room = "gomoku-renju";
+    for player in ["w-ann", "w-ben"] {
+        tp.grant(player, 10_000).await;
+    }
     // Two bots, slow enough for the outage to fall mid-game; each says where it sits.
     let mut bots = Vec::new();
     let mut tables = Vec::new();
