@@ -257,7 +257,7 @@ async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_player_at_the_daily_loss_cap_is_refused_a_seat_with_the_reason() {
+async fn a_player_at_the_daily_loss_cap_is_refused_at_the_door_with_the_reason() {
     let tp = TestPlatform::start(&[]).await.unwrap();
     let mut operator = tp.clients("e2e-operator", Role::Operator);
     let mut referee = tp.clients("e2e-referee", Role::Service);
@@ -309,64 +309,36 @@ async fn a_player_at_the_daily_loss_cap_is_refused_a_seat_with_the_reason() {
     assert_eq!(today.lost_silver, 150_000);
     assert_eq!(today.remaining_loss_silver, 0);
 
-    // The capped player and a partner queue; the matcher refuses the capped one.
-    let partner = "cap-partner".to_owned();
-    grant(&mut operator, &partner, 100_000).await;
+    // The capped player cannot even join a queue: refused at the door with the
+    // reason's code, and no ticket made. (A cap reached while a ticket waits ends it
+    // REFUSED at seating: the matchmaking suite's ledger tests.)
     let mut capped_clients = tp.clients(&capped, Role::Player);
-    let mut partner_clients = tp.clients(&partner, Role::Player);
-    let mut tickets = Vec::new();
-    for clients in [&mut capped_clients, &mut partner_clients] {
-        tickets.push(
-            clients
-                .matchmaking
-                .enqueue(mm::EnqueueRequest {
-                    room_id: "gomoku-freestyle".into(),
-                    request_id: request_id(),
-                    player_id: String::new(),
-                })
-                .await
-                .unwrap()
-                .into_inner()
-                .ticket
-                .unwrap(),
-        );
-    }
-    let mut ticket = tickets[0].clone();
-    for _ in 0..200 {
-        ticket = capped_clients
-            .matchmaking
-            .get_ticket(mm::GetTicketRequest {
-                ticket_id: tickets[0].ticket_id.clone(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .ticket
-            .unwrap();
-        if ticket.state() != mm::TicketState::Waiting && ticket.state() != mm::TicketState::Matching
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert_eq!(ticket.state(), mm::TicketState::Refused);
-    assert_eq!(ticket.refusal(), lg::Refusal::DailyLossCap);
-    assert!(!ticket.message.is_empty(), "the refusal says why");
-    let partner_ticket = tickets[1].clone();
-    // The partner went back to the queue at its place (in the same step as the refusal:
-    // one release of the claimed table).
-    let partner_ticket = partner_clients
+    let refused = capped_clients
         .matchmaking
-        .get_ticket(mm::GetTicketRequest {
-            ticket_id: partner_ticket.ticket_id,
+        .enqueue(mm::EnqueueRequest {
+            room_id: "gomoku-freestyle".into(),
+            request_id: request_id(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        refused
+            .message()
+            .starts_with("not_eligible: daily_loss_cap: "),
+        "{}",
+        refused.message()
+    );
+    let place = capped_clients
+        .matchmaking
+        .locate_player(mm::LocatePlayerRequest {
+            player_id: String::new(),
         })
         .await
         .unwrap()
-        .into_inner()
-        .ticket
-        .unwrap();
-    assert_eq!(partner_ticket.state(), mm::TicketState::Waiting);
-    assert_eq!(partner_ticket.position, 1);
+        .into_inner();
+    assert!(place.ticket.is_none() && place.seat.is_none(), "{place:?}");
     tp.stop().await;
 }
 

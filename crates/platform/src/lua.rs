@@ -33,14 +33,31 @@ pub struct LuaScript {
 const PUBLISH: &str = "redis.call('PUBLISH',";
 const SPUBLISH: &str = "redis.call('SPUBLISH',";
 
+/// The cluster variant of a script's source: every `redis.call('PUBLISH',` becomes
+/// `redis.call('SPUBLISH',`. Any other call of the PUBLISH command (another quoting,
+/// `redis.pcall`, another case) is refused, since it would escape the rewrite.
+fn sharded_source(source: &str) -> Result<String, String> {
+    let sharded = source.replace(PUBLISH, SPUBLISH);
+    let upper = sharded.to_ascii_uppercase();
+    if upper.contains("'PUBLISH'") || upper.contains("\"PUBLISH\"") {
+        return Err(format!(
+            "publishes in a form other than {PUBLISH}; write it that way so that the cluster variant shards it"
+        ));
+    }
+    Ok(sharded)
+}
+
 impl LuaScript {
     /// The script `source` (a `.lua` file's text), called `name` in errors.
+    ///
+    /// # Panics
+    ///
+    /// When the script publishes in a form other than `redis.call('PUBLISH', …)`: its
+    /// cluster variant would then publish across the whole cluster (or not at all). The
+    /// scripts are the crate's own constants, so this fails every test that uses the
+    /// script, in every build, and never depends on a request.
     pub fn new(name: &'static str, source: &'static str) -> Self {
-        let sharded = source.replace(PUBLISH, SPUBLISH);
-        debug_assert!(
-            !sharded.contains("'PUBLISH'") && !sharded.contains("\"PUBLISH\""),
-            "script {name} publishes in a form other than {PUBLISH}"
-        );
+        let sharded = sharded_source(source).unwrap_or_else(|why| panic!("script {name}: {why}"));
         Self {
             name,
             script: redis::Script::new(source),
@@ -233,6 +250,36 @@ impl<'a> Reply<'a> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_cluster_variant_publishes_sharded() {
+        let source = "redis.call('XADD', KEYS[1], '*', 'e', ARGV[1])\n\
+                      redis.call('PUBLISH', KEYS[2], ARGV[1]) -- publishes the step\n";
+        let sharded = sharded_source(source).unwrap();
+        assert!(
+            sharded.contains("redis.call('SPUBLISH', KEYS[2]"),
+            "{sharded}"
+        );
+        assert!(sharded.contains("-- publishes the step"), "comments stay");
+    }
+
+    #[test]
+    fn a_publish_the_rewrite_would_miss_is_refused() {
+        for stray in [
+            "redis.call(\"PUBLISH\", KEYS[1], 'x')",
+            "redis.pcall('PUBLISH', KEYS[1], 'x')",
+            "redis.call('publish', KEYS[1], 'x')",
+        ] {
+            assert!(sharded_source(stray).is_err(), "{stray}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "script stray")]
+    fn a_script_that_would_escape_the_rewrite_does_not_load_in_any_build() {
+        let _ = LuaScript::new("stray", "redis.pcall('PUBLISH', KEYS[1], 'x')");
+    }
+
     use super::*;
 
     fn bulk(text: &str) -> Value {
