@@ -244,7 +244,12 @@ pub async fn serve(
     repository: repo::Repository,
     shutdown: Shutdown,
 ) -> anyhow::Result<Started> {
-    let api = api::LedgerApi::new(repository, config.caps, config.common.timezone);
+    let api = api::LedgerApi::new(
+        repository,
+        config.caps,
+        config.common.timezone,
+        config.common.clock.clone(),
+    );
     let server = GrpcServer::new("ledger", &config.common, shutdown);
     let max_message_bytes = server.limits().max_message_bytes;
     let (addr, task) = server

@@ -10,6 +10,7 @@ pub mod parse;
 
 use chrono::Utc;
 use chrono_tz::Tz;
+use gamehub_platform::Clock;
 use gamehub_platform::auth::{Caller, Role};
 use gamehub_proto::ledger as pb;
 use gamehub_proto::ledger::ledger_service_server::LedgerService;
@@ -30,6 +31,8 @@ pub struct LedgerApi {
     caps: Caps,
     /// The zone whose midnight ends a cap day.
     timezone: Tz,
+    /// Where "now" comes from (the system clock, or a test's).
+    clock: Clock,
 }
 
 /// Who a request is about: `requested`, or the caller itself when empty. Only a player
@@ -69,17 +72,21 @@ fn ensure_reads(
 }
 
 impl LedgerApi {
-    /// The service over `repo`.
-    pub fn new(repo: Repository, caps: Caps, timezone: Tz) -> Self {
+    /// The service over `repo`, telling the day by `clock` in `timezone`.
+    pub fn new(repo: Repository, caps: Caps, timezone: Tz, clock: Clock) -> Self {
         Self {
             repo,
             caps,
             timezone,
+            clock,
         }
     }
 
+    /// The cap day now, by the service's clock (a test moves it past midnight).
     fn today(&self) -> CapDay {
-        CapDay::of(Utc::now(), self.timezone)
+        let now_ms = i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX);
+        let now = chrono::DateTime::<Utc>::from_timestamp_millis(now_ms).unwrap_or_default();
+        CapDay::of(now, self.timezone)
     }
 
     async fn account(&self, player: &PlayerId) -> Result<pb::Account, LedgerError> {

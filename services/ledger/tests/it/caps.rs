@@ -405,3 +405,37 @@ async fn farmers_are_treated_alike_unless_their_limits_differ() {
     check_invariants(&app.db.pool, &app.caps).await;
     app.finish().await;
 }
+
+/// The cap day is read from the ledger's clock, as every "now" of the platform is: a
+/// test moves it past midnight (Asia/Shanghai) and the day's counters start over.
+#[tokio::test]
+async fn the_daily_counters_start_over_at_midnight_by_the_ledgers_clock() {
+    use chrono::TimeZone;
+    // 23:00 in Shanghai on 1 March 2026.
+    let evening = chrono_tz::Asia::Shanghai
+        .with_ymd_and_hms(2026, 3, 1, 23, 0, 0)
+        .unwrap()
+        .timestamp_millis();
+    let clock = gamehub_testkit::clock::ManualClock::at(u64::try_from(evening).unwrap());
+    let app = spawn_app_with(|config| {
+        config.common.clock = clock.clock();
+        config.caps.daily_loss_silver = 5_000;
+    })
+    .await;
+    for p in ["ann", "bo"] {
+        app.grant(p, 100_000).await;
+    }
+    app.settle(gomoku("night-1", 1_000, ("ann", Loss, -5), ("bo", Win, 5)))
+        .await;
+    let today = app.account("ann").await.today.unwrap();
+    assert_eq!((today.lost_silver, today.remaining_loss_silver), (5_000, 0));
+    let (eligible, refusal, _) = eligibility(&app, "ann", 0).await;
+    assert_eq!((eligible, refusal), (false, Refusal::DailyLossCap as i32));
+
+    // Two hours later it is the next day in Shanghai: nothing lost yet.
+    clock.advance(std::time::Duration::from_secs(2 * 3600));
+    let today = app.account("ann").await.today.unwrap();
+    assert_eq!((today.lost_silver, today.remaining_loss_silver), (0, 5_000));
+    assert!(eligibility(&app, "ann", 0).await.0);
+    app.finish().await;
+}
