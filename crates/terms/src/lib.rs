@@ -3,19 +3,22 @@
 //! when two services check the same term differently, a table can open that the ledger
 //! then refuses to settle. So they live here, in a crate all of them depend on.
 //!
+//! - [`games`]: the game registry, one entry per game: its key, seats, roles and
+//!   lineups, rule sets, clock, service; the shared services read games from here only;
 //! - [`stakes`]: a room's stakes ([`Stakes`]) and their bounds, checked the same way by
-//!   matchmaking's rooms file, the Gomoku referee, the Dou Dizhu dealer and the ledger;
+//!   matchmaking's rooms file, every game's service and the ledger;
 //! - [`caps`]: the ledger's default win/loss caps, which also size a room's default
 //!   minimum balance;
 //! - [`ids`]: what an id may hold (players, tables, rooms, requests);
 //! - [`rating`]: the Gomoku rating a new player starts with;
-//! - [`rule_sets`]: rule-set names as rooms give them (from the rule crates) and their
-//!   codes in the API.
+//! - [`rule_sets`]: the codes of Gomoku's rule sets in its API (the names are the rule
+//!   crate's, through the registry).
 //!
 //! No I/O and no runtime here: plain data, checks and conversions.
 #![forbid(unsafe_code)]
 
 pub mod caps;
+pub mod games;
 pub mod ids;
 pub mod rating;
 pub mod rule_sets;

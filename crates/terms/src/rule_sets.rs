@@ -1,8 +1,8 @@
-//! Rule sets by name and by API code. The names are the rule crates' own
-//! ([`gomoku_rules::RuleSet::name`], [`doudizhu_rules::RuleSet::name`]): rooms files, the
-//! rooms' `rule_set` in `ListRooms`, records and stored tables use them. A Gomoku rule
-//! set's code in the API (`gamehub.gomoku.v1.RuleSet`) is named after it
-//! (`renju-lose` ↔ `RULE_SET_RENJU_LOSE`), so the mapping is derived, not written out.
+//! Gomoku's rule sets by API code. A rule set's name is its rule crate's
+//! ([`gomoku_rules::RuleSet::name`], which the registry's entry reads): rooms files, the
+//! rooms' `rule_set` in `ListRooms`, records and stored tables use it. Its code in the API
+//! (`gamehub.gomoku.v1.RuleSet`) is named after it (`renju-lose` ↔
+//! `RULE_SET_RENJU_LOSE`), so the mapping is derived, not written out.
 
 use gamehub_proto::gomoku as pb;
 

@@ -1,12 +1,13 @@
 //! A room's stakes (the proto's `RoomStakes`): how a game's points become silver, and
 //! the bounds every service holds them to. A table is opened only with stakes the ledger
-//! will settle, because the referee, the dealer, matchmaking's rooms file and the ledger
-//! all check them here.
+//! will settle, because every game service, matchmaking's rooms file and the ledger all
+//! check them here.
 //!
-//! The bounds keep every figure a game can produce inside the ledger's limits: the worst
-//! Dou Dizhu deal (bid 3, every bomb and the rocket, spring: ×2¹⁵) at the largest points
-//! base asks about 2 × 10¹¹ points, inside the ledger's 10¹² per game, and that times the
-//! largest silver per point stays inside an `i64`.
+//! The bounds keep every figure a game can produce inside the ledger's limits: the most
+//! points any registered game moves in one game ([`crate::games::Game::most_points_per_base`],
+//! about 2 × 10⁵) at the largest points base asks about 2 × 10¹¹ points, inside the
+//! ledger's 10¹² per game, and that times the largest silver per point stays inside an
+//! `i64`.
 
 use gamehub_proto::common::RoomStakes;
 
@@ -187,17 +188,20 @@ mod tests {
         );
     }
 
-    /// Dou Dizhu's worst deal: base = bid 3 × points base; ×2 for each of 13 bombs and
-    /// the rocket, ×2 for spring; the landlord takes twice that.
-    const WORST_DEAL_POINTS_PER_BASE: i64 = 2 * 3 * (1 << 15);
     /// The ledger's bound on one player's points in one game.
     const LEDGER_MAX_POINTS_PER_GAME: i64 = 1_000_000_000_000;
 
     #[test]
     fn the_bounds_keep_the_worst_game_inside_the_ledgers_limits() {
-        let points = WORST_DEAL_POINTS_PER_BASE * MAX_POINTS_BASE;
-        assert!(points <= LEDGER_MAX_POINTS_PER_GAME);
-        assert!(points.checked_mul(MAX_SILVER_PER_POINT).is_some());
+        for game in crate::games::GAMES {
+            let points = game.most_points_per_base * MAX_POINTS_BASE;
+            assert!(points <= LEDGER_MAX_POINTS_PER_GAME, "{}", game.key);
+            assert!(
+                points.checked_mul(MAX_SILVER_PER_POINT).is_some(),
+                "{}",
+                game.key
+            );
+        }
     }
 
     proptest! {
