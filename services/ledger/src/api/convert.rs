@@ -24,13 +24,6 @@ pub fn title(t: &Title) -> common::Title {
     }
 }
 
-fn game_type(g: GameType) -> i32 {
-    match g {
-        GameType::Gomoku => common::GameType::Gomoku as i32,
-        GameType::Doudizhu => common::GameType::Doudizhu as i32,
-    }
-}
-
 /// Today's counters against the caps.
 pub fn daily_caps(won: i64, lost: i64, day: &CapDay, caps: &Caps) -> pb::DailyCaps {
     pb::DailyCaps {
@@ -58,11 +51,10 @@ pub fn rating(rating: i64, rated_games: i64, professional_dan: u8) -> pb::Rating
 
 /// A player's account.
 pub fn account(row: &AccountRow, day: &CapDay, caps: &Caps) -> pb::Account {
-    let standings = GameType::ALL
-        .iter()
+    let standings = GameType::all()
         .zip(&row.standings)
-        .map(|(&g, s)| pb::GameStanding {
-            game_type: game_type(g),
+        .map(|(g, s)| pb::GameStanding {
+            game_type: g.to_proto() as i32,
             points: s.points,
             title: Some(title(&title_for(s.points))),
             wins: s.wins,
@@ -92,7 +84,8 @@ pub fn account(row: &AccountRow, day: &CapDay, caps: &Caps) -> pb::Account {
 
 /// The answer to SettleGame (stored, and returned again on a retry).
 pub fn settlement(report: &GameReport, plan: &SettlementPlan) -> pb::SettleGameResponse {
-    let gomoku = report.game_type == GameType::Gomoku;
+    // Ratings are shown for games that have them, moved or not.
+    let ratable = report.game_type.game().ratable;
     let players = report
         .seats
         .iter()
@@ -110,8 +103,8 @@ pub fn settlement(report: &GameReport, plan: &SettlementPlan) -> pb::SettleGameR
             balance_silver: p.balance_after,
             title: Some(title(&p.title_after)),
             title_changed: p.title_after.level != p.title_before.level,
-            rating_before: if gomoku { p.rating_before } else { 0 },
-            rating_after: if gomoku { p.rating_after } else { 0 },
+            rating_before: if ratable { p.rating_before } else { 0 },
+            rating_after: if ratable { p.rating_after } else { 0 },
         })
         .collect();
     pb::SettleGameResponse {
@@ -195,15 +188,9 @@ pub fn history_entry(row: &HistoryRecord) -> pb::HistoryEntry {
 }
 
 fn role(code: i16) -> Result<pb::Role, LedgerError> {
-    Ok(
-        match Role::from_code(code).ok_or_else(|| LedgerError::Corrupt(format!("role {code}")))? {
-            Role::Black => pb::Role::Black,
-            Role::White => pb::Role::White,
-            Role::Landlord => pb::Role::Landlord,
-            Role::Farmer => pb::Role::Farmer,
-            Role::Bidder => pb::Role::Bidder,
-        },
-    )
+    Role::from_code(code)
+        .map(Role::to_proto)
+        .ok_or_else(|| LedgerError::Corrupt(format!("role {code}")))
 }
 
 fn outcome(code: i16) -> Result<pb::PlayerOutcome, LedgerError> {

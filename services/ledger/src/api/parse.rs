@@ -3,6 +3,7 @@
 use gamehub_platform::error::{id, required};
 use gamehub_proto::common;
 use gamehub_proto::ledger as pb;
+use gamehub_terms::games;
 
 use crate::domain::grant::{Grant, MAX_GRANT_SILVER, MAX_REASON_CHARS};
 use crate::domain::settle::{GameReport, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, Seat, Stakes};
@@ -25,14 +26,10 @@ pub const MAX_BOARD_ROWS: i64 = 100;
 
 /// A game type field (unspecified refused).
 pub fn game_type(field: &str, value: i32) -> Result<GameType, LedgerError> {
-    match common::GameType::try_from(value) {
-        Ok(common::GameType::Gomoku) => Ok(GameType::Gomoku),
-        Ok(common::GameType::Doudizhu) => Ok(GameType::Doudizhu),
-        _ => Err(LedgerError::invalid(
-            field,
-            "must be GAME_TYPE_GOMOKU or GAME_TYPE_DOUDIZHU",
-        )),
-    }
+    GameType::from_proto(value).ok_or_else(|| {
+        let names = GameType::all().map(|g| g.to_proto().as_str_name());
+        LedgerError::invalid(field, format!("must be {}", games::or_list(names)))
+    })
 }
 
 /// An optional game type filter (unspecified = all).
@@ -52,17 +49,14 @@ pub fn stakes(field: &str, value: Option<&common::RoomStakes>) -> Result<Stakes,
 }
 
 fn role(field: &str, value: i32) -> Result<Role, LedgerError> {
-    match pb::Role::try_from(value) {
-        Ok(pb::Role::Black) => Ok(Role::Black),
-        Ok(pb::Role::White) => Ok(Role::White),
-        Ok(pb::Role::Landlord) => Ok(Role::Landlord),
-        Ok(pb::Role::Farmer) => Ok(Role::Farmer),
-        Ok(pb::Role::Bidder) => Ok(Role::Bidder),
-        _ => Err(LedgerError::invalid(
-            field,
-            "must be ROLE_BLACK or ROLE_WHITE (Gomoku), ROLE_LANDLORD, ROLE_FARMER or ROLE_BIDDER (Dou Dizhu)",
-        )),
-    }
+    Role::from_proto(value).ok_or_else(|| {
+        // `ROLE_BLACK or ROLE_WHITE (Gomoku), …`
+        let per_game: Vec<String> = games::GAMES
+            .iter()
+            .map(|game| format!("{} ({})", game.role_names(), game.name))
+            .collect();
+        LedgerError::invalid(field, format!("must be {}", per_game.join(", ")))
+    })
 }
 
 fn outcome(field: &str, value: i32) -> Result<Outcome, LedgerError> {
@@ -84,10 +78,11 @@ pub fn settle_request(req: &pb::SettleGameRequest) -> Result<GameReport, LedgerE
     let game_id = id("game_id", &req.game_id, MAX_ID_LEN)?.to_owned();
     let game_type = game_type("game_type", req.game_type)?;
     let stakes = stakes("stakes", req.stakes.as_ref())?;
-    if req.players.len() > 3 {
+    let most_seats = games::GAMES.iter().map(|g| g.seats).max().unwrap_or(0);
+    if req.players.len() > most_seats {
         return Err(LedgerError::invalid(
             "players",
-            format!("at most 3 players; got {}", req.players.len()),
+            format!("at most {most_seats} players; got {}", req.players.len()),
         ));
     }
     let mut seats = Vec::with_capacity(req.players.len());
@@ -198,17 +193,23 @@ pub fn page_size(field: &str, value: i32, default: i64, max: i64) -> Result<i64,
     }
 }
 
-/// A leaderboard.
+/// A leaderboard: a game's points (its registry entry's board) or the Gomoku rating.
 pub fn board(value: i32) -> Result<Board, LedgerError> {
-    match pb::Board::try_from(value) {
-        Ok(pb::Board::GomokuPoints) => Ok(Board::Points(GameType::Gomoku)),
-        Ok(pb::Board::DoudizhuPoints) => Ok(Board::Points(GameType::Doudizhu)),
-        Ok(pb::Board::GomokuRating) => Ok(Board::GomokuRating),
-        _ => Err(LedgerError::invalid(
-            "board",
-            "must be BOARD_GOMOKU_POINTS, BOARD_DOUDIZHU_POINTS or BOARD_GOMOKU_RATING",
-        )),
+    let board = pb::Board::try_from(value).ok();
+    if board == Some(pb::Board::GomokuRating) {
+        return Ok(Board::GomokuRating);
     }
+    if let Some(game_type) = GameType::all().find(|g| Some(g.game().points_board) == board) {
+        return Ok(Board::Points(game_type));
+    }
+    let names = GameType::all()
+        .map(|g| g.game().points_board)
+        .chain([pb::Board::GomokuRating])
+        .map(|b| b.as_str_name());
+    Err(LedgerError::invalid(
+        "board",
+        format!("must be {}", games::or_list(names)),
+    ))
 }
 
 /// A professional dan: 0 (clear) to 9.

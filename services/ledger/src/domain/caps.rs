@@ -16,7 +16,7 @@
 //! everyone on that side gets the same amount, except those whose own limit is lower,
 //! who get their limit. With whole silver a remainder of `r` silver (fewer than the
 //! parties sharing it) goes one silver each to the first `r` unsaturated parties in
-//! request order, the house last. So two farmers with the same limits always end within
+//! request order, the house last. So two players of one side with the same limits always end within
 //! one silver of each other, and exactly alike when the total divides evenly.
 
 use serde::Serialize;
@@ -292,8 +292,8 @@ mod tests {
 
     #[test]
     fn the_winner_gets_at_most_the_game_cap() {
-        // Landlord wins 2 × 40,000; each farmer owes 40,000: the landlord's 50,000 cap
-        // binds and the farmers pay 25,000 each.
+        // One player wins 2 × 40,000 and each of the other two owes 40,000: the winner's
+        // 50,000 cap binds and the two pay 25,000 each.
         let a = allocate(
             &[
                 stake(80_000, 0),
@@ -314,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn a_poor_farmer_pays_what_it_has_and_the_other_pays_more() {
+    fn a_poor_loser_pays_what_it_has_and_its_partner_pays_more() {
         let a = allocate(
             &[
                 stake(80_000, 0),
@@ -331,12 +331,12 @@ mod tests {
     }
 
     #[test]
-    fn a_losing_landlord_splits_its_balance_between_the_farmers() {
+    fn a_lone_loser_splits_its_balance_between_the_two_winners() {
         let a = allocate(
             &[stake(-60_000, 30_001), stake(30_000, 0), stake(30_000, 0)],
             &Caps::default(),
         );
-        // 30,001 cannot split evenly: the first farmer in request order gets the extra silver.
+        // 30,001 cannot split evenly: the first winner in request order gets the extra silver.
         assert_eq!(a.silver, vec![-30_001, 15_001, 15_000]);
     }
 
@@ -418,8 +418,8 @@ mod tests {
         )
     }
 
-    /// Dou Dizhu-shaped games: a landlord against two farmers owing the same amount.
-    fn deals() -> impl Strategy<Value = (Vec<Stake>, Caps)> {
+    /// Games of one against two: a lone player against two partners owing the same amount.
+    fn one_against_two() -> impl Strategy<Value = (Vec<Stake>, Caps)> {
         (
             stakes(),
             1i64..100_000,
@@ -427,9 +427,9 @@ mod tests {
             0i64..200_000,
             0i64..200_000,
         )
-            .prop_map(|((mut s, caps), owed, landlord_won, b1, b2)| {
+            .prop_map(|((mut s, caps), owed, lone_won, b1, b2)| {
                 s.resize(3, stake(0, 0));
-                let sign = if landlord_won { 1 } else { -1 };
+                let sign = if lone_won { 1 } else { -1 };
                 s[0].requested_silver = sign * 2 * owed;
                 s[1].requested_silver = -sign * owed;
                 s[2].requested_silver = -sign * owed;
@@ -502,28 +502,28 @@ mod tests {
         }
 
         #[test]
-        fn farmers_are_treated_alike((stakes, caps) in deals()) {
+        fn partners_are_treated_alike((stakes, caps) in one_against_two()) {
             let a = allocate(&stakes, &caps);
             let (c1, c2) = (capacity(&stakes[1], &caps).silver, capacity(&stakes[2], &caps).silver);
             let (m1, m2) = (a.silver[1].abs(), a.silver[2].abs());
             if c1 == c2 {
-                // Alike up to the one indivisible silver, which goes to the first farmer.
+                // Alike up to the one indivisible silver, which goes to the first partner.
                 prop_assert!(m1 == m2 || m1 == m2 + 1, "{m1} vs {m2}");
             }
-            // Max-min fairness: a farmer below its own limit gets no less than the other
+            // Max-min fairness: a partner below its own limit gets no less than the other
             // (but for the remainder silver).
             if m1 < c1 { prop_assert!(m1 >= m2); }
             if m2 < c2 { prop_assert!(m2 + 1 >= m1); }
         }
 
         #[test]
-        fn swapping_two_players_swaps_their_results((stakes, caps) in deals()) {
+        fn swapping_two_players_swaps_their_results((stakes, caps) in one_against_two()) {
             let a = allocate(&stakes, &caps);
             let swapped = [stakes[0], stakes[2], stakes[1]];
             let b = allocate(&swapped, &caps);
             prop_assert_eq!(a.silver[0], b.silver[0]);
             prop_assert_eq!(a.house_silver, b.house_silver);
-            // The farmers' amounts swap, but for where the remainder silver lands.
+            // The partners' amounts swap, but for where the remainder silver lands.
             prop_assert!((a.silver[1] - b.silver[2]).abs() <= 1);
             prop_assert!((a.silver[2] - b.silver[1]).abs() <= 1);
             prop_assert_eq!(a.silver[1] + a.silver[2], b.silver[1] + b.silver[2]);

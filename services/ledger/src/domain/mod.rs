@@ -18,6 +18,7 @@ pub mod titles;
 
 use gamehub_proto::common;
 use gamehub_proto::ledger as pb;
+use gamehub_terms::games::{self, Game};
 use serde::Serialize;
 
 use crate::error::LedgerError;
@@ -49,64 +50,98 @@ impl std::fmt::Display for PlayerId {
     }
 }
 
-/// The games the ledger settles. The codes are the proto's (their one definition); the
-/// database stores them as they are and interprets none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum GameType {
-    /// Gomoku / Renju (五子棋).
-    Gomoku = common::GameType::Gomoku as isize,
-    /// Dou Dizhu (斗地主).
-    Doudizhu = common::GameType::Doudizhu as isize,
-}
+/// A game the ledger settles: its registry entry. The stored code is the proto's
+/// `GameType` (its one definition); the database stores it as it is and interprets none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GameType(&'static Game);
 
 impl GameType {
-    /// Every game type, in the order accounts list them.
-    pub const ALL: [GameType; 2] = [GameType::Gomoku, GameType::Doudizhu];
+    /// The game of a registry entry.
+    pub fn of(game: &'static Game) -> Self {
+        Self(game)
+    }
+
+    /// The registry's entry: seats, roles, lineups, what the ledger checks.
+    pub fn game(self) -> &'static Game {
+        self.0
+    }
+
+    /// Every game type, in the order accounts list them (the registry's).
+    pub fn all() -> impl Iterator<Item = GameType> {
+        games::GAMES.into_iter().map(GameType)
+    }
+
+    /// The game type of an API code (None for unspecified and unknown codes).
+    pub fn from_proto(code: i32) -> Option<Self> {
+        common::GameType::try_from(code)
+            .ok()
+            .and_then(games::by_type)
+            .map(GameType)
+    }
+
+    /// The API code.
+    pub fn to_proto(self) -> common::GameType {
+        self.0.game_type
+    }
 
     /// The stored code.
     pub fn code(self) -> i16 {
-        self as i16
+        self.0.game_type as i16
     }
 
     /// The game type of a stored code.
     pub fn from_code(code: i16) -> Option<Self> {
-        GameType::ALL.into_iter().find(|t| t.code() == code)
+        Self::from_proto(i32::from(code))
     }
 }
 
-/// The seat a player held. The codes are the proto's, stored as they are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Role {
-    /// Gomoku: black at the end of the game.
-    Black = pb::Role::Black as isize,
-    /// Gomoku: white at the end of the game.
-    White = pb::Role::White as isize,
-    /// Dou Dizhu: the landlord (地主).
-    Landlord = pb::Role::Landlord as isize,
-    /// Dou Dizhu: a farmer (农民).
-    Farmer = pb::Role::Farmer as isize,
-    /// Dou Dizhu: a seat of a deal that ended before a landlord was chosen.
-    Bidder = pb::Role::Bidder as isize,
+// The proto variant's name (`Gomoku`), as a settlement's canonical form has always
+// written it: changing it would make earlier settlements' retries conflict.
+impl Serialize for GameType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{:?}", self.0.game_type))
+    }
 }
+
+/// The part a player held in a game (the registry lists each game's). The codes are the
+/// proto's, stored as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Role(pb::Role);
 
 impl Role {
-    /// The stored code.
-    pub fn code(self) -> i16 {
-        self as i16
+    /// The role of an API code, if some game has it (never `ROLE_UNSPECIFIED`).
+    pub fn from_proto(code: i32) -> Option<Self> {
+        let role = pb::Role::try_from(code).ok()?;
+        games::by_role(role).map(|_| Role(role))
     }
 
-    /// Every role.
-    pub const ALL: [Role; 5] = [
-        Role::Black,
-        Role::White,
-        Role::Landlord,
-        Role::Farmer,
-        Role::Bidder,
-    ];
+    /// The API code.
+    pub fn to_proto(self) -> pb::Role {
+        self.0
+    }
+
+    /// The stored code.
+    pub fn code(self) -> i16 {
+        self.0 as i16
+    }
 
     /// The role of a stored code.
     pub fn from_code(code: i16) -> Option<Self> {
-        Role::ALL.into_iter().find(|r| r.code() == code)
+        Self::from_proto(i32::from(code))
+    }
+}
+
+impl From<pb::Role> for Role {
+    fn from(role: pb::Role) -> Self {
+        Role(role)
+    }
+}
+
+// The proto variant's name (`Black`), as a settlement's canonical form has always
+// written it.
+impl Serialize for Role {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{:?}", self.0))
     }
 }
 
@@ -222,8 +257,16 @@ mod tests {
         }
         assert_eq!(Outcome::from_code(0), None);
         assert_eq!(Outcome::Escape.code(), pb::PlayerOutcome::Escape as i16);
-        assert_eq!(GameType::Doudizhu.code(), common::GameType::Doudizhu as i16);
-        assert_eq!(Role::Bidder.code(), pb::Role::Bidder as i16);
+        for game_type in GameType::all() {
+            assert_eq!(game_type.code(), game_type.game().game_type as i16);
+            assert_eq!(GameType::from_code(game_type.code()), Some(game_type));
+            for &role in game_type.game().roles {
+                assert_eq!(Role::from(role).code(), role as i16);
+                assert_eq!(Role::from_code(role as i16), Some(Role::from(role)));
+            }
+        }
+        assert_eq!(GameType::from_code(0), None);
+        assert_eq!(Role::from_code(0), None);
         assert_eq!(HistoryKind::Rating.code(), pb::HistoryKind::Rating as i16);
     }
 

@@ -13,6 +13,7 @@ use super::rating::{self, RatedOutcome, RatedPlayer};
 use super::titles::{Title, title_for};
 use super::{Counts, GameType, HistoryKind, Outcome, PlayerId, Role};
 use crate::error::LedgerError;
+use gamehub_terms::games::Game;
 
 /// The most points one player may score or lose in one game (after the points base).
 pub const MAX_POINTS_PER_GAME: i64 = 1_000_000_000_000;
@@ -67,21 +68,20 @@ fn seat_field(i: usize, name: &str) -> String {
 }
 
 impl GameReport {
-    /// Checks that the seats make a game of this type: seat count, roles, outcomes that
-    /// go together, point signs that match the outcomes, distinct players, and points
-    /// that do not pay winners more than losers lose.
+    /// Checks that the seats make a game of this type, as the registry describes it:
+    /// seat count, roles and lineup, outcomes that make a result, point signs that match
+    /// the outcomes, distinct players, and points that do not pay winners more than
+    /// losers lose.
     pub fn check(&self) -> Result<(), LedgerError> {
+        let game = self.game_type.game();
         let n = self.seats.len();
-        let expected = match self.game_type {
-            GameType::Gomoku => 2,
-            GameType::Doudizhu => 3,
-        };
-        if n != expected {
+        if n != game.seats {
             return Err(LedgerError::invalid(
                 "players",
                 format!(
-                    "a {:?} game has {expected} players; got {n}",
-                    self.game_type
+                    // The proto's name (`Gomoku`): the words API clients have read.
+                    "a {:?} game has {} players; got {n}",
+                    game.game_type, game.seats
                 ),
             ));
         }
@@ -117,9 +117,12 @@ impl GameReport {
                 ));
             }
         }
-        match self.game_type {
-            GameType::Gomoku => self.check_gomoku()?,
-            GameType::Doudizhu => self.check_doudizhu()?,
+        self.check_result(game)?;
+        if self.seats.iter().filter(|s| s.offered_draw).count() > 1 {
+            return Err(LedgerError::invalid(
+                "players",
+                "only one player can have offered the draw",
+            ));
         }
         let sum: i64 = self.seats.iter().map(|s| s.points).sum();
         if sum > 0 {
@@ -131,102 +134,71 @@ impl GameReport {
         Ok(())
     }
 
-    fn check_gomoku(&self) -> Result<(), LedgerError> {
+    /// Checks that the roles make one of the game's lineups and the outcomes one of its
+    /// results: one escape and every other player's outcome the game's outcome after an
+    /// escape; every player drawn, where the game has draws; or one side winning and the
+    /// other losing. A lineup on no side ends only by an escape.
+    fn check_result(&self, game: &Game) -> Result<(), LedgerError> {
         for (i, seat) in self.seats.iter().enumerate() {
-            if !matches!(seat.role, Role::Black | Role::White) {
+            if !game.roles.contains(&seat.role.to_proto()) {
                 return Err(LedgerError::invalid(
                     seat_field(i, "role"),
-                    "a Gomoku player is ROLE_BLACK or ROLE_WHITE",
+                    format!("a {} player is {}", game.name, game.role_names()),
                 ));
             }
         }
-        if self.seats[0].role == self.seats[1].role {
-            return Err(LedgerError::invalid(
-                "players",
-                "a Gomoku game needs one ROLE_BLACK and one ROLE_WHITE",
-            ));
-        }
-        use Outcome::*;
-        let ok = matches!(
-            (self.seats[0].outcome, self.seats[1].outcome),
-            (Win, Loss) | (Loss, Win) | (Draw, Draw) | (Escape, Win) | (Win, Escape)
-        );
-        if !ok {
-            return Err(LedgerError::invalid(
-                "players",
-                format!(
-                    "outcomes {:?} and {:?} do not make a Gomoku result; expected a win and a loss, two draws, or an escape and a win",
-                    self.seats[0].outcome, self.seats[1].outcome
-                ),
-            ));
-        }
-        if self.seats[0].offered_draw && self.seats[1].offered_draw {
-            return Err(LedgerError::invalid(
-                "players",
-                "only one player can have offered the draw",
-            ));
-        }
-        Ok(())
-    }
-
-    fn check_doudizhu(&self) -> Result<(), LedgerError> {
-        let count = |role| self.seats.iter().filter(|s| s.role == role).count();
-        let landlords = count(Role::Landlord);
-        let bidding = count(Role::Bidder) == 3;
-        let landlord_and_farmers = landlords == 1 && count(Role::Farmer) == 2;
-        if !(bidding || landlord_and_farmers) {
-            return Err(LedgerError::invalid(
-                "players",
-                "a Dou Dizhu deal has one ROLE_LANDLORD and two ROLE_FARMER, or three ROLE_BIDDER when it ended before a landlord was chosen",
-            ));
-        }
+        let roles: Vec<_> = self.seats.iter().map(|s| s.role.to_proto()).collect();
+        let lineup = game
+            .lineup_of(&roles)
+            .ok_or_else(|| LedgerError::invalid("players", game.refusals.lineup))?;
+        let after_escape = Outcome::from_code(game.after_escape as i16);
         let escapes = self
             .seats
             .iter()
             .filter(|s| s.outcome == Outcome::Escape)
             .count();
-        let voids = self
+        let others_after_escape = self
             .seats
             .iter()
-            .filter(|s| s.outcome == Outcome::Void)
-            .count();
-        if escapes == 1 && voids == 2 {
+            .all(|s| s.outcome == Outcome::Escape || Some(s.outcome) == after_escape);
+        if escapes == 1 && others_after_escape {
             return Ok(());
         }
-        if bidding {
+        if !game.has_sides(lineup) {
+            let refusal = game.refusals.sideless_results;
             return Err(LedgerError::invalid(
                 "players",
-                "a deal that ended during bidding ends by an escape: one PLAYER_OUTCOME_ESCAPE and two PLAYER_OUTCOME_VOID",
+                refusal.unwrap_or(game.refusals.results),
             ));
         }
-        let landlord = self
+        if game.draws && self.seats.iter().all(|s| s.outcome == Outcome::Draw) {
+            return Ok(());
+        }
+        let won_by = |side| {
+            self.seats.iter().all(|s| {
+                let on_side = game.side_of(s.role.to_proto()) == Some(side);
+                s.outcome == if on_side { Outcome::Win } else { Outcome::Loss }
+            })
+        };
+        if (0..game.sides.len()).any(won_by) {
+            return Ok(());
+        }
+        let outcomes: Vec<String> = self
             .seats
             .iter()
-            .find(|s| s.role == Role::Landlord)
-            .map(|s| s.outcome);
-        let farmers_all = |outcome| {
-            self.seats
-                .iter()
-                .filter(|s| s.role == Role::Farmer)
-                .all(|s| s.outcome == outcome)
-        };
-        let ok = match landlord {
-            Some(Outcome::Win) => farmers_all(Outcome::Loss),
-            Some(Outcome::Loss) => farmers_all(Outcome::Win),
-            _ => false,
-        };
-        if !ok {
-            return Err(LedgerError::invalid(
-                "players",
-                "Dou Dizhu outcomes are: landlord wins and both farmers lose, landlord loses and both farmers win, or one escape and two voids",
-            ));
-        }
-        Ok(())
+            .map(|s| format!("{:?}", s.outcome))
+            .collect();
+        Err(LedgerError::invalid(
+            "players",
+            game.refusals
+                .results
+                .replace("{outcomes}", &outcomes.join(" and ")),
+        ))
     }
 
-    /// Whether this game moves Gomoku ratings.
+    /// Whether this game moves ratings: a rated room of a game whose rooms may be rated.
     pub fn rated(&self) -> bool {
-        self.game_type == GameType::Gomoku && self.stakes.rated
+        self.game_type.game().ratable && self.stakes.rated
     }
 
     /// The SHA-256 of the report's canonical form (its JSON with fields in declaration
@@ -470,20 +442,20 @@ fn ratings_after(report: &GameReport, snapshots: &[PlayerSnapshot]) -> Vec<i64> 
 mod tests {
     use super::*;
 
-    fn seat(id: &str, role: Role, outcome: Outcome, points: i64) -> Seat {
+    fn seat(id: &str, role: gamehub_proto::ledger::Role, outcome: Outcome, points: i64) -> Seat {
         Seat {
             player_id: PlayerId::parse("player_id", id).unwrap(),
-            role,
+            role: Role::from(role),
             outcome,
             points,
             offered_draw: false,
         }
     }
 
-    fn report(game_type: GameType, seats: Vec<Seat>) -> GameReport {
+    fn report(game: &'static Game, seats: Vec<Seat>) -> GameReport {
         GameReport {
             game_id: "g-1".into(),
-            game_type,
+            game_type: GameType::of(game),
             stakes: Stakes {
                 room_id: "room".into(),
                 points_base: 1,
@@ -514,140 +486,14 @@ mod tests {
         }
     }
 
-    use GameType::*;
     use Outcome::*;
-    use Role::*;
-
-    #[test]
-    fn consistent_reports_pass() {
-        let ok = [
-            report(
-                Gomoku,
-                vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
-            ),
-            report(
-                Gomoku,
-                vec![seat("a", Black, Escape, -10), seat("b", White, Win, 0)],
-            ),
-            report(
-                Gomoku,
-                vec![seat("a", Black, Draw, 0), seat("b", White, Draw, 0)],
-            ),
-            report(
-                Doudizhu,
-                vec![
-                    seat("a", Landlord, Win, 4),
-                    seat("b", Farmer, Loss, -2),
-                    seat("c", Farmer, Loss, -2),
-                ],
-            ),
-            report(
-                Doudizhu,
-                vec![
-                    seat("a", Bidder, Void, 0),
-                    seat("b", Bidder, Escape, -3),
-                    seat("c", Bidder, Void, 0),
-                ],
-            ),
-        ];
-        for r in ok {
-            r.check().unwrap();
-        }
-    }
-
-    #[test]
-    fn inconsistent_reports_say_what_to_fix() {
-        let cases = [
-            (
-                report(Gomoku, vec![seat("a", Black, Win, 5)]),
-                "players: a Gomoku game has 2 players; got 1",
-            ),
-            (
-                report(
-                    Gomoku,
-                    vec![seat("a", Black, Win, 5), seat("a", White, Loss, -5)],
-                ),
-                "players[1].player_id: player a appears twice",
-            ),
-            (
-                report(
-                    Gomoku,
-                    vec![seat("a", Black, Win, 5), seat("b", Black, Loss, -5)],
-                ),
-                "players: a Gomoku game needs one ROLE_BLACK and one ROLE_WHITE",
-            ),
-            (
-                report(
-                    Gomoku,
-                    vec![seat("a", Black, Win, 5), seat("b", Landlord, Loss, -5)],
-                ),
-                "players[1].role: a Gomoku player is ROLE_BLACK or ROLE_WHITE",
-            ),
-            (
-                report(
-                    Gomoku,
-                    vec![seat("a", Black, Win, 5), seat("b", White, Win, 0)],
-                ),
-                "players: outcomes Win and Win do not make a Gomoku result",
-            ),
-            (
-                report(
-                    Gomoku,
-                    vec![seat("a", Black, Win, -5), seat("b", White, Loss, 5)],
-                ),
-                "players[0].points: -5 points do not fit outcome Win",
-            ),
-            (
-                report(
-                    Gomoku,
-                    vec![seat("a", Black, Win, 6), seat("b", White, Loss, -5)],
-                ),
-                "players: points sum to +1",
-            ),
-            (
-                report(
-                    Doudizhu,
-                    vec![
-                        seat("a", Landlord, Win, 4),
-                        seat("b", Landlord, Loss, -2),
-                        seat("c", Farmer, Loss, -2),
-                    ],
-                ),
-                "players: a Dou Dizhu deal has one ROLE_LANDLORD",
-            ),
-            (
-                report(
-                    Doudizhu,
-                    vec![
-                        seat("a", Landlord, Win, 4),
-                        seat("b", Farmer, Win, 0),
-                        seat("c", Farmer, Loss, -4),
-                    ],
-                ),
-                "players: Dou Dizhu outcomes are",
-            ),
-            (
-                report(
-                    Doudizhu,
-                    vec![
-                        seat("a", Bidder, Win, 0),
-                        seat("b", Bidder, Loss, 0),
-                        seat("c", Bidder, Loss, 0),
-                    ],
-                ),
-                "players: a deal that ended during bidding ends by an escape",
-            ),
-        ];
-        for (r, expected) in cases {
-            let message = r.check().unwrap_err().to_string();
-            assert!(message.starts_with(expected), "{message} / {expected}");
-        }
-    }
+    use gamehub_proto::ledger::Role::{Black, White};
+    use gamehub_terms::games::GOMOKU;
 
     #[test]
     fn only_a_drawn_player_offers_a_draw() {
         let mut r = report(
-            Gomoku,
+            &GOMOKU,
             vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
         );
         r.seats[0].offered_draw = true;
@@ -657,7 +503,7 @@ mod tests {
     #[test]
     fn the_same_report_hashes_alike_and_any_change_differs() {
         let r = report(
-            Gomoku,
+            &GOMOKU,
             vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
         );
         assert_eq!(r.sha256(), r.clone().sha256());
@@ -667,9 +513,21 @@ mod tests {
     }
 
     #[test]
+    fn the_canonical_form_is_pinned() {
+        let r = report(
+            &GOMOKU,
+            vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+        );
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"game_id":"g-1","game_type":"Gomoku","stakes":{"room_id":"room","points_base":1,"silver_per_point":100,"min_balance_silver":0,"rated":true},"seats":[{"player_id":"a","role":"Black","outcome":"Win","points":5,"offered_draw":false},{"player_id":"b","role":"White","outcome":"Loss","points":-5,"offered_draw":false}],"reason":"five","table_id":"t-1","started_at_unix_ms":1,"ended_at_unix_ms":2,"record_format":"gomoku-text","record_content":""}"#
+        );
+    }
+
+    #[test]
     fn a_plan_moves_points_silver_titles_and_ratings() {
         let mut r = report(
-            Gomoku,
+            &GOMOKU,
             vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
         );
         r.stakes.silver_per_point = 1000;
@@ -704,7 +562,7 @@ mod tests {
     #[test]
     fn an_escape_is_a_rated_loss() {
         let r = report(
-            Gomoku,
+            &GOMOKU,
             vec![seat("a", Black, Escape, -10), seat("b", White, Win, 0)],
         );
         let plan = plan(

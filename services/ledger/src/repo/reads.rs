@@ -28,7 +28,7 @@ pub struct AccountRow {
     pub rated_games: i64,
     /// Professional dan or 0.
     pub professional_dan: u8,
-    /// One per game type, in [`GameType::ALL`] order.
+    /// One per game type, in [`GameType::all`] order.
     pub standings: Vec<StandingRow>,
 }
 
@@ -156,8 +156,7 @@ impl Repository {
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
-        let standings = GameType::ALL
-            .iter()
+        let standings = GameType::all()
             .map(|game_type| {
                 standings
                     .iter()

@@ -6,6 +6,7 @@
 //! - `rating`: every case of the Gomoku rating formula, professionals, escapes;
 //! - `api`: accounts, grants, idempotency, validation, pagination, leaderboards;
 //! - `auth`: who may call what; refused calls change nothing;
+//! - `reports`: a report's checks for each game (no database);
 //! - `repository`: cap days, replays, the schema's constraints and triggers;
 //! - `concurrency`: 32 clients, thousands of games, every invariant;
 //! - `crash`: the binary killed with SIGKILL mid-load and restarted;
@@ -20,6 +21,7 @@ mod concurrency;
 mod crash;
 mod rating;
 mod read_replica;
+mod reports;
 mod repository;
 mod settlement;
 mod support;
