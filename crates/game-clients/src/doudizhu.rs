@@ -1,0 +1,75 @@
+//! The Dou Dizhu dealer (`gamehub.doudizhu.v1`).
+
+use gamehub_platform::client::ServiceChannel;
+use gamehub_proto::doudizhu as pb;
+use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
+use gamehub_terms::games::TimeControl;
+use tonic::Status;
+
+use crate::{BoxFuture, GameClient, NewTable, TableSeat, to_i64};
+
+/// The dealer's client.
+#[derive(Debug, Clone)]
+pub struct Doudizhu(DoudizhuServiceClient<ServiceChannel>);
+
+/// A client of the dealer on `channel`.
+pub fn connect(channel: ServiceChannel) -> Box<dyn GameClient> {
+    Box::new(Doudizhu(DoudizhuServiceClient::new(channel)))
+}
+
+impl GameClient for Doudizhu {
+    fn open_table<'a>(&'a self, table: NewTable<'a>) -> BoxFuture<'a, Result<String, Status>> {
+        Box::pin(async move {
+            let turn_time_ms = match table.time_control {
+                TimeControl::PerTurn { turn_time_ms } => to_i64(turn_time_ms),
+                // Not Dou Dizhu's clock (a rooms file cannot make one): 0 is refused.
+                TimeControl::PerMoveAndTotal { .. } => 0,
+            };
+            // The dealer plays one rule set (`classic`), so the request names none.
+            let request = pb::OpenTableRequest {
+                request_id: table.request_id.to_owned(),
+                stakes: Some(table.stakes),
+                turn_time_ms,
+                player_ids: table.players.to_vec(),
+                test_seeds: Vec::new(),
+            };
+            let mut client = self.0.clone();
+            Ok(client.open_table(request).await?.into_inner().table_id)
+        })
+    }
+
+    fn seat_at<'a>(
+        &'a self,
+        table_id: &'a str,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, Status>> {
+        Box::pin(async move {
+            let request = pb::GetTableRequest {
+                table_id: table_id.to_owned(),
+                as_spectator: true,
+            };
+            let mut client = self.0.clone();
+            let table = client.get_table(request).await?.into_inner().table;
+            Ok(table.and_then(|t| seat(&t, player_id)))
+        })
+    }
+}
+
+/// The player's seat at a table that goes on.
+fn seat(table: &pb::Table, player_id: &str) -> Option<TableSeat> {
+    if table.status() == pb::TableStatus::Closed {
+        return None;
+    }
+    let me = table.seats.iter().find(|s| s.player_id == player_id)?;
+    Some(TableSeat {
+        seat: u32::try_from(me.seat).ok()?,
+        room_id: table
+            .stakes
+            .as_ref()
+            .map(|s| s.room_id.clone())
+            .unwrap_or_default(),
+        // A deal about to be dealt counts as going on: every seat asked for it.
+        in_progress: table.status() != pb::TableStatus::BetweenDeals,
+        players: table.seats.iter().map(|s| s.player_id.clone()).collect(),
+    })
+}

@@ -1,0 +1,87 @@
+//! The Gomoku referee (`gamehub.gomoku.v1`).
+
+use gamehub_platform::client::ServiceChannel;
+use gamehub_proto::gomoku as pb;
+use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
+use gamehub_terms::games::TimeControl;
+use tonic::Status;
+
+use crate::{BoxFuture, GameClient, NewTable, TableSeat, to_i64};
+
+/// The referee's client.
+#[derive(Debug, Clone)]
+pub struct Gomoku(GomokuServiceClient<ServiceChannel>);
+
+/// A client of the referee on `channel`.
+pub fn connect(channel: ServiceChannel) -> Box<dyn GameClient> {
+    Box::new(Gomoku(GomokuServiceClient::new(channel)))
+}
+
+impl GameClient for Gomoku {
+    fn open_table<'a>(&'a self, table: NewTable<'a>) -> BoxFuture<'a, Result<String, Status>> {
+        Box::pin(async move {
+            let (per_move_ms, total_ms) = match table.time_control {
+                TimeControl::PerMoveAndTotal {
+                    move_time_ms,
+                    total_time_ms,
+                } => (to_i64(move_time_ms), to_i64(total_time_ms)),
+                // Not Gomoku's clock (a rooms file cannot make one): 0 is refused.
+                TimeControl::PerTurn { .. } => (0, 0),
+            };
+            // RULE_SET_UNSPECIFIED, which the referee refuses, for a name that is not
+            // Gomoku's (a rooms file cannot make one).
+            let rule_set = gomoku_rules::RuleSet::parse(table.rule_set).map_or(
+                pb::RuleSet::Unspecified,
+                gamehub_terms::rule_sets::gomoku_to_proto,
+            );
+            let request = pb::OpenTableRequest {
+                request_id: table.request_id.to_owned(),
+                stakes: Some(table.stakes),
+                rule_set: rule_set as i32,
+                time_control: Some(pb::TimeControl {
+                    per_move_ms,
+                    total_ms,
+                }),
+                player_ids: table.players.to_vec(),
+                // Seats are already in random order: seat 0 starts with black.
+                first_black_seat: 0,
+                designated_opening: table.designated_opening.to_owned(),
+                paired_games: table.paired_games,
+            };
+            let mut client = self.0.clone();
+            Ok(client.open_table(request).await?.into_inner().table_id)
+        })
+    }
+
+    fn seat_at<'a>(
+        &'a self,
+        table_id: &'a str,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, Status>> {
+        Box::pin(async move {
+            let request = pb::GetTableRequest {
+                table_id: table_id.to_owned(),
+            };
+            let mut client = self.0.clone();
+            let table = client.get_table(request).await?.into_inner().table;
+            Ok(table.and_then(|t| seat(&t, player_id)))
+        })
+    }
+}
+
+/// The player's seat at a table that goes on.
+fn seat(table: &pb::Table, player_id: &str) -> Option<TableSeat> {
+    if table.status() == pb::TableStatus::Closed {
+        return None;
+    }
+    let me = table
+        .players
+        .iter()
+        .find(|p| p.player_id == player_id && !p.left)?;
+    Some(TableSeat {
+        seat: u32::try_from(me.seat).ok()?,
+        room_id: table.room_id.clone(),
+        in_progress: table.status() != pb::TableStatus::BetweenGames,
+        players: table.players.iter().map(|p| p.player_id.clone()).collect(),
+    })
+}
