@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Secret;
+use crate::config::env::Secret;
 use crate::error::ApiError;
 
 /// What a caller is allowed to be.

@@ -24,7 +24,7 @@ use tonic_web::GrpcWebLayer;
 use tower::layer::util::Stack;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::config::{ConfigError, Env, Environment};
+use crate::config::env::{ConfigError, Env, Environment};
 use crate::error::RETRY_AFTER_MS;
 
 /// The web pages (origins) allowed to call the API from a browser.

@@ -21,7 +21,7 @@ use redis::cluster_routing::{
 };
 use redis::{Cmd, IntoConnectionInfo, Pipeline, RedisFuture, RedisResult, Value};
 
-use crate::config::Secret;
+use crate::config::env::Secret;
 
 /// Where live state is: one Redis, or the seed nodes of a Redis Cluster.
 #[derive(Clone)]

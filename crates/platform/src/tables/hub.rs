@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use super::{Audience, StoredEvent, TableStore};
-use crate::config::{ConfigError, Env};
+use crate::config::env::{ConfigError, Env};
 use crate::error::ApiError;
 use crate::notify::{Notifier, NotifyLimits, Place, Subscription};
 use crate::server::ShutdownListener;
@@ -21,7 +21,7 @@ pub struct WatchLimits {
     /// keeps [`WatchLimits::max_watchers_per_seat`] of them for its player; spectators
     /// share the rest.
     pub max_watchers_per_table: usize,
-    /// Seats at a table of this game (2 for Gomoku, 3 for Dou Dizhu).
+    /// Seats at a table of this game (its registry entry's `seats`).
     pub seats: u8,
     /// Watch streams the player of one seat may hold on its table, in places kept for
     /// it: no spectator can take them.

@@ -230,8 +230,8 @@ impl SettlerConfig {
     /// Reads the durability settings shared by every game service (see the fields).
     pub fn read_durability(
         &mut self,
-        env: &crate::config::Env,
-    ) -> Result<(), crate::config::ConfigError> {
+        env: &crate::config::env::Env,
+    ) -> Result<(), crate::config::env::ConfigError> {
         let margin = env.millis("GAMEHUB_SETTLE_FSYNC_MARGIN_MS", Duration::from_secs(1))?;
         let mode = env.string("GAMEHUB_SETTLE_DURABILITY", "auto");
         self.durability = match mode.trim() {
@@ -239,7 +239,7 @@ impl SettlerConfig {
             "strict" => Durability::Strict { margin },
             "off" => Durability::Off,
             _ => {
-                return Err(crate::config::ConfigError {
+                return Err(crate::config::env::ConfigError {
                     name: "GAMEHUB_SETTLE_DURABILITY".to_owned(),
                     value: mode,
                     reason: "expected auto, strict or off".to_owned(),
@@ -757,7 +757,7 @@ mod tests {
 
     #[test]
     fn durability_is_configured_by_name() {
-        use crate::config::Env;
+        use crate::config::env::Env;
         let read = |pairs: &[(&str, &str)]| {
             let mut config = SettlerConfig::default();
             config
