@@ -1,6 +1,6 @@
-//! What the game services' gRPC handlers do the same way (the Gomoku referee and the
-//! Dou Dizhu dealer): who calls and what, the key that makes a player's retry
-//! idempotent, OpenTable's create-once step, and a watch stream's items decoded.
+//! What every game service's gRPC handlers do the same way: who calls and what, the key
+//! that makes a player's retry idempotent, OpenTable's create-once step, and a watch
+//! stream's items decoded.
 //!
 //! A player's action reads, in both services: [`caller_and_message`], parse the action
 //! (each service's `parse`), then the service's `act` — players only, table id and

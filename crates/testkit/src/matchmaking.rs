@@ -155,7 +155,7 @@ impl TableOpener for FakeTables {
 
     fn seat_at<'a>(
         &'a self,
-        _game: Game,
+        _game: &'static Game,
         table_id: &'a str,
         player_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
@@ -225,7 +225,7 @@ impl TableOpener for InstantTables {
 
     fn seat_at<'a>(
         &'a self,
-        _: Game,
+        _: &'static Game,
         _: &'a str,
         _: &'a str,
     ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {

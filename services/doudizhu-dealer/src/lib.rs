@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{TokenSource, service_channel};
-use gamehub_platform::config::{CommonConfig, ConfigError, Env, Environment, ports};
+use gamehub_platform::config::{CommonConfig, ConfigError, Env, Environment};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
 use gamehub_platform::tables::hub::{EventHub, WatchLimits};
 use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
@@ -40,6 +40,7 @@ use gamehub_platform::tables::sweeper::{SweepConfig, run_sweeper};
 use gamehub_platform::tables::{StoreLimits, TableStore};
 use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuServiceServer;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_terms::games::DOUDIZHU;
 
 use crate::record::Archive;
 use crate::service::{ClockHandler, Dealer, GAME};
@@ -87,10 +88,8 @@ impl DealerConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let common = CommonConfig::from_env(env)?;
-        let listen = env.addr(
-            "GAMEHUB_DOUDIZHU_ADDR",
-            &format!("0.0.0.0:{}", ports::DOUDIZHU),
-        )?;
+        let service = &DOUDIZHU.service;
+        let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let ms =
             |name: &str, default: u64| env.parse(name, default, "a whole number of milliseconds");
         let test_seeds = env.flag("GAMEHUB_DEALER_TEST_SEEDS", false)?;

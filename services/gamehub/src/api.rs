@@ -8,6 +8,7 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
+use gamehub_terms::games::{DOUDIZHU, GOMOKU};
 
 /// The four services' URLs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,8 +29,8 @@ impl Endpoints {
         let url = |port: u16| format!("http://{host}:{port}");
         Self {
             matchmaking: url(ports::MATCHMAKING),
-            gomoku: url(ports::GOMOKU),
-            doudizhu: url(ports::DOUDIZHU),
+            gomoku: url(GOMOKU.service.port),
+            doudizhu: url(DOUDIZHU.service.port),
             ledger: url(ports::LEDGER),
         }
     }
@@ -38,8 +39,8 @@ impl Endpoints {
     pub fn from_config(config: &CommonConfig) -> Self {
         Self {
             matchmaking: config.matchmaking_url.clone(),
-            gomoku: config.gomoku_url.clone(),
-            doudizhu: config.doudizhu_url.clone(),
+            gomoku: config.game_urls.get(&GOMOKU).to_owned(),
+            doudizhu: config.game_urls.get(&DOUDIZHU).to_owned(),
             ledger: config.ledger_url.clone(),
         }
     }

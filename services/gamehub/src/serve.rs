@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::runner::serve_until_terminated;
 use gamehub_platform::server::{Shutdown, Started};
+use gamehub_terms::games::{DOUDIZHU, GOMOKU};
 
 use crate::api::Endpoints;
 
@@ -168,8 +169,9 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
     let mut matchmaking_config =
         gamehub_matchmaking::MatchmakingConfig::from_env(env).map_err(config_error)?;
     matchmaking_config.common.ledger_url = ledger_url;
-    matchmaking_config.common.gomoku_url = local_url(gomoku.addr);
-    matchmaking_config.common.doudizhu_url = local_url(doudizhu.addr);
+    let game_urls = &mut matchmaking_config.common.game_urls;
+    game_urls.set(&GOMOKU, local_url(gomoku.addr));
+    game_urls.set(&DOUDIZHU, local_url(doudizhu.addr));
     if ports == Ports::Ephemeral {
         matchmaking_config.listen = ephemeral();
     }

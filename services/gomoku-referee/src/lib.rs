@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{TokenSource, service_channel};
-use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
+use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
 use gamehub_platform::tables::hub::{EventHub, WatchLimits};
 use gamehub_platform::tables::settler::{SettlerConfig, run_settler};
@@ -37,6 +37,7 @@ use gamehub_platform::tables::sweeper::{SweepConfig, run_sweeper};
 use gamehub_platform::tables::{StoreLimits, TableStore};
 use gamehub_proto::gomoku::gomoku_service_server::GomokuServiceServer;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_terms::games::GOMOKU;
 
 pub use service::Referee;
 
@@ -75,7 +76,8 @@ impl RefereeConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let common = CommonConfig::from_env(env)?;
-        let listen = env.addr("GAMEHUB_GOMOKU_ADDR", &format!("0.0.0.0:{}", ports::GOMOKU))?;
+        let service = &GOMOKU.service;
+        let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let between_games =
             env.millis("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS", Duration::from_secs(600))?;
         let watch_limits = WatchLimits::from_env(env, "GAMEHUB_GOMOKU", 2)?;

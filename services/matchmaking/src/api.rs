@@ -334,11 +334,11 @@ impl MatchmakingApi {
     }
 
     /// Refuses while `player` still sits at `table_id`, a table that goes on.
-    async fn ensure_left(&self, player: &str, game: Game, table_id: &str) -> Result<()> {
+    async fn ensure_left(&self, player: &str, game: &'static Game, table_id: &str) -> Result<()> {
         match self.seat_at(player, game, table_id).await? {
             Some(_) => Err(MatchmakingError::Seated {
                 player: player.to_owned(),
-                game: game.as_str(),
+                game: game.key,
                 table_id: table_id.to_owned(),
             }),
             None => Ok(()),
@@ -347,14 +347,19 @@ impl MatchmakingApi {
 
     /// Where `player` sits at `table_id`, if that table goes on and the player is still
     /// at it: the game service is the only one that knows.
-    async fn seat_at(&self, player: &str, game: Game, table_id: &str) -> Result<Option<TableSeat>> {
+    async fn seat_at(
+        &self,
+        player: &str,
+        game: &'static Game,
+        table_id: &str,
+    ) -> Result<Option<TableSeat>> {
         self.tables
             .seat_at(game, table_id, player)
             .await
             .map_err(|e| {
                 MatchmakingError::Unavailable(format!(
                     "cannot confirm whether player {player} still sits at {} table {table_id} ({e}); retry shortly",
-                    game.as_str()
+                    game.key
                 ))
             })
     }
@@ -386,7 +391,7 @@ impl MatchmakingApi {
         // Where the player may sit: the seat index, and the last ticket if it seated the
         // player (its seat is not in the index yet when the matcher stopped in between).
         let record = self.store.seat_record(&player).await?;
-        let mut candidates: Vec<(Game, String, String)> = Vec::with_capacity(2);
+        let mut candidates: Vec<(&'static Game, String, String)> = Vec::with_capacity(2);
         if let Some(Ticket {
             id,
             seat: Some(seat),
@@ -413,7 +418,7 @@ impl MatchmakingApi {
                     self.store.keep_seat_record(&player, record).await?;
                 }
                 seat = Some(pb::CurrentSeat {
-                    game_type: game.game_type() as i32,
+                    game_type: game.game_type as i32,
                     table_id,
                     seat: i32::try_from(at.seat).unwrap_or(i32::MAX),
                     room_id: at.room_id,

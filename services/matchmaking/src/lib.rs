@@ -1,7 +1,9 @@
-//! Matchmaking: the rooms players choose, tickets, and seating players at Gomoku and
-//! Dou Dizhu tables (docs/rules.md#rooms; the README's architecture).
+//! Matchmaking: the rooms players choose, tickets, and seating players at the game
+//! services' tables (docs/rules.md#rooms; the README's architecture). Games come from
+//! the registry (`gamehub_terms::games`).
 //!
-//! - [`rooms`]: rooms as data, the shipped `rooms.toml` and its validation;
+//! - [`rooms`]: rooms as data, the shipped `rooms.toml` and its validation by each
+//!   game's registry entry;
 //! - [`tickets`]: ticket ids, states and what a ticket holds;
 //! - [`store`]: tickets, claims and per-player indexes in Redis, one Lua script per change;
 //! - [`pairing`]: who sits with whom (queue order, or close ratings in rated rooms), pure;
@@ -204,9 +206,8 @@ impl MatchmakingConfig {
 }
 
 /// Starts matchmaking against the real ledger and game services (at
-/// `GAMEHUB_LEDGER_URL`, `GAMEHUB_GOMOKU_URL`, `GAMEHUB_DOUDIZHU_URL`): the gRPC server,
-/// the matcher loops and the reaper, in the background. Stops when `shutdown` is
-/// triggered.
+/// `GAMEHUB_LEDGER_URL` and each game's `GAMEHUB_<GAME>_URL`): the gRPC server, the
+/// matcher loops and the reaper, in the background. Stops when `shutdown` is triggered.
 pub async fn start(config: MatchmakingConfig, shutdown: Shutdown) -> anyhow::Result<Started> {
     let eligibility = Arc::new(LedgerPeer::new(&config.common, config.peer_timeout)?);
     let tables = Arc::new(GamePeers::new(&config.common, config.peer_timeout)?);
@@ -278,37 +279,9 @@ gamehub_platform::impl_service!(MatchmakingConfig, start);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rooms::Game;
 
     fn from_pairs(pairs: &[(&str, &str)]) -> Result<MatchmakingConfig, ConfigError> {
         MatchmakingConfig::from_env(&Env::from_pairs(pairs.iter().copied()))
-    }
-
-    fn min_balance(config: &MatchmakingConfig, room: &str) -> i64 {
-        config.rooms.get(room).unwrap().min_balance_silver
-    }
-
-    #[test]
-    fn the_configured_per_game_loss_cap_bounds_default_minimum_balances() {
-        let config = from_pairs(&[("GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER", "20000")]).unwrap();
-        // Dou Dizhu's worst loss has no bound but the cap; Gomoku's escape (10 x 100) is
-        // under it.
-        assert_eq!(min_balance(&config, "doudizhu-classic"), 20_000);
-        assert_eq!(min_balance(&config, "gomoku-renju"), 1_000);
-
-        let config = from_pairs(&[("GAMEHUB_LEDGER_GAME_LOSS_CAP_SILVER", "500")]).unwrap();
-        assert_eq!(min_balance(&config, "gomoku-renju"), 500);
-        assert_eq!(
-            min_balance(&config, "gomoku-free"),
-            0,
-            "free rooms need nothing"
-        );
-        for room in config.rooms.iter() {
-            assert!(room.min_balance_silver <= 500, "{}", room.id);
-            if room.game == Game::Doudizhu && room.silver_per_point > 0 {
-                assert_eq!(room.min_balance_silver, 500, "{}", room.id);
-            }
-        }
     }
 
     #[test]

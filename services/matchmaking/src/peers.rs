@@ -3,28 +3,32 @@
 //!
 //! - [`Eligibility`]: the ledger's `CheckEligibility` (balance, daily caps) and the
 //!   player's Gomoku rating (`GetAccount`), for rated rooms;
-//! - [`TableOpener`]: `OpenTable` at the Gomoku referee or the Dou Dizhu dealer, and
-//!   `GetTable` to learn where a player sits at a table, if it still does.
+//! - [`TableOpener`]: `OpenTable` at the room's game service, and `GetTable` to learn
+//!   where a player sits at a table, if it still does.
 //!
-//! The gRPC implementations ([`LedgerPeer`], [`GamePeers`]) call with a service token.
+//! The gRPC implementations ([`LedgerPeer`], [`GamePeers`]) call with a service token;
+//! [`GamePeers`] reaches every game of the registry through its client
+//! (`gamehub_game_clients`), so nothing here names a game.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+use gamehub_game_clients::{GameClient, NewTable};
 use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::CommonConfig;
-use gamehub_proto::doudizhu as ddz;
-use gamehub_proto::gomoku as gmk;
 use gamehub_proto::ledger;
+use gamehub_terms::games::{self, Game};
 use tonic::Code;
 
-use crate::rooms::{Game, Room, Rules, TimeControl};
+use crate::rooms::Room;
 
 /// A boxed future, so the traits can be used as `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+pub use gamehub_game_clients::TableSeat;
 pub use gamehub_platform::eligibility::Verdict;
 
 /// A failed call to another service.
@@ -90,23 +94,10 @@ pub trait TableOpener: Send + Sync + 'static {
     /// left it; None when the table closed, is unknown, or the player is not seated there.
     fn seat_at<'a>(
         &'a self,
-        game: Game,
+        game: &'static Game,
         table_id: &'a str,
         player_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>>;
-}
-
-/// A player's seat at an open table, as the game service reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableSeat {
-    /// The player's seat, from 0.
-    pub seat: u32,
-    /// The room the table was opened for.
-    pub room_id: String,
-    /// Whether a game (a deal) is going on, rather than the table waiting between games.
-    pub in_progress: bool,
-    /// Every player of the table, in seat order.
-    pub players: Vec<String>,
 }
 
 /// The subject of matchmaking's service tokens.
@@ -166,43 +157,34 @@ impl Eligibility for LedgerPeer {
     }
 }
 
-/// The Gomoku referee and the Dou Dizhu dealer over gRPC.
-#[derive(Debug, Clone)]
+/// Every game's service over gRPC, each through its client.
+#[derive(Debug)]
 pub struct GamePeers {
-    gomoku: gmk::gomoku_service_client::GomokuServiceClient<ServiceChannel>,
-    doudizhu: ddz::doudizhu_service_client::DoudizhuServiceClient<ServiceChannel>,
+    /// By registry key: one per game.
+    clients: HashMap<&'static str, Box<dyn GameClient>>,
 }
 
 impl GamePeers {
-    /// Clients of `GAMEHUB_GOMOKU_URL` and `GAMEHUB_DOUDIZHU_URL` with a service token.
+    /// Clients of every game's service (`GAMEHUB_<GAME>_URL`) with a service token.
     pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
         let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
-        Ok(Self {
-            gomoku: gmk::gomoku_service_client::GomokuServiceClient::new(service_channel(
-                &config.gomoku_url,
-                token.clone(),
-                timeout,
-            )?),
-            doudizhu: ddz::doudizhu_service_client::DoudizhuServiceClient::new(service_channel(
-                &config.doudizhu_url,
-                token,
-                timeout,
-            )?),
-        })
+        let mut clients = HashMap::new();
+        for game in games::GAMES {
+            let channel = service_channel(config.game_urls.get(game), token.clone(), timeout)?;
+            let client = gamehub_game_clients::connect(game, channel)
+                .ok_or_else(|| anyhow::anyhow!("no client for the game {}", game.key))?;
+            clients.insert(game.key, client);
+        }
+        Ok(Self { clients })
     }
-}
 
-/// The API code of a room's Gomoku rule set (Unspecified, which the referee refuses,
-/// for a room of another game: a rooms file cannot make one).
-fn gomoku_rule_set(rules: Rules) -> gmk::RuleSet {
-    match rules {
-        Rules::Gomoku(rule_set) => gamehub_terms::rule_sets::gomoku_to_proto(rule_set),
-        Rules::Doudizhu(_) => gmk::RuleSet::Unspecified,
+    fn client(&self, game: &Game) -> Result<&dyn GameClient, PeerError> {
+        // Every game of the registry has its client (made in `new`).
+        self.clients
+            .get(game.key)
+            .map(Box::as_ref)
+            .ok_or_else(|| PeerError::Refused(format!("no client for the game {}", game.key)))
     }
-}
-
-fn to_i64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
 }
 
 impl TableOpener for GamePeers {
@@ -213,139 +195,45 @@ impl TableOpener for GamePeers {
         players: &'a [String],
     ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
         Box::pin(async move {
-            let table_id = match room.time_control {
-                TimeControl::Gomoku {
-                    move_time_ms,
-                    total_time_ms,
-                } => {
-                    let mut client = self.gomoku.clone();
-                    client
-                        .open_table(gmk::OpenTableRequest {
-                            request_id: match_id.to_owned(),
-                            stakes: Some(room.stakes()),
-                            rule_set: gomoku_rule_set(room.rules) as i32,
-                            time_control: Some(gmk::TimeControl {
-                                per_move_ms: to_i64(move_time_ms),
-                                total_ms: to_i64(total_time_ms),
-                            }),
-                            player_ids: players.to_vec(),
-                            // Seats are already in random order: seat 0 starts with black.
-                            first_black_seat: 0,
-                            designated_opening: room.designated_opening_name().to_owned(),
-                            paired_games: room.paired_games,
-                        })
-                        .await
-                        .map_err(|s| {
-                            gamehub_platform::metrics::dependency_error("gomoku");
-                            PeerError::from_status("gomoku referee", &s)
-                        })?
-                        .into_inner()
-                        .table_id
-                }
-                TimeControl::Doudizhu { turn_time_ms } => {
-                    let mut client = self.doudizhu.clone();
-                    client
-                        .open_table(ddz::OpenTableRequest {
-                            request_id: match_id.to_owned(),
-                            stakes: Some(room.stakes()),
-                            turn_time_ms: to_i64(turn_time_ms),
-                            player_ids: players.to_vec(),
-                            test_seeds: Vec::new(),
-                        })
-                        .await
-                        .map_err(|s| {
-                            gamehub_platform::metrics::dependency_error("doudizhu");
-                            PeerError::from_status("doudizhu dealer", &s)
-                        })?
-                        .into_inner()
-                        .table_id
-                }
+            let game = room.game;
+            let table = NewTable {
+                request_id: match_id,
+                stakes: room.stakes(),
+                rule_set: room.rules,
+                time_control: room.time_control,
+                players,
+                designated_opening: room.designated_opening_name(),
+                paired_games: room.paired_games,
             };
+            let table_id = self.client(game)?.open_table(table).await.map_err(|s| {
+                gamehub_platform::metrics::dependency_error(game.key);
+                PeerError::from_status(game.service.name, &s)
+            })?;
             Ok(OpenedTable { table_id })
         })
     }
 
     fn seat_at<'a>(
         &'a self,
-        game: Game,
+        game: &'static Game,
         table_id: &'a str,
         player_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
         Box::pin(async move {
-            // NOT_FOUND: the table is gone (or never was): nobody sits there.
-            let unknown = |service: &str, s: tonic::Status| {
-                if s.code() == Code::NotFound {
-                    Ok(None)
-                } else {
-                    gamehub_platform::metrics::dependency_error(service);
+            match self.client(game)?.seat_at(table_id, player_id).await {
+                Ok(seat) => Ok(seat),
+                // NOT_FOUND: the table is gone (or never was): nobody sits there.
+                Err(s) if s.code() == Code::NotFound => Ok(None),
+                Err(s) => {
+                    gamehub_platform::metrics::dependency_error(game.key);
                     Err(PeerError::Unavailable(format!(
-                        "{service}: {:?}: {}",
+                        "{}: {:?}: {}",
+                        game.key,
                         s.code(),
                         s.message()
                     )))
                 }
-            };
-            match game {
-                Game::Gomoku => {
-                    let mut client = self.gomoku.clone();
-                    let request = gmk::GetTableRequest {
-                        table_id: table_id.to_owned(),
-                    };
-                    let table = match client.get_table(request).await {
-                        Ok(response) => response.into_inner().table,
-                        Err(s) => return unknown("gomoku", s),
-                    };
-                    Ok(table.and_then(|t| gomoku_seat(&t, player_id)))
-                }
-                Game::Doudizhu => {
-                    let mut client = self.doudizhu.clone();
-                    let request = ddz::GetTableRequest {
-                        table_id: table_id.to_owned(),
-                        as_spectator: true,
-                    };
-                    let table = match client.get_table(request).await {
-                        Ok(response) => response.into_inner().table,
-                        Err(s) => return unknown("doudizhu", s),
-                    };
-                    Ok(table.and_then(|t| doudizhu_seat(&t, player_id)))
-                }
             }
         })
     }
-}
-
-/// The player's seat at a Gomoku table that goes on.
-fn gomoku_seat(table: &gmk::Table, player_id: &str) -> Option<TableSeat> {
-    if table.status() == gmk::TableStatus::Closed {
-        return None;
-    }
-    let me = table
-        .players
-        .iter()
-        .find(|p| p.player_id == player_id && !p.left)?;
-    Some(TableSeat {
-        seat: u32::try_from(me.seat).ok()?,
-        room_id: table.room_id.clone(),
-        in_progress: table.status() != gmk::TableStatus::BetweenGames,
-        players: table.players.iter().map(|p| p.player_id.clone()).collect(),
-    })
-}
-
-/// The player's seat at a Dou Dizhu table that goes on.
-fn doudizhu_seat(table: &ddz::Table, player_id: &str) -> Option<TableSeat> {
-    if table.status() == ddz::TableStatus::Closed {
-        return None;
-    }
-    let me = table.seats.iter().find(|s| s.player_id == player_id)?;
-    Some(TableSeat {
-        seat: u32::try_from(me.seat).ok()?,
-        room_id: table
-            .stakes
-            .as_ref()
-            .map(|s| s.room_id.clone())
-            .unwrap_or_default(),
-        // A deal about to be dealt counts as going on: every seat asked for it.
-        in_progress: table.status() != ddz::TableStatus::BetweenDeals,
-        players: table.seats.iter().map(|s| s.player_id.clone()).collect(),
-    })
 }

@@ -6,10 +6,12 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use gamehub_proto::common::{GameType, RoomStakes};
+use gamehub_proto::common::RoomStakes;
 use gamehub_proto::matchmaking as pb;
+use gamehub_terms::games::{self, ClockKind, WorstLoss};
 use gamehub_terms::stakes::{self, StakesError};
 use serde::Deserialize;
 
@@ -25,104 +27,11 @@ pub const MAX_ROOM_ID_LEN: usize = 32;
 /// The per-game loss cap of the ledger's default configuration (docs/rules.md#caps).
 pub use gamehub_terms::caps::DEFAULT_GAME_LOSS_CAP_SILVER;
 
-/// Gomoku's worst result for one player: an escape costs 10 points × base (seed 001).
-const GOMOKU_WORST_LOSS_POINTS: i64 = 10;
+/// A game, as the registry describes it (seats, rule sets, clock, what its rooms allow).
+pub use gamehub_terms::games::Game;
 
-/// The two games, and how many players sit at a table of each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Game {
-    /// Gomoku / Renju (五子棋): two players.
-    Gomoku,
-    /// Dou Dizhu (斗地主): three players.
-    Doudizhu,
-}
-
-impl Game {
-    /// Players at one table.
-    pub fn seats(self) -> usize {
-        match self {
-            Game::Gomoku => 2,
-            Game::Doudizhu => 3,
-        }
-    }
-
-    /// The name used in rooms files and Redis.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Game::Gomoku => "gomoku",
-            Game::Doudizhu => "doudizhu",
-        }
-    }
-
-    /// The protobuf game type.
-    pub fn game_type(self) -> GameType {
-        match self {
-            Game::Gomoku => GameType::Gomoku,
-            Game::Doudizhu => GameType::Doudizhu,
-        }
-    }
-
-    /// Parses the name used in rooms files and Redis.
-    pub fn parse(name: &str) -> Option<Game> {
-        match name {
-            "gomoku" => Some(Game::Gomoku),
-            "doudizhu" => Some(Game::Doudizhu),
-            _ => None,
-        }
-    }
-
-    /// The names of this game's rule sets (the rule crate's), comma-separated.
-    pub fn rule_set_names(self) -> String {
-        match self {
-            Game::Gomoku => gomoku_rules::RuleSet::names(),
-            Game::Doudizhu => doudizhu_rules::RuleSet::names(),
-        }
-    }
-}
-
-/// A room's rule set, as its game's rule crate names and plays it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Rules {
-    /// A Gomoku rule set (`freestyle`, `renju-lose`, …).
-    Gomoku(gomoku_rules::RuleSet),
-    /// A Dou Dizhu rule set (`classic`).
-    Doudizhu(doudizhu_rules::RuleSet),
-}
-
-impl Rules {
-    /// The rule set of `game` named `name` (the rule crate's exact name).
-    pub fn parse(game: Game, name: &str) -> Option<Rules> {
-        match game {
-            Game::Gomoku => gomoku_rules::RuleSet::parse(name).map(Rules::Gomoku),
-            Game::Doudizhu => doudizhu_rules::RuleSet::parse(name).map(Rules::Doudizhu),
-        }
-    }
-
-    /// The rule set's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rules::Gomoku(rule_set) => rule_set.name(),
-            Rules::Doudizhu(rule_set) => rule_set.name(),
-        }
-    }
-}
-
-/// How long players may think.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeControl {
-    /// Gomoku: per move and in total per player.
-    Gomoku {
-        /// The most one move may take.
-        move_time_ms: u64,
-        /// The most one player's moves may take together.
-        total_time_ms: u64,
-    },
-    /// Dou Dizhu: per turn.
-    Doudizhu {
-        /// The most one turn may take before the server plays for the seat.
-        turn_time_ms: u64,
-    },
-}
+/// How long players may think: values of the game's clock kind.
+pub use gamehub_terms::games::TimeControl;
 
 /// A validated room.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,9 +41,9 @@ pub struct Room {
     /// What players see.
     pub name: String,
     /// The game played.
-    pub game: Game,
-    /// The rule set.
-    pub rules: Rules,
+    pub game: &'static Game,
+    /// The rule set, by its rule crate's name (`renju-lose`).
+    pub rules: &'static str,
     /// The clock.
     pub time_control: TimeControl,
     /// 底分: every points figure is multiplied by it.
@@ -143,21 +52,22 @@ pub struct Room {
     pub silver_per_point: i64,
     /// Silver a player must hold to sit down (the ledger checks it).
     pub min_balance_silver: i64,
-    /// Whether Gomoku games here move ratings; rated rooms pair close ratings.
+    /// Whether games here move ratings (a game whose rooms may be rated); rated rooms
+    /// pair close ratings.
     pub rated: bool,
     /// Gomoku designated openings (指定打法): each game from one of the 26 standard
     /// openings drawn at random, or always from one; None from an empty board.
     pub designated_opening: Option<gomoku_rules::OpeningChoice>,
-    /// Gomoku: the games of a table come in pairs, so that each player plays black once
-    /// in each pair (一般要求连续玩两盘以上); leaving between the two is an escape from the
-    /// second (docs/rules.md#games-in-pairs).
+    /// The games of a table come in pairs (a game whose rooms may pair them: Gomoku),
+    /// so that each player plays black once in each pair (一般要求连续玩两盘以上); leaving
+    /// between the two is an escape from the second (docs/rules.md#games-in-pairs).
     pub paired_games: bool,
 }
 
 impl Room {
     /// Players per table.
     pub fn seats(&self) -> usize {
-        self.game.seats()
+        self.game.seats
     }
 
     /// The stakes the ledger and the game services are told.
@@ -174,7 +84,7 @@ impl Room {
     /// The room as ListRooms shows it.
     pub fn to_proto(&self, waiting_players: i64) -> pb::Room {
         let time_control = match self.time_control {
-            TimeControl::Gomoku {
+            TimeControl::PerMoveAndTotal {
                 move_time_ms,
                 total_time_ms,
             } => pb::TimeControl {
@@ -182,7 +92,7 @@ impl Room {
                 total_time_ms: to_i64(total_time_ms),
                 turn_time_ms: 0,
             },
-            TimeControl::Doudizhu { turn_time_ms } => pb::TimeControl {
+            TimeControl::PerTurn { turn_time_ms } => pb::TimeControl {
                 move_time_ms: 0,
                 total_time_ms: 0,
                 turn_time_ms: to_i64(turn_time_ms),
@@ -191,8 +101,8 @@ impl Room {
         pb::Room {
             room_id: self.id.clone(),
             display_name: self.name.clone(),
-            game_type: self.game.game_type() as i32,
-            rule_set: self.rules.as_str().to_owned(),
+            game_type: self.game.game_type as i32,
+            rule_set: self.rules.to_owned(),
             time_control: Some(time_control),
             stakes: Some(self.stakes()),
             seats: i32::try_from(self.seats()).unwrap_or(i32::MAX),
@@ -373,43 +283,47 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
     }
     let game_name = entry
         .game
-        .ok_or_else(|| fail(&room, "game", "is required (gomoku or doudizhu)".into()))?;
-    let game = Game::parse(&game_name).ok_or_else(|| {
+        .ok_or_else(|| fail(&room, "game", format!("is required ({})", games::keys())))?;
+    let game = games::by_key(&game_name).ok_or_else(|| {
         fail(
             &room,
             "game",
-            format!("unknown game {game_name:?}; expected gomoku or doudizhu"),
+            format!("unknown game {game_name:?}; expected {}", games::keys()),
         )
     })?;
+    let rule_set_names = game.rule_sets.names;
     let rules_name = entry.rules.ok_or_else(|| {
         fail(
             &room,
             "rules",
-            format!(
-                "is required; {} rule sets: {}",
-                game.as_str(),
-                game.rule_set_names()
-            ),
+            format!("is required; {} rule sets: {}", game.key, rule_set_names()),
         )
     })?;
-    let rules = Rules::parse(game, &rules_name).ok_or_else(|| {
+    let rules = (game.rule_sets.parse)(&rules_name).ok_or_else(|| {
         fail(
             &room,
             "rules",
             format!(
                 "unknown rule set {rules_name:?} for {}; expected one of {}",
-                game.as_str(),
-                game.rule_set_names()
+                game.key,
+                rule_set_names()
             ),
         )
     })?;
-    let ms = |field: &str, value: Option<i64>, min: i64, max: i64| -> Result<u64, RoomsError> {
+    let ms = |field: &str,
+              value: Option<i64>,
+              bounds: &RangeInclusive<i64>|
+     -> Result<u64, RoomsError> {
         let value = value.ok_or_else(|| fail(&room, field, "is required".into()))?;
-        if !(min..=max).contains(&value) {
+        if !bounds.contains(&value) {
             return Err(fail(
                 &room,
                 field,
-                format!("{value} is outside {min}..={max} milliseconds"),
+                format!(
+                    "{value} is outside {}..={} milliseconds",
+                    bounds.start(),
+                    bounds.end()
+                ),
             ));
         }
         Ok(value.unsigned_abs())
@@ -419,16 +333,19 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
             Some(_) => Err(fail(
                 &room,
                 field,
-                format!("does not apply to {}", game.as_str()),
+                format!("does not apply to {}", game.key),
             )),
             None => Ok(()),
         }
     };
-    let time_control = match game {
-        Game::Gomoku => {
+    let time_control = match &game.clock {
+        ClockKind::PerMoveAndTotal {
+            move_time_ms,
+            total_time_ms,
+        } => {
             not_for("turn_time_ms", entry.turn_time_ms)?;
-            let move_time_ms = ms("move_time_ms", entry.move_time_ms, 1_000, 3_600_000)?;
-            let total_time_ms = ms("total_time_ms", entry.total_time_ms, 1_000, 86_400_000)?;
+            let move_time_ms = ms("move_time_ms", entry.move_time_ms, move_time_ms)?;
+            let total_time_ms = ms("total_time_ms", entry.total_time_ms, total_time_ms)?;
             if total_time_ms < move_time_ms {
                 return Err(fail(
                     &room,
@@ -436,16 +353,16 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
                     format!("{total_time_ms} is less than move_time_ms {move_time_ms}"),
                 ));
             }
-            TimeControl::Gomoku {
+            TimeControl::PerMoveAndTotal {
                 move_time_ms,
                 total_time_ms,
             }
         }
-        Game::Doudizhu => {
+        ClockKind::PerTurn { turn_time_ms } => {
             not_for("move_time_ms", entry.move_time_ms)?;
             not_for("total_time_ms", entry.total_time_ms)?;
-            TimeControl::Doudizhu {
-                turn_time_ms: ms("turn_time_ms", entry.turn_time_ms, 1_000, 600_000)?,
+            TimeControl::PerTurn {
+                turn_time_ms: ms("turn_time_ms", entry.turn_time_ms, turn_time_ms)?,
             }
         }
     };
@@ -457,18 +374,23 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
     let silver_per_point = stakes::check_silver_per_point(entry.silver_per_point.unwrap_or(0))
         .map_err(stakes_error)?;
     let rated = entry.rated.unwrap_or(false);
-    if rated && game != Game::Gomoku {
+    if rated && !game.ratable {
+        let ratable = names_of(|g| g.ratable);
         return Err(fail(
             &room,
             "rated",
-            "only Gomoku rooms can be rated (ratings are Gomoku's 段位)".into(),
+            format!("only {ratable} rooms can be rated (ratings are {ratable}'s 段位)"),
         ));
     }
     let designated_opening = match entry.designated_opening {
         None => None,
         Some(text) => {
             let field = "designated_opening";
-            let Rules::Gomoku(rule_set) = rules else {
+            // Designated openings (指定打法) are Gomoku's: its rule crate has them.
+            let gomoku_rule_set = (*game == games::GOMOKU)
+                .then(|| gomoku_rules::RuleSet::parse(rules))
+                .flatten();
+            let Some(rule_set) = gomoku_rule_set else {
                 return Err(fail(&room, field, "applies to Gomoku rooms only".into()));
             };
             let choice = gomoku_rules::OpeningChoice::parse(&text)
@@ -487,11 +409,14 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
         }
     };
     let paired_games = entry.paired_games.unwrap_or(false);
-    if paired_games && game != Game::Gomoku {
+    if paired_games && !game.paired_games {
         return Err(fail(
             &room,
             "paired_games",
-            "applies to Gomoku rooms only (a pair gives each player black once)".into(),
+            format!(
+                "applies to {} rooms only (a pair gives each player black once)",
+                names_of(|g| g.paired_games)
+            ),
         ));
     }
     let min_balance_silver = match entry.min_balance_silver {
@@ -513,19 +438,24 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
     })
 }
 
+/// The names of the games whose entries say `yes`, for messages: `Gomoku`.
+fn names_of(yes: impl Fn(&Game) -> bool) -> String {
+    games::or_list(games::GAMES.into_iter().filter(|g| yes(g)).map(|g| g.name))
+}
+
 /// The silver one game can cost a player at most, capped at the per-game loss cap
-/// (docs/rules.md#rooms): Gomoku's escape costs 10 × base points; a Dou Dizhu deal's loss
-/// has no bound (bombs double it), so it is the cap itself. Free rooms need nothing.
-pub fn default_min_balance(game: Game, points_base: i64, silver_per_point: i64, cap: i64) -> i64 {
+/// (docs/rules.md#rooms): the game's worst loss in points × base where it has a useful
+/// one (Gomoku's escape, 10 × base), else the cap itself. Free rooms need nothing.
+pub fn default_min_balance(game: &Game, points_base: i64, silver_per_point: i64, cap: i64) -> i64 {
     if silver_per_point == 0 {
         return 0;
     }
-    match game {
-        Game::Gomoku => GOMOKU_WORST_LOSS_POINTS
+    match game.worst_loss {
+        WorstLoss::Points(points) => points
             .saturating_mul(points_base)
             .saturating_mul(silver_per_point)
             .min(cap),
-        Game::Doudizhu => cap,
+        WorstLoss::LossCap => cap,
     }
 }
 
@@ -535,49 +465,6 @@ mod tests {
 
     fn parse(text: &str) -> Result<Rooms, RoomsError> {
         Rooms::parse(text, DEFAULT_GAME_LOSS_CAP_SILVER)
-    }
-
-    #[test]
-    fn the_shipped_rooms_cover_the_spec() {
-        let rooms = Rooms::defaults();
-        for (id, game, rules) in [
-            ("gomoku-freestyle", Game::Gomoku, "freestyle"),
-            ("gomoku-renju", Game::Gomoku, "renju-lose"),
-            ("gomoku-renju-claim", Game::Gomoku, "renju-claim"),
-            ("gomoku-renju-refuse", Game::Gomoku, "renju-refuse"),
-            ("gomoku-renju-swap", Game::Gomoku, "renju-swap"),
-            ("gomoku-renju-opening", Game::Gomoku, "renju-lose"),
-            ("doudizhu-classic", Game::Doudizhu, "classic"),
-        ] {
-            let room = rooms.get(id).unwrap_or_else(|| panic!("{id} is shipped"));
-            assert_eq!((room.game, room.rules.as_str()), (game, rules), "{id}");
-            assert!(room.silver_per_point > 0, "{id} is a paid room");
-        }
-        let free: Vec<_> = rooms
-            .iter()
-            .filter(|r| r.silver_per_point == 0)
-            .map(|r| r.game)
-            .collect();
-        assert!(free.contains(&Game::Gomoku) && free.contains(&Game::Doudizhu));
-        assert!(
-            rooms
-                .iter()
-                .all(|r| r.silver_per_point > 0 || r.min_balance_silver == 0)
-        );
-    }
-
-    #[test]
-    fn minimum_balance_defaults_to_the_worst_loss_capped() {
-        let rooms = Rooms::defaults();
-        let gomoku = rooms.get("gomoku-renju").unwrap();
-        assert_eq!(gomoku.min_balance_silver, 10 * gomoku.silver_per_point);
-        assert_eq!(
-            rooms.get("doudizhu-classic").unwrap().min_balance_silver,
-            DEFAULT_GAME_LOSS_CAP_SILVER
-        );
-        assert_eq!(default_min_balance(Game::Gomoku, 100, 100, 50_000), 50_000);
-        assert_eq!(default_min_balance(Game::Gomoku, 2, 100, 50_000), 2_000);
-        assert_eq!(default_min_balance(Game::Doudizhu, 1, 0, 50_000), 0);
     }
 
     const ONE: &str = r#"
@@ -650,29 +537,6 @@ total_time_ms = 60000
     }
 
     #[test]
-    fn the_freestyle_rooms_play_in_pairs_and_no_other_default_room_does() {
-        let rooms = Rooms::defaults();
-        let paired: Vec<_> = rooms
-            .iter()
-            .filter(|r| r.paired_games)
-            .map(|r| r.id.as_str())
-            .collect();
-        assert_eq!(paired, ["gomoku-freestyle", "gomoku-free"]);
-        assert!(rooms.get("gomoku-free").unwrap().to_proto(0).paired_games);
-        let room = parse(&with("paired_games = true")).unwrap();
-        assert!(room.get("r").unwrap().paired_games);
-        let ddz = ONE
-            .replace("\"gomoku\"", "\"doudizhu\"")
-            .replace("freestyle", "classic")
-            .replace(
-                "move_time_ms = 10000\ntotal_time_ms = 60000",
-                "turn_time_ms = 20000",
-            );
-        let e = error_of(&format!("{ddz}paired_games = true\n"));
-        assert_eq!(e.field.as_deref(), Some("paired_games"), "{e}");
-    }
-
-    #[test]
     fn a_minimal_room_takes_the_defaults() {
         let rooms = parse(ONE).unwrap();
         let room = rooms.get("r").unwrap();
@@ -740,28 +604,6 @@ total_time_ms = 60000
         assert_eq!(e.field.as_deref(), Some("silver_per_point"));
         let e = error_of(&with(&format!("points_base = {}", MAX_POINTS_BASE + 1)));
         assert_eq!(e.field.as_deref(), Some("points_base"));
-    }
-
-    #[test]
-    fn doudizhu_rooms_cannot_be_rated_or_carry_gomoku_clocks() {
-        let ddz = r#"
-[[rooms]]
-id = "d"
-name = "D"
-game = "doudizhu"
-rules = "classic"
-turn_time_ms = 20000
-"#;
-        assert!(parse(ddz).is_ok());
-        let e = error_of(&format!("{ddz}rated = true\n"));
-        assert_eq!(
-            (e.room.as_deref(), e.field.as_deref()),
-            (Some("\"d\""), Some("rated"))
-        );
-        let e = error_of(&format!("{ddz}move_time_ms = 1000\n"));
-        assert_eq!(e.field.as_deref(), Some("move_time_ms"));
-        let e = error_of(&ddz.replace("turn_time_ms = 20000\n", ""));
-        assert_eq!(e.field.as_deref(), Some("turn_time_ms"));
     }
 
     #[test]

@@ -142,7 +142,7 @@ impl TicketState {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeatAt {
     /// The game service to go to.
-    pub game: Game,
+    pub game: &'static Game,
     /// The table there.
     pub table_id: String,
     /// The player's seat, from 0.
@@ -212,7 +212,7 @@ impl Ticket {
             expires_at_unix_ms: to_i64(self.expires_ms),
             ended_at_unix_ms: to_i64(self.ended_ms),
             seat: self.seat.as_ref().map(|s| pb::Seat {
-                game_type: s.game.game_type() as i32,
+                game_type: s.game.game_type as i32,
                 table_id: s.table_id.clone(),
                 seat: i32::try_from(s.seat).unwrap_or(i32::MAX),
                 match_id: s.match_id.clone(),

@@ -10,8 +10,11 @@
 
 pub mod env;
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
+
+use gamehub_terms::games::{self, Game};
 
 pub use env::{ConfigError, Env, Environment, Secret};
 
@@ -96,10 +99,9 @@ pub struct CommonConfig {
     pub limits: ServerLimits,
     /// `GAMEHUB_LEDGER_URL`: how the game services and matchmaking reach the ledger.
     pub ledger_url: String,
-    /// `GAMEHUB_GOMOKU_URL`: how matchmaking reaches the Gomoku referee.
-    pub gomoku_url: String,
-    /// `GAMEHUB_DOUDIZHU_URL`: how matchmaking reaches the Dou Dizhu dealer.
-    pub doudizhu_url: String,
+    /// `GAMEHUB_<GAME>_URL`, one per game of the registry (`GAMEHUB_GOMOKU_URL`, …): how
+    /// matchmaking reaches each game's service.
+    pub game_urls: GameUrls,
     /// `GAMEHUB_MATCHMAKING_URL`: where clients find matchmaking.
     pub matchmaking_url: String,
     /// `GAMEHUB_CORS_ORIGINS`: the web pages that may call from a browser (gRPC-Web).
@@ -109,16 +111,44 @@ pub struct CommonConfig {
     pub clock: crate::clock::Clock,
 }
 
-/// Default ports of the four services.
+/// Default ports of the shared services (each game's is in its registry entry,
+/// [`gamehub_terms::games::Service::port`]).
 pub mod ports {
     /// Matchmaking.
     pub const MATCHMAKING: u16 = 50051;
-    /// Gomoku referee.
-    pub const GOMOKU: u16 = 50052;
-    /// Dou Dizhu dealer.
-    pub const DOUDIZHU: u16 = 50053;
     /// Ledger.
     pub const LEDGER: u16 = 50054;
+}
+
+/// The URL of every game's service, by registry key: `GAMEHUB_<GAME>_URL` for each game
+/// ([`gamehub_terms::games::Service::url_var`]), by default its port on 127.0.0.1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameUrls(BTreeMap<&'static str, String>);
+
+impl GameUrls {
+    /// Reads every game's variable.
+    pub fn from_env(env: &Env) -> Self {
+        Self(
+            games::GAMES
+                .iter()
+                .map(|game| {
+                    let default = local_url(game.service.port);
+                    (game.key, env.string(game.service.url_var, &default))
+                })
+                .collect(),
+        )
+    }
+
+    /// Where `game`'s service is.
+    pub fn get(&self, game: &Game) -> &str {
+        // Every game of the registry has its URL (read in `from_env`).
+        self.0.get(game.key).map_or("", String::as_str)
+    }
+
+    /// Points `game` at another URL (tests, the all-in-one binary).
+    pub fn set(&mut self, game: &'static Game, url: impl Into<String>) {
+        self.0.insert(game.key, url.into());
+    }
 }
 
 /// A service on this machine.
@@ -242,8 +272,7 @@ impl CommonConfig {
             metrics_addr,
             limits,
             ledger_url: env.string("GAMEHUB_LEDGER_URL", &local_url(ports::LEDGER)),
-            gomoku_url: env.string("GAMEHUB_GOMOKU_URL", &local_url(ports::GOMOKU)),
-            doudizhu_url: env.string("GAMEHUB_DOUDIZHU_URL", &local_url(ports::DOUDIZHU)),
+            game_urls: GameUrls::from_env(env),
             matchmaking_url: env.string("GAMEHUB_MATCHMAKING_URL", &local_url(ports::MATCHMAKING)),
             browser_origins,
             clock: crate::clock::Clock::system(),
@@ -271,6 +300,26 @@ mod tests {
         assert!(!config.redis.is_cluster());
         assert_eq!(config.timezone, chrono_tz::Asia::Shanghai);
         assert_eq!(config.otlp_endpoint, None);
+        for game in games::GAMES {
+            assert_eq!(
+                config.game_urls.get(game),
+                format!("http://127.0.0.1:{}", game.service.port)
+            );
+        }
+    }
+
+    #[test]
+    fn each_game_is_found_at_its_own_variable() {
+        let env = Env::from_pairs([(games::GOMOKU.service.url_var, "http://referee:1")]);
+        let config = CommonConfig::from_env(&env).unwrap();
+        assert_eq!(config.game_urls.get(&games::GOMOKU), "http://referee:1");
+        assert_eq!(
+            env.raw("GAMEHUB_GOMOKU_URL").as_deref(),
+            Some("http://referee:1")
+        );
+        for game in games::GAMES.into_iter().filter(|g| **g != games::GOMOKU) {
+            assert!(config.game_urls.get(game).starts_with("http://127.0.0.1:"));
+        }
     }
 
     #[test]

@@ -1,5 +1,4 @@
-//! Live tables in Redis: the one storage pattern of the Gomoku referee and the Dou
-//! Dizhu dealer.
+//! Live tables in Redis: the one storage pattern of every game's service.
 //!
 //! A table is a state snapshot with a version, an event stream and a few companions.
 //! Every change is **one atomic step** ([`TableStore::commit`], the Lua script
@@ -28,8 +27,9 @@
 //! | `gh:{G:SS}:replicated` | counter | bumped by a replayed step before its `WAIT`, when replica acknowledgement is on |
 //! | `gh:{G:SS}:events` | pub/sub channel | ids of the shard's tables with new events (`SPUBLISH` on a cluster) |
 //!
-//! where `G` is the game (`gomoku`, `doudizhu`) and `SS` the shard. All keys of a table
-//! share its tag, so the design runs unchanged on Redis Cluster.
+//! where `G` is the game's registry key (`gomoku`, …; `gamehub_terms::games`) and `SS` the
+//! shard. All keys of a table share its tag, so the design runs unchanged on Redis
+//! Cluster.
 //!
 //! ## The state cache
 //! [`TableStore::update`] keeps the decoded state each of its steps wrote (per process,
@@ -391,7 +391,7 @@ impl std::fmt::Debug for TableStore {
 }
 
 impl TableStore {
-    /// A store for `game`'s tables (`gomoku`, `doudizhu`) on `redis`, under the key
+    /// A store for `game`'s tables (its registry key: `gomoku`, …) on `redis`, under the key
     /// prefix `prefix` (`gh` by default; see `GAMEHUB_REDIS_PREFIX`; tests use their own),
     /// telling the time by `clock` (the service's [`crate::config::CommonConfig::clock`]).
     pub fn new(

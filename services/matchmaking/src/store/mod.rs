@@ -80,7 +80,7 @@ impl Default for StoreSettings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeatRecord {
     /// The game.
-    pub game: Game,
+    pub game: &'static Game,
     /// The table.
     pub table_id: String,
     /// The ticket that seated the player.
@@ -89,16 +89,16 @@ pub struct SeatRecord {
 }
 
 impl SeatRecord {
-    fn encode(game: Game, table_id: &str, ticket_id: &str) -> String {
-        format!("{}|{table_id}|{ticket_id}", game.as_str())
+    fn encode(game: &'static Game, table_id: &str, ticket_id: &str) -> String {
+        format!("{}|{table_id}|{ticket_id}", game.key)
     }
 
     /// Reads a stored record; one that does not read is an error, not "no seat" (the
     /// one-seat check fails closed).
     fn decode(raw: String) -> Result<Self, ApiError> {
-        fn parts(raw: &str) -> Option<(Game, String, String)> {
+        fn parts(raw: &str) -> Option<(&'static Game, String, String)> {
             let mut parts = raw.splitn(3, '|');
-            let game = Game::parse(parts.next()?)?;
+            let game = gamehub_terms::games::by_key(parts.next()?)?;
             let table_id = parts.next().filter(|t| !t.is_empty())?.to_owned();
             let ticket_id = parts.next().filter(|t| !t.is_empty())?.to_owned();
             Some((game, table_id, ticket_id))
@@ -473,7 +473,7 @@ impl TicketStore {
     pub async fn seat(
         &self,
         room_id: &str,
-        game: Game,
+        game: &'static Game,
         seatings: &[Seating],
         waited: (u64, u64),
         now_ms: u64,
@@ -488,7 +488,7 @@ impl TicketStore {
             now_ms,
             retention_ms: ms(self.settings.retention),
             channel: &channel,
-            game: game.as_str(),
+            game: game.key,
             waited_ms: waited.0,
             waited_tickets: waited.1,
             seatings,
@@ -623,7 +623,7 @@ impl TicketStore {
     /// pointing at an ended ticket is freed by the player's next Enqueue.
     pub async fn remember_seats(
         &self,
-        game: Game,
+        game: &'static Game,
         seated: &[(String, String)],
         tables: &std::collections::HashMap<String, String>,
     ) -> Result<(), ApiError> {

@@ -10,6 +10,7 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::matchmaking::{EnqueueRequest, TicketState};
 use gamehub_proto::{doudizhu, gomoku};
+use gamehub_terms::games::{DOUDIZHU, GOMOKU};
 use gamehub_testkit::server::TestServer;
 use gamehub_testkit::tokens::channel;
 use tonic::Code;
@@ -30,8 +31,8 @@ async fn platform() -> Platform {
     let doudizhu = gamehub_testkit::dealer::start(&prefix, &ledger.url, &Default::default()).await;
     let mut config = test_config();
     config.common.ledger_url = ledger.url.clone();
-    config.common.gomoku_url = gomoku.url.clone();
-    config.common.doudizhu_url = doudizhu.url.clone();
+    config.common.game_urls.set(&GOMOKU, gomoku.url.clone());
+    config.common.game_urls.set(&DOUDIZHU, doudizhu.url.clone());
     let mm = spawn_real(config).await;
     Platform {
         ledger,

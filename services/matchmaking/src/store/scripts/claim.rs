@@ -235,7 +235,7 @@ pub(crate) struct SeatArgs<'a> {
     pub retention_ms: u64,
     /// Where ticket changes are announced.
     pub channel: &'a str,
-    /// The game (`gomoku`, `doudizhu`).
+    /// The game's registry key (`gomoku`, …).
     pub game: &'a str,
     /// Enqueue-to-seat time summed over `waited_tickets` tickets, ms.
     pub waited_ms: u64,

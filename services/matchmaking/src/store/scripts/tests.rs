@@ -10,8 +10,8 @@ use super::Scripts;
 use super::claim::*;
 use super::player::*;
 use super::ticket::*;
-use crate::rooms::Game;
 use crate::tickets::{TicketId, TicketState};
+use gamehub_terms::games::GOMOKU;
 
 const ROOM: &str = "gomoku-renju";
 const DAY_MS: u64 = 86_400_000;
@@ -168,7 +168,7 @@ impl Rig {
             now_ms: NOW + 10,
             retention_ms: DAY_MS,
             channel: &channel,
-            game: Game::Gomoku.as_str(),
+            game: GOMOKU.key,
             waited_ms: 20,
             waited_tickets: 2,
             seatings,
@@ -330,7 +330,7 @@ async fn read_answers_missing_waiting_and_seated_tickets() {
             seat.seat,
             seat.match_id.as_str()
         ),
-        (Game::Gomoku, "table-1", 1, "m1")
+        (&GOMOKU, "table-1", 1, "m1")
     );
     assert_eq!(seat.players, players);
     rig.cleanup().await;

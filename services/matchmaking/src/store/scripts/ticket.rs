@@ -80,7 +80,7 @@ struct TicketHash<'a> {
     match_id: Option<&'a str>,
     table_id: Option<&'a str>,
     seat: Option<u32>,
-    game: Option<Game>,
+    game: Option<&'static Game>,
     players: Option<&'a str>,
     refusal: Option<i32>,
     message: Option<&'a str>,
@@ -116,7 +116,7 @@ impl<'a> TicketHash<'a> {
                 "g" => {
                     let game = reply.text(value)?;
                     hash.game = Some(
-                        Game::parse(game)
+                        gamehub_terms::games::by_key(game)
                             .ok_or_else(|| reply.unexpected(format!("unknown game {game:?}")))?,
                     );
                 }
