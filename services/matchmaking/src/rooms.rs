@@ -310,23 +310,8 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
             ),
         )
     })?;
-    let ms = |field: &str,
-              value: Option<i64>,
-              bounds: &RangeInclusive<i64>|
-     -> Result<u64, RoomsError> {
-        let value = value.ok_or_else(|| fail(&room, field, "is required".into()))?;
-        if !bounds.contains(&value) {
-            return Err(fail(
-                &room,
-                field,
-                format!(
-                    "{value} is outside {}..={} milliseconds",
-                    bounds.start(),
-                    bounds.end()
-                ),
-            ));
-        }
-        Ok(value.unsigned_abs())
+    let ms = |field: &str, value, bounds| {
+        millis(value, bounds).map_err(|problem| fail(&room, field, problem))
     };
     let not_for = |field: &str, value: Option<i64>| -> Result<(), RoomsError> {
         match value {
@@ -436,6 +421,16 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
         designated_opening,
         paired_games,
     })
+}
+
+/// A clock field in milliseconds, within its game's bounds.
+fn millis(value: Option<i64>, bounds: &RangeInclusive<i64>) -> Result<u64, String> {
+    let value = value.ok_or("is required")?;
+    if !bounds.contains(&value) {
+        let (min, max) = (bounds.start(), bounds.end());
+        return Err(format!("{value} is outside {min}..={max} milliseconds"));
+    }
+    Ok(value.unsigned_abs())
 }
 
 /// The names of the games whose entries say `yes`, for messages: `Gomoku`.
