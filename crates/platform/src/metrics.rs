@@ -1,5 +1,10 @@
-//! Metrics an operator scrapes, in the Prometheus text format, served at
-//! `GET /metrics` on `GAMEHUB_METRICS_ADDR` (see [`serve`]).
+//! Metrics an operator scrapes, in the Prometheus text format ([`render`]), served at
+//! `GET /metrics` on `GAMEHUB_METRICS_ADDR` by [`crate::server::metrics_endpoint`].
+//!
+//! A leaf of the crate: every module may count here, and this module imports none of
+//! them. Failures that [`crate::error`] sees as it maps them (Redis errors) reach the
+//! `gamehub_dependency_errors_total` counter through the observer [`install`] registers
+//! there, so the error module names no metric.
 //!
 //! | metric | type | labels | meaning |
 //! |---|---|---|---|
@@ -15,7 +20,6 @@
 //! | `gamehub_timeouts_applied_total` | counter | `game` | clock deadlines applied by the sweeper |
 //! | `gamehub_rate_limited_total` | counter | | calls refused by the per-player rate limit |
 
-use std::net::SocketAddr;
 use std::sync::LazyLock;
 
 use prometheus::{
@@ -166,6 +170,14 @@ pub fn dependency_error(dependency: &str) {
         .inc();
 }
 
+/// Registers the metrics with what reports to them without naming them: the failed
+/// dependency calls [`crate::error`] maps (see [`crate::error::observe_dependency_failures`]).
+/// Every server calls it as it is built ([`crate::server::GrpcServer::new`]), before it
+/// serves a call or a background task runs; calling it again changes nothing.
+pub fn install() {
+    crate::error::observe_dependency_failures(dependency_error);
+}
+
 /// The metrics in the Prometheus text format.
 pub fn render() -> String {
     let mut buf = Vec::new();
@@ -177,72 +189,4 @@ pub fn render() -> String {
         return String::new();
     }
     String::from_utf8(buf).unwrap_or_default()
-}
-
-/// Serves `GET /metrics` on `addr` until `shutdown` resolves.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    use http_body_util::Full;
-    use hyper::body::Bytes;
-    use hyper::service::service_fn;
-    use hyper_util::rt::TokioIo;
-
-    tokio::pin!(shutdown);
-    loop {
-        let (stream, _) = tokio::select! {
-            accepted = listener.accept() => accepted?,
-            () = &mut shutdown => return Ok(()),
-        };
-        tokio::spawn(async move {
-            let service = service_fn(|req: hyper::Request<hyper::body::Incoming>| async move {
-                let response = if req.uri().path() == "/metrics" {
-                    hyper::Response::builder()
-                        .header("content-type", "text/plain; version=0.0.4")
-                        .body(Full::new(Bytes::from(render())))
-                } else {
-                    hyper::Response::builder()
-                        .status(404)
-                        .body(Full::new(Bytes::from_static(b"see /metrics\n")))
-                };
-                response.map_err(|e| std::io::Error::other(e.to_string()))
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
-}
-
-/// Binds `addr` and serves metrics in the background; returns the bound address.
-pub async fn spawn(
-    addr: SocketAddr,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<SocketAddr> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let bound = listener.local_addr()?;
-    tokio::spawn(async move {
-        if let Err(e) = serve(listener, shutdown).await {
-            tracing::warn!(error = %e, "metrics endpoint stopped");
-        }
-    });
-    Ok(bound)
-}
-
-/// Serves metrics at `config.metrics_addr` (when set) until `shutdown` triggers — what
-/// every binary calls once at start. Returns the bound address, if any.
-pub async fn serve_if_configured(
-    config: &crate::config::CommonConfig,
-    shutdown: &crate::server::Shutdown,
-) -> std::io::Result<Option<SocketAddr>> {
-    match config.metrics_addr {
-        None => Ok(None),
-        Some(addr) => {
-            let mut listener = shutdown.listener();
-            let bound = spawn(addr, async move { listener.wait().await }).await?;
-            tracing::info!(%bound, "serving metrics at /metrics");
-            Ok(Some(bound))
-        }
-    }
 }

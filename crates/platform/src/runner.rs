@@ -163,7 +163,7 @@ where
 {
     let _telemetry = telemetry::init(service, config)?;
     let shutdown = Shutdown::new();
-    crate::metrics::serve_if_configured(config, &shutdown).await?;
+    crate::server::metrics_endpoint::serve_if_configured(config, &shutdown).await?;
     let mut started = start(shutdown.clone()).await?;
     tokio::select! {
         () = termination_signal() => shutdown.trigger(),
