@@ -172,8 +172,9 @@ pub fn dependency_error(dependency: &str) {
 
 /// Registers the metrics with what reports to them without naming them: the failed
 /// dependency calls [`crate::error`] maps (see [`crate::error::observe_dependency_failures`]).
-/// Every server calls it as it is built ([`crate::server::GrpcServer::new`]), before it
-/// serves a call or a background task runs; calling it again changes nothing.
+/// A binary calls it first thing ([`crate::runner::serve_until_terminated`]), and every
+/// server as it is built ([`crate::server::GrpcServer::new`], for services a test starts
+/// itself); calling it again changes nothing.
 pub fn install() {
     crate::error::observe_dependency_failures(dependency_error);
 }
