@@ -558,7 +558,7 @@ fn rank_index(text: &str) -> usize {
 }
 
 fn convert_kind(kind: Kind) -> pb::Kind {
-    gamehub_doudizhu_dealer::convert::kind(kind)
+    gamehub_doudizhu_dealer::view::kind(kind)
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use futures::StreamExt;
-use gamehub_doudizhu_dealer::service::GAME;
+use gamehub_doudizhu_dealer::GAME;
 use gamehub_platform::client::check_health;
 use gamehub_proto::doudizhu as pb;
 use gamehub_testkit::dealer::dealer_env;
