@@ -191,3 +191,27 @@ pub fn render() -> String {
     }
     String::from_utf8(buf).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ApiError;
+
+    fn redis_errors() -> u64 {
+        metrics()
+            .dependency_errors
+            .with_label_values(&["redis"])
+            .get()
+    }
+
+    #[test]
+    fn a_redis_error_mapped_for_a_client_is_counted_once_installed() {
+        install();
+        let before = redis_errors();
+        let refused: redis::RedisError = (redis::ErrorKind::Io, "connection refused").into();
+        let _ = ApiError::from(refused);
+        // Other tests of this process may count too; this one counted at least its own.
+        assert!(redis_errors() > before);
+        assert!(render().contains("gamehub_dependency_errors_total{dependency=\"redis\"}"));
+    }
+}
