@@ -20,6 +20,8 @@
 //! - [`service`]: the gRPC API ([`service::Dealer`]): authorization, one atomic store
 //!   step per action, watching, the clock handler the sweeper calls and the settler's
 //!   acknowledgement;
+//! - `testing` (feature `testing`, for tests only): a dealer on a free port and a Redis
+//!   key prefix of the test's own, test seeds allowed;
 //! - this file: [`DealerConfig`] and [`start`], which the `gamehub-doudizhu-dealer`
 //!   binary and the all-in-one `gamehub` binary call.
 //!
@@ -35,6 +37,8 @@ pub mod record;
 pub mod service;
 pub mod settle;
 pub mod table;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod view;
 
 use std::net::SocketAddr;

@@ -21,6 +21,8 @@
 //! - [`service`]: [`service::Referee`], the `GomokuService` implementation: one atomic
 //!   store step per action, the clock handler for the deadline sweeper and the
 //!   settler's acknowledgement;
+//! - `testing` (feature `testing`, for tests only): a referee on a free port and a Redis
+//!   key prefix of the test's own;
 //! - this file: [`RefereeConfig`] and [`start`], which the binary and the all-in-one
 //!   `gamehub` binary call.
 //!
@@ -40,6 +42,8 @@ pub mod record;
 pub mod service;
 pub mod settle;
 pub mod table;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod view;
 
 use std::net::SocketAddr;
