@@ -130,10 +130,10 @@ class Crate:
         for path in sorted(src.rglob("*.rs")):
             rel = path.relative_to(src).with_suffix("")
             parts = list(rel.parts)
+            if parts == ["main"] and (src / "lib.rs").exists():
+                continue  # a binary beside a library is a crate of its own
             if parts == ["lib"] or parts == ["main"]:
                 module: tuple[str, ...] = ()
-                if parts == ["main"] and (src / "lib.rs").exists():
-                    module = ("<main>",)
             elif parts[-1] == "mod":
                 module = tuple(parts[:-1])
             else:
