@@ -22,7 +22,7 @@
 //! - [`settlements`]: random finished games as a game service reports them;
 //! - [`resume`]: a watcher that loses its stream over and over and resumes;
 //! - [`settling`]: asking for the next game again while the last one is settling;
-//! - `web` feature: [`grpc_web`], calls as a browser page makes them (gRPC-Web over
+//! - `grpc_web` (feature `web`): calls as a browser page makes them (gRPC-Web over
 //!   HTTP/1.1, CORS).
 //!
 //! Elsewhere, above: each service's own spawner is its `testing` module behind its

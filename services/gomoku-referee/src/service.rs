@@ -6,7 +6,7 @@
 //! The clock side ([`Referee::apply_clock`]) serves the deadline sweeper and late
 //! actions; [`Referee::note_settlement`] serves the settler's acknowledgement.
 //!
-//! Every step is committed the same way ([`Referee::change`]): the table's events as
+//! Every step is committed the same way (`Referee::change`): the table's events as
 //! [`view`] shows them, the settlement [`settle`] builds for a game the step ended, the
 //! next deadline; the record of that game then goes to the [`Archive`].
 
