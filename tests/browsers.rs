@@ -15,7 +15,7 @@ use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
 use gamehub_testkit::grpc_web::{self as web, LOCAL_PAGE};
-use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit_services::platform::TestPlatform;
 use prost::Message;
 
 const UNAUTHENTICATED: i32 = 16;

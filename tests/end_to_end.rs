@@ -18,7 +18,7 @@ use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
 use gamehub_testkit::clock::eventually;
-use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit_services::platform::TestPlatform;
 
 async fn grant(operator: &mut Clients, player: &str, amount: i64) {
     operator

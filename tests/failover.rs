@@ -30,8 +30,8 @@ use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
 use gamehub_testkit::clock::eventually;
-use gamehub_testkit::platform::TestPlatform;
 use gamehub_testkit::redis_cluster::OwnCluster;
+use gamehub_testkit_services::platform::TestPlatform;
 use tokio::task::block_in_place;
 
 /// This test's cluster: six ports from 7100 on (the shared test cluster is on

@@ -15,7 +15,7 @@ use gamehub::api::request_id;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_proto::gomoku as gm;
-use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit_services::platform::TestPlatform;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };

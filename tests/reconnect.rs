@@ -16,7 +16,7 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::matchmaking as mm;
-use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit_services::platform::TestPlatform;
 use tokio::sync::mpsc;
 use tonic::Code;
 

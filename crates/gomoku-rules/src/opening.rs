@@ -16,8 +16,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{ForbiddenPolicy, RuleSet};
 use crate::point::{Point, Symmetry};
+use crate::rule_set::{ForbiddenPolicy, RuleSet};
 
 /// Whether white's stone is orthogonal or diagonal to h8.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -19,11 +19,10 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Board, Color};
-use crate::game::{
-    Action, Game, GameConfig, GameError, LogEntry, Outcome, RuleSet, Seat, TimeControl,
-};
+use crate::game::{Action, Game, GameConfig, GameError, LogEntry, Outcome, Seat, TimeControl};
 use crate::opening::Opening;
 use crate::point::{Point, SIZE};
+use crate::rule_set::RuleSet;
 
 /// Records larger than this are refused unread.
 pub const MAX_RECORD_BYTES: usize = 256 * 1024;

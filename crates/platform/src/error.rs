@@ -9,6 +9,7 @@
 //! bounded ([`MAX_STATUS_MESSAGE_BYTES`]): statuses travel in HTTP/2 headers.
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use tonic::{Code, Status};
@@ -192,12 +193,29 @@ pub fn redis_transient(err: &redis::RedisError) -> Option<&'static str> {
     Some(reason)
 }
 
+/// Who is told of each failed dependency call mapped here (`"redis"`): the metrics,
+/// once [`crate::metrics::install`] registered them. An observer rather than a call,
+/// so this module stays at the bottom of the crate and names no metric.
+static DEPENDENCY_FAILURES: OnceLock<fn(&str)> = OnceLock::new();
+
+/// Registers `observer` to hear of every failed dependency call this module maps into
+/// an [`ApiError`], by the dependency's name. The first registration stays.
+pub fn observe_dependency_failures(observer: fn(&str)) {
+    let _ = DEPENDENCY_FAILURES.set(observer);
+}
+
+fn dependency_failed(dependency: &str) {
+    if let Some(observer) = DEPENDENCY_FAILURES.get() {
+        observer(dependency);
+    }
+}
+
 /// Redis failures are unavailability from the client's point of view when they pass
 /// ([`redis_transient`]: UNAVAILABLE with a retry hint), internal errors otherwise;
 /// the details go to the log.
 impl From<redis::RedisError> for ApiError {
     fn from(err: redis::RedisError) -> Self {
-        crate::metrics::dependency_error("redis");
+        dependency_failed("redis");
         tracing::warn!(error = %err, "redis error");
         match redis_transient(&err) {
             Some(reason) => ApiError::UnavailableFor {

@@ -9,13 +9,15 @@
 //! - [`auth`]: JWT bearer tokens, the typed [`auth::Caller`] the server puts into each
 //!   request, and what each role may do;
 //! - [`server`]: the gRPC server, one tower layer per module stacked in one place
-//!   (observe, authenticate, per-player rate limit), health, reflection, graceful shutdown;
+//!   (observe, authenticate, per-player rate limit), health, reflection, graceful shutdown,
+//!   and the metrics scrape endpoint;
 //! - [`runner`]: how every service binary runs: `serve` and `health`, telemetry,
 //!   configuration, serving until terminated;
 //! - [`grpc_web`]: gRPC-Web for browsers in front of every server, with CORS;
 //! - [`client`]: channels to other services carrying a service token and the trace;
 //! - [`error`]: [`error::ApiError`], the one mapping from service errors to gRPC statuses;
-//! - [`metrics`]: Prometheus metrics and their scrape endpoint;
+//! - [`metrics`]: Prometheus metrics, a leaf every module counts into (the scrape
+//!   endpoint is the server's: [`server::metrics_endpoint`]);
 //! - [`lua`]: Redis Lua scripts as typed boundaries (strict reply readers);
 //! - [`notify`]: waking watchers in every replica through Redis pub/sub;
 //! - [`tables`]: live tables in Redis: the atomic step, event streams, watchers,

@@ -162,8 +162,9 @@ where
     Fut: Future<Output = anyhow::Result<Started>>,
 {
     let _telemetry = telemetry::init(service, config)?;
+    crate::metrics::install();
     let shutdown = Shutdown::new();
-    crate::metrics::serve_if_configured(config, &shutdown).await?;
+    crate::server::metrics_endpoint::serve_if_configured(config, &shutdown).await?;
     let mut started = start(shutdown.clone()).await?;
     tokio::select! {
         () = termination_signal() => shutdown.trigger(),

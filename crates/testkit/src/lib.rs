@@ -1,9 +1,10 @@
-//! What gamehub's tests share, in one place. A dev-dependency only: no service, nor the
-//! `gamehub` binary, links it (`cargo tree -e normal` of each shows none), so nothing
-//! here ships. The load generator (`tools/loadgen`) uses the parts without a feature,
-//! as it runs against the same fakes and scratch databases.
+//! What gamehub's tests share, in one place, naming no service: this crate depends on no
+//! service crate, so every service may use it to test itself without an arrow pointing
+//! back up from the shared crates to the services. Tests and tools link it (services as
+//! a dev-dependency, or through their `testing` feature); no binary that ships does. The
+//! load generator (`tools/loadgen`) uses it too, as it runs against the same fakes and
+//! scratch databases.
 //!
-//! Always there:
 //! - [`clock`]: [`clock::ManualClock`], a clock a test advances instead of sleeping,
 //!   and [`clock::eventually`], waiting on a condition with a bound;
 //! - [`postgres`]: a PostgreSQL database of a test's own ([`postgres::ScratchDatabase`]),
@@ -20,38 +21,27 @@
 //!   eligible, with switches for an outage, refused games, slow delivery and caps;
 //! - [`settlements`]: random finished games as a game service reports them;
 //! - [`resume`]: a watcher that loses its stream over and over and resumes;
-//! - [`settling`]: asking for the next game again while the last one is settling.
+//! - [`settling`]: asking for the next game again while the last one is settling;
+//! - `grpc_web` (feature `web`): calls as a browser page makes them (gRPC-Web over
+//!   HTTP/1.1, CORS).
 //!
-//! Behind a feature named after the service (each brings a dependency on it):
-//! - `ledger`: [`ledger::TestLedger`], a real ledger on a free port over a scratch database;
-//! - `referee`: [`referee`], a Gomoku referee on a key prefix of the test's own;
-//! - `dealer`: [`dealer`], a Dou Dizhu dealer likewise;
-//! - `matchmaking`: [`matchmaking`], matchmaking with in-process fakes of its peers, or
-//!   with the real services;
-//! - `platform`: [`platform::TestPlatform`], all four services as `gamehub serve` runs them;
-//! - `web`: [`grpc_web`], calls as a browser page makes them (gRPC-Web over HTTP/1.1, CORS).
+//! Elsewhere, above: each service's own spawner is its `testing` module behind its
+//! `testing` feature (`gamehub_ledger::testing::TestLedger`, a real ledger over a scratch
+//! database; `gamehub_gomoku_referee::testing`; `gamehub_doudizhu_dealer::testing`;
+//! `gamehub_matchmaking::testing`, matchmaking with fakes of its peers), and the whole
+//! platform as `gamehub serve` runs it is `gamehub-testkit-services`.
 #![forbid(unsafe_code)]
 // Test support fails loudly on a broken fixture.
 #![allow(clippy::unwrap_used)]
 
 pub mod clock;
-#[cfg(feature = "dealer")]
-pub mod dealer;
 #[cfg(feature = "web")]
 pub mod grpc_web;
-#[cfg(feature = "ledger")]
-pub mod ledger;
-#[cfg(feature = "matchmaking")]
-pub mod matchmaking;
 pub mod pg_cluster;
-#[cfg(feature = "platform")]
-pub mod platform;
 pub mod postgres;
 pub mod redis;
 pub mod redis_cluster;
 pub mod redis_server;
-#[cfg(feature = "referee")]
-pub mod referee;
 pub mod resume;
 pub mod server;
 pub mod settlements;

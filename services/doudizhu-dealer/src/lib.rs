@@ -2,29 +2,44 @@
 //! thin gRPC adapter over the `doudizhu-rules` crate with the live state in Redis and
 //! the results settled by the ledger.
 //!
+//! The same files for the same jobs as every game service (the Gomoku referee's too),
+//! each layer importing only those below it:
+//!
 //! - [`table`]: a table as stored (room, players, the crate's `Deal`, the stage between
-//!   deals) and its pure transitions, each returning the events and settlement of one
-//!   step;
-//! - [`service`]: the gRPC API ([`service::Dealer`]): authorization, one atomic store
-//!   step per action, views, watching, the clock handler the sweeper calls;
-//! - [`parse`]: requests into domain types, once, at the edge;
-//! - [`convert`]: the crate's types into API messages; every view starts from the
-//!   crate's per-seat view;
-//! - [`error`]: [`error::DealerError`] and its one mapping to gRPC statuses;
-//! - [`settle`]: the ledger's `SettleGameRequest` of a finished deal and the `deal_settled`
-//!   event once the ledger acknowledged it;
+//!   deals) and its pure transitions, each returning a [`table::Step`] of domain events
+//!   ([`table::TableEvent`], each with its audience) and the deal it ended. State, the
+//!   rules crate and its bot only: no protobuf;
+//! - [`view`]: what the API shows, built from the table: every view starts from the
+//!   crate's per-seat view; the table's events as the API's `TableEvent`s; deal records
+//!   (the only place that turns the table into protobuf);
+//! - [`settle`]: the ledger's `SettleGameRequest` of a deal a step ended (for the
+//!   settlement outbox) and the ledger's answer read back for the table;
 //! - [`record`]: the "doudizhu-json" deal record, its verification, the per-table archive;
+//! - [`parse`]: requests into domain types, once, at the edge;
+//! - [`error`]: [`error::DealerError`] and its one mapping to gRPC statuses;
+//! - [`service`]: the gRPC API ([`service::Dealer`]): authorization, one atomic store
+//!   step per action, watching, the clock handler the sweeper calls and the settler's
+//!   acknowledgement;
+//! - `testing` (feature `testing`, for tests only): a dealer on a free port and a Redis
+//!   key prefix of the test's own, test seeds allowed;
 //! - this file: [`DealerConfig`] and [`start`], which the `gamehub-doudizhu-dealer`
 //!   binary and the all-in-one `gamehub` binary call.
+//!
+//! ```text
+//! service ─▶ view, settle, record, parse ─▶ table ─▶ error
+//!            settle ─▶ view, record;  view ─▶ record;  parse ─▶ error
+//! ```
 #![forbid(unsafe_code)]
 
-pub mod convert;
 pub mod error;
 pub mod parse;
 pub mod record;
 pub mod service;
 pub mod settle;
 pub mod table;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod view;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -43,8 +58,11 @@ use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_terms::games::DOUDIZHU;
 
 use crate::record::Archive;
-use crate::service::{ClockHandler, Dealer, GAME};
+use crate::service::{ClockHandler, Dealer};
 use crate::table::Timing;
+
+/// The game name of the dealer's tables in Redis keys and metrics.
+pub const GAME: &str = "doudizhu";
 
 /// Everything the dealer needs to run.
 #[derive(Debug, Clone)]
@@ -190,7 +208,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         store.clone(),
         ledger,
         config.settler.clone(),
-        Some(settle::on_settled(store.clone())),
+        Some(dealer.on_settled()),
         shutdown.listener(),
     ));
 

@@ -4,11 +4,16 @@
 //! state with its events (each with its audience), the next deadline and, when a deal
 //! ended, the settlement, as one step ([`TableStore::update`], which retries lost
 //! races). The request key `<player>:<request_id>` makes retries idempotent.
+//!
+//! Every step is committed the same way ([`change`]): the table's events as [`view`]
+//! shows them, each to its audience, the settlement [`settle`] builds for a deal the
+//! step ended, the next deadline. [`Dealer::on_settled`] notes the ledger's
+//! acknowledgement; [`ClockHandler`] serves the deadline sweeper.
 
 use std::pin::Pin;
 use std::sync::Arc;
 
-use doudizhu_rules::{Seat, Seed, first_bidder_of_first_deal};
+use doudizhu_rules::{Audience, Seat, Seed, first_bidder_of_first_deal};
 use futures::{Stream, StreamExt};
 use gamehub_platform::auth::{Caller, Role};
 use gamehub_platform::client::ServiceChannel;
@@ -20,29 +25,40 @@ use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::dead_letters::{CloseTableFn, ClosedTable};
 use gamehub_platform::tables::hub::{EventHub, Watcher};
+use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
 use gamehub_platform::tables::sweeper::DeadlineHandler;
-use gamehub_platform::tables::{Change, TableStore, Updated};
+use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated};
 use gamehub_proto::doudizhu as pb;
 use gamehub_proto::doudizhu::doudizhu_service_server::DoudizhuService;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use prost::Message;
 use tonic::{Request, Response, Status};
 
-use crate::convert;
+use crate::GAME;
 use crate::error::DealerError;
 use crate::parse::{self, OpenTable};
 use crate::record::{Archive, RecordDoc};
 use crate::table::{Clock, CloseReason, Opening, Stage, Step, Table, Timing};
+use crate::{settle, view};
 
-/// The game name of the dealer's tables in Redis keys and metrics.
-pub const GAME: &str = "doudizhu";
-
-/// The store step for a table after `step`: its events, the table's next deadline,
-/// the settlement, and the close once the table is over.
-pub fn change<T>(table: &Table, step: Step, output: T) -> Change<T> {
+/// The store step for a table after `step`, a transition made at `now_ms`: its events
+/// as the API shows them, each to its audience, the table's next deadline, the
+/// settlement of a deal the step ended, and the close once the table is over.
+pub fn change<T>(table: &Table, step: Step, output: T, now_ms: u64) -> Change<T> {
     Change {
-        events: step.events,
+        events: step
+            .events
+            .iter()
+            .map(|event| {
+                let payload = view::event(table, event).encode_to_vec();
+                match event.audience {
+                    Audience::All => NewEvent::public(payload),
+                    Audience::Seat(seat) => NewEvent::private(seat.number(), payload),
+                }
+            })
+            .collect(),
         deadline_ms: table.deadline_ms(),
-        settlement: step.settlement,
+        settlement: settle::outbox_entry(table, &step, now_ms),
         close: table.is_closed(),
         output,
     }
@@ -150,7 +166,7 @@ impl Dealer {
                     voided_game_id,
                     closed_reason: t.closed_note.clone(),
                 };
-                Ok(change(t, step, closed))
+                Ok(change(t, step, closed, now))
             })
             .await?;
         match updated {
@@ -192,7 +208,7 @@ impl Dealer {
             &table_id,
             &crate::table::deal_id(&table.id, table.deal_number),
             &caller.subject,
-            convert::stakes(&table.stakes),
+            view::stakes(&table.stakes),
         )
         .await
     }
@@ -238,14 +254,14 @@ impl Dealer {
                     })?;
                 let (step, flag) = action(table, seat, now, timing)?;
                 let advance = step.advance;
-                let view = convert::reply_view(table, seat);
-                Ok(change(table, step, (view, advance, flag)))
+                let reply = view::reply_view(table, seat);
+                Ok(change(table, step, (reply, advance, flag), now))
             })
             .await?;
         match updated {
             Updated::Applied {
                 last_seq,
-                output: (mut view, advance, flag),
+                output: (mut reply, advance, flag),
                 ..
             } => {
                 if advance {
@@ -255,13 +271,13 @@ impl Dealer {
                         tracing::warn!(table_id, error = %e, "could not deal the next deal; the sweeper will");
                     }
                     let (table, _, last_seq) = self.load(&table_id).await?;
-                    view = convert::table_view(&table, table.seat_of(player), last_seq);
-                    view.turns.clear();
+                    reply = view::table_view(&table, table.seat_of(player), last_seq);
+                    reply.turns.clear();
                 } else {
-                    view.last_event_id = convert::unix_ms(last_seq);
+                    reply.last_event_id = view::unix_ms(last_seq);
                 }
                 Ok(Acted {
-                    table: view,
+                    table: reply,
                     replayed: false,
                     flag,
                 })
@@ -273,10 +289,10 @@ impl Dealer {
                     (table.stage, table.deal.settlement().map(|s| s.outcome)),
                     (Stage::Closed { reason: CloseReason::Escape, .. }, Some(doudizhu_rules::Outcome::Escaped { seat: s })) if Some(s) == seat
                 );
-                let mut view = convert::table_view(&table, seat, last_seq);
-                view.turns.clear();
+                let mut reply = view::table_view(&table, seat, last_seq);
+                reply.turns.clear();
                 Ok(Acted {
-                    table: view,
+                    table: reply,
                     replayed: true,
                     flag: escaped,
                 })
@@ -309,7 +325,7 @@ impl Dealer {
                     return Err(DealerError::NotDue.into());
                 }
                 let step = t.start_next_deal(seed, now, timing)?;
-                Ok(change(t, step, ()))
+                Ok(change(t, step, (), now))
             })
             .await;
         match result {
@@ -346,7 +362,7 @@ impl Dealer {
                 match t.on_clock(now, timing) {
                     Clock::Applied(step) => {
                         let advance = step.advance;
-                        Ok(change(t, step, advance))
+                        Ok(change(t, step, advance, now))
                     }
                     Clock::AdvanceDue => {
                         advance_due = true;
@@ -406,13 +422,13 @@ impl Dealer {
             now,
         )?;
         let key = format!("open:{}:{}", caller.subject, open.request_id);
-        let step = change(&table, step, ());
+        let step = change(&table, step, (), now);
         match open_once(self.store(), &table_id, &table, step, &key).await? {
             Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %table.stakes.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
                     table_id,
-                    table: Some(convert::table_view(&table, None, last_seq)),
+                    table: Some(view::table_view(&table, None, last_seq)),
                     replayed: false,
                 })
             }
@@ -423,11 +439,7 @@ impl Dealer {
                 }
                 Ok(pb::OpenTableResponse {
                     table_id,
-                    table: Some(convert::table_view(
-                        &existing.state,
-                        None,
-                        existing.last_seq,
-                    )),
+                    table: Some(view::table_view(&existing.state, None, existing.last_seq)),
                     replayed: true,
                 })
             }
@@ -443,7 +455,7 @@ impl Dealer {
         let (table, _, last_seq) = self.load(&table_id).await?;
         let viewer = Self::viewer(caller, &table, request.as_spectator);
         Ok(pb::GetTableResponse {
-            table: Some(convert::table_view(&table, viewer, last_seq)),
+            table: Some(view::table_view(&table, viewer, last_seq)),
         })
     }
 
@@ -476,12 +488,12 @@ impl Dealer {
         let hints = plays
             .iter()
             .map(|play| pb::Hint {
-                ranks: convert::rank_text(&play.ranks),
+                ranks: view::rank_text(&play.ranks),
                 cards: hand
                     .pick(&play.ranks)
-                    .map(convert::card_set)
+                    .map(view::card_set)
                     .unwrap_or_default(),
-                combination: Some(convert::combination(&play.combination)),
+                combination: Some(view::combination(&play.combination)),
             })
             .collect();
         Ok(pb::HintResponse {
@@ -510,12 +522,10 @@ impl Dealer {
                 .into());
             }
             if number == table.deal_number {
-                let doc = table
-                    .finished_record()
-                    .ok_or(DealerError::DealNotFinished(number))?;
+                let doc = RecordDoc::of(table).ok_or(DealerError::DealNotFinished(number))?;
                 let json = doc.to_json();
                 return Ok(pb::GetDealRecordResponse {
-                    record: Some(convert::record(&doc, json)),
+                    record: Some(view::record(&doc, json)),
                 });
             }
         }
@@ -523,7 +533,7 @@ impl Dealer {
             Some(json) => {
                 let doc = RecordDoc::from_json(&json).map_err(ApiError::internal)?;
                 Ok(pb::GetDealRecordResponse {
-                    record: Some(convert::record(&doc, json)),
+                    record: Some(view::record(&doc, json)),
                 })
             }
             None if loaded.is_none() => Err(DealerError::NoTable(table_id).into()),
@@ -568,16 +578,77 @@ impl Dealer {
         let stream = stream.map(move |item| {
             let item = match decode_watched::<Table, pb::TableEvent>(item?)? {
                 Watched::Snapshot { seq, state } => {
-                    pb::watch_response::Item::Snapshot(convert::table_view(&state, viewer, seq))
+                    pb::watch_response::Item::Snapshot(view::table_view(&state, viewer, seq))
                 }
                 Watched::Event { seq, mut event } => {
-                    event.event_id = convert::unix_ms(seq);
+                    event.event_id = view::unix_ms(seq);
                     pb::watch_response::Item::Event(event)
                 }
             };
             Ok::<_, Status>(pb::WatchResponse { item: Some(item) })
         });
         Ok(Box::pin(stream))
+    }
+}
+
+impl Dealer {
+    /// The settler's callback: appends a public `deal_settled` event (once per game, by
+    /// its request key) and keeps the silver in the table's view of that deal.
+    pub fn on_settled(&self) -> OnSettled {
+        let dealer = self.clone();
+        Arc::new(
+            move |entry: OutboxEntry, acknowledgement: Acknowledgement| {
+                let dealer = dealer.clone();
+                Box::pin(async move {
+                    match dealer.note_settlement(&entry, &acknowledgement).await {
+                        Ok(()) => Ok(()),
+                        // Redis is not answering: the settler delivers again, and this
+                        // runs again.
+                        Err(e) if e.code() == tonic::Code::Unavailable => Err(e),
+                        Err(ApiError::NotFound(_)) => {
+                            tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone");
+                            Ok(())
+                        }
+                        Err(e) => {
+                            tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal");
+                            Ok(())
+                        }
+                    }
+                })
+            },
+        )
+    }
+
+    /// Notes the ledger's answer for a settled deal at its table, as one store step.
+    async fn note_settlement(
+        &self,
+        entry: &OutboxEntry,
+        acknowledgement: &Acknowledgement,
+    ) -> Result<(), ApiError> {
+        let response = &acknowledgement.response;
+        let Some(deal_number) = crate::table::deal_number_of(&entry.game_id) else {
+            return Ok(());
+        };
+        let key = format!("settled:{}", entry.game_id);
+        let now = self.store().clock().now_ms();
+        self.store()
+            .update(
+                &entry.table_id,
+                Some(&key),
+                |table: &mut Table, _version| {
+                    let by_seat = settle::seats_settled(table, response);
+                    let step = table.settled(
+                        deal_number,
+                        &entry.game_id,
+                        by_seat,
+                        acknowledgement.adopted,
+                        now,
+                    );
+                    Ok(change(table, step, (), now))
+                },
+            )
+            .await?;
+        Ok(())
     }
 }
 

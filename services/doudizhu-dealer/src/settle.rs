@@ -1,19 +1,19 @@
-//! Settlement with the ledger: the `SettleGameRequest` a finished deal produces (written
-//! to the outbox in the step that ended the deal), and what the dealer does once the
-//! ledger acknowledged it (a public `deal_settled` event, the silver in the view).
-
-use std::sync::Arc;
+//! Settlement with the ledger: the `SettleGameRequest` of the deal a step ended (written
+//! to the settlement outbox in that very step, which the platform's settler delivers to
+//! the ledger), and the ledger's acknowledgement read back into the table's words
+//! ([`seats_settled`], which [`crate::table::Table::settled`] keeps and announces as a
+//! public `deal_settled` event, the silver in the view).
 
 use doudizhu_rules::{Outcome, Seat};
-use gamehub_platform::ApiError;
-use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
-use gamehub_platform::tables::{OutboxEntry, TableStore};
+use gamehub_platform::tables::OutboxEntry;
 use gamehub_proto::common::GameType;
-use gamehub_proto::ledger::{GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest};
+use gamehub_proto::ledger::{
+    GameRecord, PlayerOutcome, PlayerResult, Role, SettleGameRequest, SettleGameResponse,
+};
 
-use crate::convert;
 use crate::record::{RECORD_FORMAT, RecordDoc};
-use crate::table::{SeatSettled, Table, deal_id};
+use crate::table::{SeatSettled, Step, Table, deal_id};
+use crate::view;
 
 /// The ledger request for the table's finished deal; `None` while it goes on and for a
 /// redeal (nobody scores).
@@ -58,12 +58,12 @@ pub fn settle_request(table: &Table) -> Option<SettleGameRequest> {
     Some(SettleGameRequest {
         game_id: deal_id(&table.id, table.deal_number),
         game_type: GameType::Doudizhu as i32,
-        stakes: Some(convert::stakes(&table.stakes)),
+        stakes: Some(view::stakes(&table.stakes)),
         players,
         reason: reason.to_owned(),
         table_id: table.id.clone(),
-        started_at_unix_ms: convert::unix_ms(table.deal_started_ms),
-        ended_at_unix_ms: convert::unix_ms(table.deal_ended_ms.max(table.deal_started_ms)),
+        started_at_unix_ms: view::unix_ms(table.deal_started_ms),
+        ended_at_unix_ms: view::unix_ms(table.deal_ended_ms.max(table.deal_started_ms)),
         record: Some(GameRecord {
             format: RECORD_FORMAT.to_owned(),
             content: record.to_json(),
@@ -71,85 +71,65 @@ pub fn settle_request(table: &Table) -> Option<SettleGameRequest> {
     })
 }
 
-/// The outbox entry for the table's finished deal (ended at `now_ms`), if it is settled
-/// by the ledger.
-pub fn outbox_entry(table: &Table, now_ms: u64) -> Option<OutboxEntry> {
+/// The outbox entry for the deal `step` ended (at `now_ms`), if it is settled by the
+/// ledger; None when the step ended no deal, or a redeal.
+pub fn outbox_entry(table: &Table, step: &Step, now_ms: u64) -> Option<OutboxEntry> {
+    let number = step.ended?;
+    debug_assert_eq!(number, table.deal_number, "a step ends the current deal");
     settle_request(table).map(|request| OutboxEntry::new(&request, now_ms))
 }
 
-/// The settler's callback: appends a public `deal_settled` event (once per game, by
-/// its request key) and keeps the silver in the table's view of that deal.
-pub fn on_settled(store: TableStore) -> OnSettled {
-    Arc::new(
-        move |entry: OutboxEntry, acknowledgement: Acknowledgement| {
-            let store = store.clone();
-            Box::pin(async move {
-                match record_settled(&store, &entry, &acknowledgement).await {
-                    Ok(()) => Ok(()),
-                    // Redis is not answering: the settler delivers again, and this
-                    // runs again.
-                    Err(e) if e.code() == tonic::Code::Unavailable => Err(e),
-                    Err(ApiError::NotFound(_)) => {
-                        tracing::debug!(game_id = %entry.game_id, "settled deal's table is gone");
-                        Ok(())
-                    }
-                    Err(e) => {
-                        tracing::warn!(game_id = %entry.game_id, error = %e, "could not announce a settled deal");
-                        Ok(())
-                    }
-                }
-            })
-        },
-    )
+/// What the ledger's answer did for each of the table's seats (nothing for a seat the
+/// answer does not name).
+pub fn seats_settled(table: &Table, response: &SettleGameResponse) -> [SeatSettled; 3] {
+    Seat::ALL.map(|seat| {
+        let player = &table.players[seat.index()];
+        response
+            .players
+            .iter()
+            .find(|p| &p.player_id == player)
+            .map_or(
+                SeatSettled {
+                    points_delta: 0,
+                    silver_delta: 0,
+                },
+                |p| SeatSettled {
+                    points_delta: p.points_delta,
+                    silver_delta: p.silver_delta,
+                },
+            )
+    })
 }
 
-async fn record_settled(
-    store: &TableStore,
-    entry: &OutboxEntry,
-    acknowledgement: &Acknowledgement,
-) -> Result<(), ApiError> {
-    let response = &acknowledgement.response;
-    let Some(deal_number) = entry
-        .game_id
-        .rsplit_once(':')
-        .and_then(|(_, n)| n.parse::<u32>().ok())
-    else {
-        return Ok(());
-    };
-    let key = format!("settled:{}", entry.game_id);
-    let now = store.clock().now_ms();
-    store
-        .update(
-            &entry.table_id,
-            Some(&key),
-            |table: &mut Table, _version| {
-                let by_seat = Seat::ALL.map(|seat| {
-                    let player = &table.players[seat.index()];
-                    response
-                        .players
-                        .iter()
-                        .find(|p| &p.player_id == player)
-                        .map_or(
-                            SeatSettled {
-                                points_delta: 0,
-                                silver_delta: 0,
-                            },
-                            |p| SeatSettled {
-                                points_delta: p.points_delta,
-                                silver_delta: p.silver_delta,
-                            },
-                        )
-                });
-                let step = table.settled(
-                    deal_number,
-                    &entry.game_id,
-                    by_seat,
-                    acknowledgement.adopted,
-                    now,
-                );
-                Ok(crate::service::change(table, step, ()))
-            },
-        )
-        .await?;
-    Ok(())
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::fixtures::*;
+
+    #[test]
+    fn an_escape_settles_with_the_escaper_named_and_the_others_void() {
+        let (mut table, step) = open();
+        assert!(
+            outbox_entry(&table, &step, 1_000).is_none(),
+            "nothing ended"
+        );
+        let (step, _) = table.leave(Seat::ALL[1], 2_000, TIMING).unwrap();
+        let entry = outbox_entry(&table, &step, 2_000).expect("the escape settles");
+        assert_eq!(
+            (entry.game_id.as_str(), entry.created_ms),
+            ("dt-1:1", 2_000)
+        );
+        let request = entry.request().unwrap();
+        assert_eq!(request.reason, "escape");
+        assert_eq!(request.record.unwrap().format, RECORD_FORMAT);
+        let outcomes: Vec<i32> = request.players.iter().map(|p| p.outcome).collect();
+        assert_eq!(
+            outcomes,
+            [
+                PlayerOutcome::Void as i32,
+                PlayerOutcome::Escape as i32,
+                PlayerOutcome::Void as i32
+            ]
+        );
+    }
 }

@@ -1,26 +1,24 @@
 //! A table as stored in Redis: the room, the three players, the current deal (the
 //! rules crate's [`Deal`], kept whole) and where the table is between deals.
 //!
-//! Every function here is pure: it takes the caller's clock and returns a [`Step`]
-//! (the events to append, each with its audience, and a settlement when a deal ended).
-//! The service wraps each in one atomic store step. No rule is decided here: bids,
-//! plays, passes, timeouts, auto-play, escape and scoring are the crate's. The plays of a
-//! seat on auto-play (托管) are the bots crate's Dou Dizhu bot ([`AutoPlay`]), chosen from
-//! that seat's view and checked by the crate; it is deterministic, so a step re-run after
-//! a lost race plays the same.
+//! Every function here is pure (the state, the rules crate and its bot; no protobuf, no
+//! store): it takes the caller's clock and returns a [`Step`]: the [`TableEvent`]s it
+//! caused, each with its audience, in the table's words, and the deal it ended with a
+//! result to settle. The service wraps each in one atomic store step; what the API
+//! shows of the events is [`crate::view`]'s, the ledger's request [`crate::settle`]'s.
+//! No rule is decided here: bids, plays, passes, timeouts, auto-play, escape and
+//! scoring are the crate's. The plays of a seat on auto-play (托管) are the bots crate's
+//! Dou Dizhu bot ([`AutoPlay`]), chosen from that seat's view and checked by the crate;
+//! it is deterministic, so a step re-run after a lost race plays the same.
 
 use doudizhu_rules::{
-    Actor, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts, Seat, Seed,
+    Actor, Audience, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts, Seat, Seed,
     TimeControl, next_first_bidder,
 };
 use gamehub_bots::doudizhu::AutoPlay;
-use gamehub_platform::tables::{NewEvent, OutboxEntry};
-use gamehub_proto::doudizhu as pb;
 use serde::{Deserialize, Serialize};
 
-use crate::convert;
 use crate::error::DealerError;
-use crate::record::RecordDoc;
 
 /// The money side of the room, as the table keeps it for its settlements.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,13 +124,67 @@ pub struct Table {
     pub closed_note: String,
 }
 
+/// Something that happened at the table, as its watchers are told: when, in which
+/// deal, who may see it, and what. [`crate::view::event`] turns it into the API's
+/// `TableEvent`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableEvent {
+    /// When (Unix ms).
+    pub at_ms: u64,
+    /// The deal it belongs to.
+    pub deal_number: u32,
+    /// Everyone, or one seat only (its own hand).
+    pub audience: Audience,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// What happened at the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// The table opened.
+    TableOpened {
+        /// Player ids by seat.
+        players: [String; 3],
+        /// The room's money side.
+        stakes: Stakes,
+        /// Time per turn.
+        turn_ms: u64,
+    },
+    /// What the rules crate said happened in the deal (bids, plays, passes, hands dealt,
+    /// the end of the deal, …).
+    Deal(EventBody),
+    /// A seat asked for the next deal (准备).
+    ReadyForNextDeal {
+        /// The seat.
+        seat: Seat,
+    },
+    /// The table closed.
+    TableClosed {
+        /// Why.
+        reason: CloseReason,
+        /// An operator's note ("closed by operator NAME: REASON"), else empty.
+        note: String,
+    },
+    /// The ledger settled a deal.
+    DealSettled {
+        /// The deal's id at the ledger.
+        game_id: String,
+        /// What the ledger did for each seat.
+        seats: [SeatSettled; 3],
+        /// The ledger's first answer to a different result of the deal, which stands.
+        adopted: bool,
+    },
+}
+
 /// What one action changed besides the state.
 #[derive(Debug, Default)]
 pub struct Step {
     /// Events to append, with their audiences.
-    pub events: Vec<NewEvent>,
-    /// The settlement of a deal that ended in this step.
-    pub settlement: Option<OutboxEntry>,
+    pub events: Vec<TableEvent>,
+    /// The number of the deal this step ended with a result for the ledger (not a
+    /// redeal): the table's current deal, for [`crate::settle`] to settle.
+    pub ended: Option<u32>,
     /// The next deal is due now: the service deals it in a step of its own.
     pub advance: bool,
 }
@@ -178,6 +230,13 @@ pub fn deal_id(table_id: &str, deal_number: u32) -> String {
     format!("{table_id}:{deal_number}")
 }
 
+/// The deal number of a [`deal_id`], if it is one.
+pub fn deal_number_of(deal_id: &str) -> Option<u32> {
+    deal_id
+        .rsplit_once(':')
+        .and_then(|(_, n)| n.parse::<u32>().ok())
+}
+
 /// Appends events of one deal, stamped with the time and the deal number.
 struct Emitter {
     now_ms: u64,
@@ -192,19 +251,17 @@ impl Emitter {
         }
     }
 
-    fn event(&self, kind: pb::table_event::Kind) -> Vec<u8> {
-        use prost::Message;
-        pb::TableEvent {
-            event_id: 0,
-            at_unix_ms: convert::unix_ms(self.now_ms),
-            deal_number: convert::int(self.deal_number),
-            kind: Some(kind),
+    fn event(&self, audience: Audience, kind: EventKind) -> TableEvent {
+        TableEvent {
+            at_ms: self.now_ms,
+            deal_number: self.deal_number,
+            audience,
+            kind,
         }
-        .encode_to_vec()
     }
 
-    fn public(&self, step: &mut Step, kind: pb::table_event::Kind) {
-        step.events.push(NewEvent::public(self.event(kind)));
+    fn public(&self, step: &mut Step, kind: EventKind) {
+        step.events.push(self.event(Audience::All, kind));
     }
 }
 
@@ -256,11 +313,11 @@ impl Table {
         let emit = Emitter::new(&table, now_ms);
         emit.public(
             &mut step,
-            pb::table_event::Kind::TableOpened(pb::TableOpened {
-                player_ids: table.players.to_vec(),
-                stakes: Some(convert::stakes(&table.stakes)),
-                turn_time_ms: convert::unix_ms(table.time.turn_ms),
-            }),
+            EventKind::TableOpened {
+                players: table.players.clone(),
+                stakes: table.stakes.clone(),
+                turn_ms: table.time.turn_ms,
+            },
         );
         table.after(deal_events, now_ms, timing, &mut step);
         Ok((table, step))
@@ -290,11 +347,6 @@ impl Table {
     /// Whether the table's deadline has come.
     pub fn is_due(&self, now_ms: u64) -> bool {
         self.deadline_ms().is_some_and(|d| d <= now_ms)
-    }
-
-    /// The record of the current deal, once it has ended.
-    pub fn finished_record(&self) -> Option<RecordDoc> {
-        RecordDoc::of(self)
     }
 
     fn dealing(&self) -> Result<(), DealerError> {
@@ -393,12 +445,8 @@ impl Table {
                 if !ready[seat.index()] {
                     ready[seat.index()] = true;
                     let all = ready.iter().all(|r| *r);
-                    Emitter::new(self, now_ms).public(
-                        &mut step,
-                        pb::table_event::Kind::ReadyForNextDeal(pb::ReadyForNextDeal {
-                            seat: convert::seat(seat),
-                        }),
-                    );
+                    Emitter::new(self, now_ms)
+                        .public(&mut step, EventKind::ReadyForNextDeal { seat });
                     if all {
                         self.stage = Stage::NextDealDue { at_ms: now_ms };
                         step.advance = true;
@@ -492,18 +540,14 @@ impl Table {
         }
         let emit = Emitter::new(self, now_ms);
         let mut ended = false;
-        for event in &events {
+        for event in events {
             match &event.body {
                 EventBody::BidMade { by, .. } => self.bid_actors.push(*by),
                 EventBody::DealEnded { .. } => ended = true,
                 _ => {}
             }
-            let kind = convert::event_kind(&event.body);
-            let payload = emit.event(kind);
-            step.events.push(match event.audience {
-                doudizhu_rules::Audience::All => NewEvent::public(payload),
-                doudizhu_rules::Audience::Seat(seat) => NewEvent::private(seat.number(), payload),
-            });
+            step.events
+                .push(emit.event(event.audience, EventKind::Deal(event.body)));
         }
         if ended {
             self.deal_ended(now_ms, timing, step);
@@ -532,12 +576,12 @@ impl Table {
                 step.advance = timing.redeal_pause_ms == 0;
             }
             Outcome::Escaped { .. } => {
-                step.settlement = crate::settle::outbox_entry(self, now_ms);
+                step.ended = Some(self.deal_number);
                 self.close(CloseReason::Escape, now_ms, step);
             }
             Outcome::LandlordWon | Outcome::FarmersWon { .. } => {
                 self.idle_redeals = 0;
-                step.settlement = crate::settle::outbox_entry(self, now_ms);
+                step.ended = Some(self.deal_number);
                 self.stage = Stage::BetweenDeals {
                     ready: [false; 3],
                     until_ms: now_ms.saturating_add(timing.next_deal_timeout_ms),
@@ -567,18 +611,13 @@ impl Table {
             at_ms: now_ms,
         };
         let note = self.closed_note.clone();
-        Emitter::new(self, now_ms).public(
-            step,
-            pb::table_event::Kind::TableClosed(pb::TableClosed {
-                reason: convert::close_reason(reason) as i32,
-                note,
-            }),
-        );
+        Emitter::new(self, now_ms).public(step, EventKind::TableClosed { reason, note });
     }
 
-    /// Records the ledger's answer for deal `deal_number` (`adopted`: its first answer
-    /// to a different result of the deal, which stands) and returns the public event
-    /// announcing it.
+    /// Records the ledger's answer for deal `deal_number` (`by_seat`: what it did for
+    /// each seat, as [`crate::settle::seats_settled`] reads it; `adopted`: its first
+    /// answer to a different result of the deal, which stands) and returns the public
+    /// event announcing it.
     pub fn settled(
         &mut self,
         deal_number: u32,
@@ -587,10 +626,6 @@ impl Table {
         adopted: bool,
         now_ms: u64,
     ) -> Step {
-        let seats = Seat::ALL
-            .into_iter()
-            .map(|seat| convert::seat_settlement(self, seat, &by_seat[seat.index()]))
-            .collect();
         let mut step = Step::default();
         let emit = Emitter {
             now_ms,
@@ -598,16 +633,139 @@ impl Table {
         };
         emit.public(
             &mut step,
-            pb::table_event::Kind::DealSettled(pb::DealSettled {
+            EventKind::DealSettled {
                 game_id: game_id.to_owned(),
-                seats,
+                seats: by_seat.clone(),
                 adopted,
-            }),
+            },
         );
         if deal_number == self.deal_number {
             self.settled = Some(by_seat);
             self.settled_adopted = adopted;
         }
         step
+    }
+}
+
+/// Tables for the tests of this module and the ones above it.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+
+    /// How the tests time a table: no auto-play pause, no redeal pause.
+    pub const TIMING: Timing = Timing {
+        auto_turn_ms: 0,
+        redeal_pause_ms: 0,
+        next_deal_timeout_ms: 60_000,
+    };
+
+    /// A table of alice, bob and carol (seats 0–2), opened at 1,000 with seed 7…7,
+    /// seat 0 bidding first.
+    pub fn open() -> (Table, Step) {
+        Table::open(
+            Opening {
+                table_id: "dt-1".into(),
+                stakes: Stakes {
+                    room_id: "doudizhu-test".into(),
+                    points_base: 2,
+                    silver_per_point: 10,
+                    min_balance_silver: 0,
+                },
+                turn_ms: 20_000,
+                players: ["alice".into(), "bob".into(), "carol".into()],
+                open_digest: "digest".into(),
+                first_bidder: Seat::ALL[0],
+                seeds: vec![Seed::from_bytes([7; 32])],
+            },
+            TIMING,
+            1_000,
+        )
+        .unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::*;
+    use super::*;
+
+    #[test]
+    fn opening_deals_each_hand_to_its_own_seat_only() {
+        let (_, step) = open();
+        assert!(matches!(
+            step.events[0].kind,
+            EventKind::TableOpened {
+                turn_ms: 20_000,
+                ..
+            }
+        ));
+        let hands: Vec<Audience> = step
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Deal(EventBody::HandDealt { .. })))
+            .map(|e| e.audience)
+            .collect();
+        assert_eq!(hands, Seat::ALL.map(Audience::Seat));
+        assert!(
+            step.events
+                .iter()
+                .filter(|e| !matches!(e.kind, EventKind::Deal(EventBody::HandDealt { .. })))
+                .all(|e| e.audience == Audience::All && e.deal_number == 1 && e.at_ms == 1_000)
+        );
+        assert_eq!(step.ended, None);
+    }
+
+    #[test]
+    fn an_escape_ends_the_deal_for_the_ledger_and_closes_the_table() {
+        let (mut table, _) = open();
+        let (step, escaped) = table.leave(Seat::ALL[1], 2_000, TIMING).unwrap();
+        assert!(escaped);
+        assert_eq!(step.ended, Some(1));
+        assert!(matches!(
+            table.stage,
+            Stage::Closed {
+                reason: CloseReason::Escape,
+                ..
+            }
+        ));
+        assert!(matches!(
+            step.events.last().map(|e| &e.kind),
+            Some(EventKind::TableClosed {
+                reason: CloseReason::Escape,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn the_ledgers_answer_is_kept_for_the_current_deal_and_announced() {
+        let (mut table, _) = open();
+        table.leave(Seat::ALL[1], 2_000, TIMING).unwrap();
+        let by_seat = [
+            SeatSettled {
+                points_delta: 4,
+                silver_delta: 40,
+            },
+            SeatSettled {
+                points_delta: -8,
+                silver_delta: -80,
+            },
+            SeatSettled {
+                points_delta: 4,
+                silver_delta: 40,
+            },
+        ];
+        let step = table.settled(1, "dt-1:1", by_seat.clone(), false, 3_000);
+        assert_eq!(table.settled, Some(by_seat));
+        assert!(matches!(
+            &step.events[..],
+            [TableEvent {
+                audience: Audience::All,
+                deal_number: 1,
+                kind: EventKind::DealSettled { adopted: false, .. },
+                ..
+            }]
+        ));
+        assert_eq!(deal_number_of("dt-1:1"), Some(1));
     }
 }

@@ -216,7 +216,8 @@ async fn the_next_deal_waits_for_the_ledger_to_settle_the_last_one() {
     let ledger = StubLedger::default();
     let url = ledger.clone().serve(shutdown.clone()).await.unwrap();
     let prefix = gamehub_testkit::redis::fresh_prefix("ddzt");
-    let mut dealer = gamehub_testkit::dealer::start(&prefix, &url, &Options::default()).await;
+    let mut dealer =
+        gamehub_doudizhu_dealer::testing::start(&prefix, &url, &Options::default()).await;
     let keys = gamehub_testkit::tokens::dev_keys();
     let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
     let players = ["a", "b", "c"].map(|p| format!("{p}-{tag}"));
@@ -558,7 +559,7 @@ fn rank_index(text: &str) -> usize {
 }
 
 fn convert_kind(kind: Kind) -> pb::Kind {
-    gamehub_doudizhu_dealer::convert::kind(kind)
+    gamehub_doudizhu_dealer::view::kind(kind)
 }
 
 #[tokio::test]

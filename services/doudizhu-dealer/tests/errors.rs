@@ -7,10 +7,10 @@ mod common;
 use common::*;
 use doudizhu_rules::{CardSet, Seat};
 use gamehub_doudizhu_dealer::DealerConfig;
+use gamehub_doudizhu_dealer::testing::dealer_env;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::Env;
 use gamehub_proto::doudizhu as pb;
-use gamehub_testkit::dealer::dealer_env;
 use tonic::{Code, Status};
 
 /// A refusal, checked: its code, no card text in its message, and the table unchanged.

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use common::*;
 use futures::StreamExt;
-use gamehub_doudizhu_dealer::service::GAME;
+use gamehub_doudizhu_dealer::GAME;
+use gamehub_doudizhu_dealer::testing::dealer_env;
 use gamehub_platform::client::check_health;
 use gamehub_proto::doudizhu as pb;
-use gamehub_testkit::dealer::dealer_env;
 use tonic::Code;
 
 fn driver_on(world: &World, url: &str, base: &Driver) -> Driver {
@@ -29,8 +29,12 @@ fn driver_on(world: &World, url: &str, base: &Driver) -> Driver {
 #[tokio::test]
 async fn two_replicas_racing_on_one_table_apply_each_action_once() {
     let world = World::start().await;
-    let mut second =
-        gamehub_testkit::dealer::start(&world.prefix, &world.ledger.url, &Options::default()).await;
+    let mut second = gamehub_doudizhu_dealer::testing::start(
+        &world.prefix,
+        &world.ledger.url,
+        &Options::default(),
+    )
+    .await;
     let a = world.open(&[find_seed(41, |_| true)], 0).await;
     let b = driver_on(&world, &second.url, &a);
 

@@ -16,9 +16,9 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger as lg;
-use gamehub_testkit::platform::TestPlatform;
 use gamehub_testkit::stub_ledger::StubLedger;
 use gamehub_testkit::tokens::{channel, dev_keys, token};
+use gamehub_testkit_services::platform::TestPlatform;
 
 /// Runs `gamehub admin ARGS` with `env`; (success, stdout, stderr).
 fn admin(env: &[(String, String)], args: &[&str]) -> (bool, String, String) {
@@ -196,11 +196,11 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     let shutdown = Shutdown::new();
     let ledger_url = stub.clone().serve(shutdown.clone()).await.unwrap();
     let prefix = gamehub_testkit::redis::fresh_prefix("admin");
-    let mut referee = gamehub_testkit::referee::start_on(&prefix, &ledger_url).await;
-    let mut dealer = gamehub_testkit::dealer::start(
+    let mut referee = gamehub_gomoku_referee::testing::start_on(&prefix, &ledger_url).await;
+    let mut dealer = gamehub_doudizhu_dealer::testing::start(
         &prefix,
         &ledger_url,
-        &gamehub_testkit::dealer::Options::default(),
+        &gamehub_doudizhu_dealer::testing::Options::default(),
     )
     .await;
     let env = vec![
@@ -454,13 +454,13 @@ async fn outbox_entries(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice() {
-    let mut ledger = gamehub_testkit::ledger::TestLedger::start("gamehub_admin_test_").await;
+    let mut ledger = gamehub_ledger::testing::TestLedger::start("gamehub_admin_test_").await;
     let prefix = gamehub_testkit::redis::fresh_prefix("admre");
-    let mut referee = gamehub_testkit::referee::start_on(&prefix, &ledger.url).await;
-    let mut dealer = gamehub_testkit::dealer::start(
+    let mut referee = gamehub_gomoku_referee::testing::start_on(&prefix, &ledger.url).await;
+    let mut dealer = gamehub_doudizhu_dealer::testing::start(
         &prefix,
         &ledger.url,
-        &gamehub_testkit::dealer::Options::default(),
+        &gamehub_doudizhu_dealer::testing::Options::default(),
     )
     .await;
     let env = vec![
@@ -509,7 +509,7 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
 
     // The ledger comes back and settles the game from the outbox.
     ledger.resume().await;
-    let history = |ledger: &gamehub_testkit::ledger::TestLedger| {
+    let history = |ledger: &gamehub_ledger::testing::TestLedger| {
         let mut client = ledger.client(Role::Operator);
         async move {
             client

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use gamehub::drive;
 use gamehub_platform::auth::Role;
 use gamehub_proto::gomoku as gm;
-use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit_services::platform::TestPlatform;
 
 // ---------------------------------------------------------------- the platform
 

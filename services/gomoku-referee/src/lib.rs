@@ -1,27 +1,50 @@
 //! The Gomoku referee: authoritative Gomoku/Renju (五子棋) tables on Redis, a thin,
 //! stateless gRPC adapter around `gomoku_rules`.
 //!
+//! The same files for the same jobs as every game service (the Dou Dizhu dealer's too),
+//! each layer importing only those below it:
+//!
+//! - [`table`]: [`table::TableState`], the stored table, and its pure transitions:
+//!   consecutive games, the next-game handshake, leaving, closing, noting a settlement;
+//!   each returns a [`table::Step`] of domain events ([`table::TableEvent`]) and the game
+//!   it ended. State and the rule crate only: no protobuf;
+//! - [`view`]: what the API shows, built from the table: the table as a viewer sees it,
+//!   its events as the API's `TableEvent`s, results and records (the only place that
+//!   turns the table into protobuf);
+//! - [`settle`]: the ledger's `SettleGameRequest` of a game a step ended (for the
+//!   settlement outbox) and the ledger's answer read back for the table;
+//! - [`record`]: the "gomoku-text" record of a finished game and the archive of recent
+//!   records beside each table (GetRecord, ExportRecord);
 //! - [`parse`]: requests into domain types (ids, points, rule sets, clocks, stakes),
 //!   errors naming the field;
-//! - [`table`]: [`table::TableState`], the stored table: consecutive games, the
-//!   next-game handshake, leaving, closing, and the settlement written when a game ends;
-//! - [`convert`]: domain values into protobuf views, events and records;
-//! - [`service`]: [`service::Referee`], the `GomokuService` implementation, the clock
-//!   handler for the deadline sweeper and the settler's acknowledgement;
 //! - [`error`]: [`error::RefereeError`] and its one mapping to gRPC statuses;
+//! - [`service`]: [`service::Referee`], the `GomokuService` implementation: one atomic
+//!   store step per action, the clock handler for the deadline sweeper and the
+//!   settler's acknowledgement;
+//! - `testing` (feature `testing`, for tests only): a referee on a free port and a Redis
+//!   key prefix of the test's own;
 //! - this file: [`RefereeConfig`] and [`start`], which the binary and the all-in-one
 //!   `gamehub` binary call.
+//!
+//! ```text
+//! service ─▶ view, settle, record, parse ─▶ table ─▶ error
+//!            settle ─▶ view, record;  record, parse ─▶ error
+//! ```
 //!
 //! Live state, events, deadlines and the settlement outbox are the platform's
 //! `TableStore` (one atomic Lua step per action); watchers go through its `EventHub`,
 //! clocks through its sweeper, settlements through its settler.
 #![forbid(unsafe_code)]
 
-pub mod convert;
 pub mod error;
 pub mod parse;
+pub mod record;
 pub mod service;
+pub mod settle;
 pub mod table;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod view;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -5,6 +5,10 @@
 //! the new state, its events, the next deadline and any settlement in one atomic step.
 //! The clock side ([`Referee::apply_clock`]) serves the deadline sweeper and late
 //! actions; [`Referee::note_settlement`] serves the settler's acknowledgement.
+//!
+//! Every step is committed the same way (`Referee::change`): the table's events as
+//! [`view`] shows them, the settlement [`settle`] builds for a game the step ended, the
+//! next deadline; the record of that game then goes to the [`Archive`].
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -29,16 +33,18 @@ use prost::Message;
 use sha2::Digest;
 use tonic::{Request, Response, Status};
 
-use crate::convert;
 use crate::error::RefereeError;
-use crate::parse;
+use crate::record::{self, Archive};
 use crate::table::{Outcome, PlayerAction, Step, TableState};
+use crate::{parse, settle, view};
 
 /// The Gomoku referee's gRPC service. Cheap to clone; holds no table between calls.
 #[derive(Clone)]
 pub struct Referee {
     /// Live tables in Redis.
     store: TableStore,
+    /// Finished games' records, beside their tables.
+    archive: Archive,
     /// Watch streams.
     hub: EventHub,
     /// The ledger, asked before a player's next game whether it may play one.
@@ -81,6 +87,7 @@ impl Referee {
         shutdown: Shutdown,
     ) -> Self {
         Self {
+            archive: Archive::new(store.clone()),
             store,
             hub,
             ledger,
@@ -94,19 +101,19 @@ impl Referee {
         self.store.clock().now_ms()
     }
 
-    /// The store step for `state` after a transition made at `now_ms`.
+    /// The store step for `state` after `step`, a transition made at `now_ms`: its
+    /// events as the API shows them (every watcher sees every event), the next
+    /// deadline, the settlement of a game the step ended, and the close.
     fn change<T>(state: &TableState, step: Step, output: T, now_ms: u64) -> Change<T> {
         Change {
             events: step
                 .events
                 .iter()
-                .map(|e| NewEvent::public(e.encode_to_vec()))
+                .map(|e| NewEvent::public(view::event(state, e).encode_to_vec()))
                 .collect(),
             deadline_ms: state.deadline_ms(),
-            settlement: step
-                .settlement
-                .as_ref()
-                .map(|request| OutboxEntry::new(request, now_ms)),
+            settlement: settle::request(state, &step)
+                .map(|request| settle::outbox_entry(&request, now_ms)),
             close: state.is_closed(),
             output,
         }
@@ -131,7 +138,7 @@ impl Referee {
     /// The table as `caller` sees it now.
     async fn view(&self, caller: &Caller, table_id: &str) -> Result<pb::Table, ApiError> {
         let (state, last_seq) = self.load(table_id).await?;
-        Ok(convert::table(
+        Ok(view::table(
             &state,
             Self::viewer(&state, caller),
             last_seq,
@@ -156,7 +163,7 @@ impl Referee {
             Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %open.room.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
-                    table: Some(convert::table(&state, None, last_seq, now)),
+                    table: Some(view::table(&state, None, last_seq, now)),
                     table_id,
                     replayed: false,
                 })
@@ -168,7 +175,7 @@ impl Referee {
                     return Err(RefereeError::RequestReused(open.request_id).into());
                 }
                 Ok(pb::OpenTableResponse {
-                    table: Some(convert::table(
+                    table: Some(view::table(
                         &existing.state,
                         None,
                         existing.last_seq,
@@ -212,7 +219,7 @@ impl Referee {
             table_id,
             &state.game_id(state.number),
             player,
-            state.room.stakes(),
+            view::stakes(&state.room),
         )
         .await
     }
@@ -285,8 +292,8 @@ impl Referee {
                             .inspect_err(|e| {
                             expired = matches!(e, RefereeError::TimeExpired)
                         })?;
-                        let table = convert::table(state, Some(seat), 0, now);
-                        let record = record_of(&step);
+                        let table = view::table(state, Some(seat), 0, now);
+                        let record = record::ended(state, &step);
                         Ok(Self::change(state, step, (table, outcome, record), now))
                     },
                 )
@@ -337,7 +344,7 @@ impl Referee {
                 not_due = None;
                 match state.on_clock(now_ms, self.between_games_ms) {
                     Some(step) => {
-                        let record = record_of(&step);
+                        let record = record::ended(state, &step);
                         Ok(Self::change(state, step, record, now_ms))
                     }
                     None => {
@@ -392,15 +399,12 @@ impl Referee {
                 table_id,
                 Some(&request_key),
                 |state: &mut TableState, _version| {
-                    let event = state
-                        .settled(response, acknowledgement.adopted, now)
+                    let seats = settle::seats_settled(state, response);
+                    let step = state
+                        .settled(&response.game_id, seats, acknowledgement.adopted, now)
                         .ok_or_else(|| {
                             ApiError::FailedPrecondition("game not kept or already noted".into())
                         })?;
-                    let step = Step {
-                        events: vec![event],
-                        settlement: None,
-                    };
                     Ok(Self::change(state, step, (), now))
                 },
             )
@@ -415,60 +419,11 @@ impl Referee {
         }
     }
 
-    /// Keeps a finished game's text record beside its table (hash `…:t:ID:records`,
-    /// field = game id) for GetRecord/ExportRecord. Written after the step that ended
-    /// the game, so the hot state stays small; should the process die in between, the
-    /// record is still in the settlement outbox and then at the ledger.
+    /// Keeps the record of a game a step ended beside its table (see [`Archive`]).
     async fn keep_record(&self, table_id: &str, record: Option<(String, String)>) {
-        let Some((game_id, text)) = record else {
-            return;
-        };
-        let key = self.store.companion_key(table_id, "records");
-        let ttl = self.store.limits().idle_table_ttl.as_secs().max(1);
-        let mut conn = self.store.redis();
-        let written: Result<(), redis::RedisError> = redis::pipe()
-            .cmd("HSET")
-            .arg(&key)
-            .arg(&game_id)
-            .arg(text)
-            .ignore()
-            .cmd("EXPIRE")
-            .arg(&key)
-            .arg(ttl)
-            .ignore()
-            .query_async(&mut conn)
-            .await;
-        if let Err(e) = written {
-            tracing::warn!(table_id, game_id, error = %e, "record not kept at the table; the ledger has it");
+        if let Some((game_id, text)) = record {
+            self.archive.keep(table_id, &game_id, &text).await;
         }
-    }
-
-    /// A finished game's record as kept beside its table.
-    async fn stored_record(
-        &self,
-        state: &TableState,
-        number: i32,
-    ) -> Result<(crate::table::FinishedGame, Record, String), ApiError> {
-        let finished = state.finished_game(parse::game_number(number)?)?.clone();
-        let key = self.store.companion_key(&state.table_id, "records");
-        let mut conn = self.store.redis();
-        let text: Option<String> = redis::cmd("HGET")
-            .arg(&key)
-            .arg(&finished.game_id)
-            .query_async(&mut conn)
-            .await?;
-        let text = text.ok_or_else(|| RefereeError::NoSuchGame {
-            table_id: state.table_id.clone(),
-            number: finished.number,
-            hint: "; its record is not kept at the table: fetch it from the ledger (GetGameRecord)",
-        })?;
-        let record = Record::from_text(&text).map_err(|e| {
-            ApiError::internal(anyhow::anyhow!(
-                "stored record of {} does not read back: {e}",
-                finished.game_id
-            ))
-        })?;
-        Ok((finished, record, text))
     }
 
     /// The operator's close (`TableOperatorService.CloseTable`): this referee's
@@ -546,16 +501,7 @@ impl Referee {
             _ => Record::from_text(&request.content),
         }
         .map_err(|e| RefereeError::invalid("content", e))?;
-        let game = &record.game;
-        Ok(pb::LoadRecordResponse {
-            rule_set: convert::rule_set(game.rule_set()) as i32,
-            black_player_id: record.info.black.clone(),
-            white_player_id: record.info.white.clone(),
-            entries: convert::record_entries(game),
-            stones: convert::stones(game),
-            result: game.result().map(|r| convert::result(r, 1)),
-            opening: game.opening().map(convert::opening),
-        })
+        Ok(view::loaded_record(&record))
     }
 }
 
@@ -565,13 +511,6 @@ impl DeadlineHandler for Referee {
             tracing::warn!(table_id, error = %e, "deadline not applied; the next sweep retries");
         }
     }
-}
-
-/// The text record of a game a step ended: (game id, text).
-fn record_of(step: &Step) -> Option<(String, String)> {
-    let settlement = step.settlement.as_ref()?;
-    let record = settlement.record.as_ref()?;
-    Some((settlement.game_id.clone(), record.content.clone()))
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
@@ -810,9 +749,9 @@ impl GomokuService for Referee {
         let clock = self.store.clock().clone();
         let stream = items.map(move |item| {
             let item = match decode_watched::<TableState, pb::TableEvent>(item?)? {
-                Watched::Snapshot { seq, state } => pb::watch_response::Item::Table(
-                    convert::table(&state, seat, seq, clock.now_ms()),
-                ),
+                Watched::Snapshot { seq, state } => {
+                    pb::watch_response::Item::Table(view::table(&state, seat, seq, clock.now_ms()))
+                }
                 Watched::Event { seq, mut event } => {
                     event.event_id = seq;
                     pb::watch_response::Item::Event(event)
@@ -830,19 +769,9 @@ impl GomokuService for Referee {
         let message = request.into_inner();
         let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
         let (state, _) = self.load(&table_id).await?;
-        let (finished, record, _) = self.stored_record(&state, message.game_number).await?;
-        let game = &record.game;
-        Ok(Response::new(pb::GetRecordResponse {
-            game_id: finished.game_id.clone(),
-            game_number: i32::try_from(finished.number).unwrap_or(i32::MAX),
-            black_player_id: record.info.black.clone(),
-            white_player_id: record.info.white.clone(),
-            rule_set: convert::rule_set(game.rule_set()) as i32,
-            entries: convert::record_entries(game),
-            result: Some(convert::result(&finished.result, state.room.points_base)),
-            started_at_unix_ms: convert::unix_ms(Some(game.started_ms())),
-            opening: game.opening().map(convert::opening),
-        }))
+        let number = parse::game_number(message.game_number).map_err(ApiError::from)?;
+        let (finished, record, _) = self.archive.get(&state, number).await?;
+        Ok(Response::new(view::game_record(&state, &finished, &record)))
     }
 
     async fn export_record(
@@ -853,7 +782,8 @@ impl GomokuService for Referee {
         let table_id = parse::table_id(&message.table_id).map_err(ApiError::from)?;
         let format = parse::record_format(message.format).map_err(ApiError::from)?;
         let (state, _) = self.load(&table_id).await?;
-        let (finished, record, text) = self.stored_record(&state, message.game_number).await?;
+        let number = parse::game_number(message.game_number).map_err(ApiError::from)?;
+        let (finished, record, text) = self.archive.get(&state, number).await?;
         let stem = finished.game_id.replace(':', "-");
         let (content, file_name) = match format {
             pb::RecordFormat::Psq => (record.to_psq(), format!("{stem}.psq")),

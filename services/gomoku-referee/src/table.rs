@@ -1,32 +1,26 @@
 //! A table as stored in Redis ([`TableState`]) and its life: consecutive games between
-//! two seats, the next-game handshake, leaving, closing, and the settlement written
-//! when a game ends. The rules themselves are all in `gomoku_rules::Game`; this module
-//! only decides which game runs and what each step publishes.
+//! two seats, the next-game handshake, leaving, closing, and noting the ledger's answer
+//! for a finished game. The rules themselves are all in `gomoku_rules::Game`; this
+//! module only decides which game runs and what each step tells.
 //!
-//! Every transition is a pure function of the state and `now_ms` returning a [`Step`]
-//! (the events to append and, when a game ended, the settlement), so that
-//! `TableStore::update` can run it again after losing a race.
+//! Pure: the state and the rule crate, no protobuf, no store. Every transition is a
+//! function of the state and `now_ms` returning a [`Step`]: the [`TableEvent`]s it
+//! caused, in the table's words, and the game it ended, if any, so that
+//! `TableStore::update` can run it again after losing a race. What the API shows of
+//! them is [`crate::view`]'s; what the ledger is sent for an ended game,
+//! [`crate::settle`]'s.
 
-use gamehub_proto::gomoku as pb;
-use gamehub_proto::ledger::{
-    GameRecord, PlayerOutcome, PlayerResult, Role as LedgerRole, SettleGameRequest,
-    SettleGameResponse,
-};
 use gomoku_rules::{
-    Action, EndReason, Event, Game, GameConfig, GameResult, OpeningChoice, Record, RecordInfo,
-    RuleSet, Seat, TimeControl,
+    Action, Event, Game, GameConfig, GameResult, Opening, OpeningChoice, RuleSet, Seat, TimeControl,
 };
 use serde::{Deserialize, Serialize};
 
-use crate::convert;
 use crate::error::RefereeError;
-
-/// The record format written to the ledger and kept for GetRecord.
-pub const RECORD_FORMAT: &str = "gomoku-text";
 
 /// Finished games listed in the table's state (newest last) with their results and
 /// settlements; older ones are at the ledger. Their records live beside the table (see
-/// `service`), not in the state, so that every move reads and writes a small state.
+/// [`crate::record`]), not in the state, so that every move reads and writes a small
+/// state.
 pub const FINISHED_GAMES_KEPT: usize = 4;
 
 /// A room's rules and stakes, fixed when the table opens.
@@ -55,19 +49,6 @@ pub struct Room {
     /// before rooms had pairs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paired_games: bool,
-}
-
-impl Room {
-    /// The stakes as the ledger reads them.
-    pub fn stakes(&self) -> gamehub_proto::common::RoomStakes {
-        gamehub_proto::common::RoomStakes {
-            room_id: self.room_id.clone(),
-            points_base: self.points_base,
-            silver_per_point: self.silver_per_point,
-            min_balance_silver: self.min_balance_silver,
-            rated: self.rated,
-        }
-    }
 }
 
 /// A parsed OpenTable request.
@@ -183,13 +164,92 @@ pub struct TableState {
     pub opening_seed: u64,
 }
 
+/// Something that happened at the table, as its watchers are told: when, in which
+/// game, and what. [`crate::view::event`] turns it into the API's `TableEvent`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableEvent {
+    /// When (Unix ms).
+    pub at_ms: u64,
+    /// The game it belongs to; 0 for the table's own events (opened, closed).
+    pub game_number: u32,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// What happened at the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// The table opened with these players, in seat order.
+    TableOpened {
+        /// Seat 0 and seat 1.
+        players: [String; 2],
+    },
+    /// A game started.
+    GameStarted {
+        /// Who holds black.
+        black_seat: Seat,
+        /// The first turn's deadline, if the room has a clock.
+        turn_deadline_ms: Option<u64>,
+        /// The designated opening the game starts from, if any.
+        opening: Option<Opening>,
+    },
+    /// What the rules said of an action or of the clock: every rule-crate event except
+    /// the end of the game, which is [`EventKind::GameOver`].
+    Rules {
+        /// The rule crate's event.
+        event: Event,
+        /// The deadline of the turn after it, if a clock runs.
+        turn_deadline_ms: Option<u64>,
+    },
+    /// The game ended; the table closes at `closes_at_ms` unless both players ask for
+    /// the next game first.
+    GameOver {
+        /// How it ended.
+        result: GameResult,
+        /// When the table closes if no next game starts.
+        closes_at_ms: u64,
+    },
+    /// A seat asked for the next game.
+    NextGameRequested {
+        /// The seat.
+        seat: Seat,
+    },
+    /// A seat left the table.
+    PlayerLeft {
+        /// The seat.
+        seat: Seat,
+        /// Whether leaving was an escape (逃跑).
+        escaped: bool,
+    },
+    /// The table closed.
+    TableClosed {
+        /// Why, in words.
+        reason: String,
+        /// Why, as a code.
+        code: CloseReason,
+    },
+    /// The ledger settled a finished game.
+    GameSettled {
+        /// The game's id at the ledger.
+        game_id: String,
+        /// The game's number at the table.
+        number: u32,
+        /// What the ledger did for each seat.
+        seats: Vec<SeatSettled>,
+        /// The ledger had settled the game before with a different result; this is
+        /// that first answer, which stands.
+        adopted: bool,
+    },
+}
+
 /// What one transition publishes.
 #[derive(Debug, Default)]
 pub struct Step {
     /// Events to append, in order.
-    pub events: Vec<pb::TableEvent>,
-    /// The settlement of a game this step ended.
-    pub settlement: Option<SettleGameRequest>,
+    pub events: Vec<TableEvent>,
+    /// The number of the game this step ended: the table's current game, now among
+    /// its finished ones, for [`crate::settle`] to settle.
+    pub ended: Option<u32>,
 }
 
 /// A player's action at the table.
@@ -250,13 +310,13 @@ impl TableState {
         };
         state.game = state.new_game(config, now_ms);
         let mut step = Step::default();
-        step.events.push(state.event(
-            now_ms,
-            0,
-            pb::table_event::Kind::TableOpened(pb::TableOpened {
-                player_ids: state.players.to_vec(),
-            }),
-        ));
+        step.events.push(TableEvent {
+            at_ms: now_ms,
+            game_number: 0,
+            kind: EventKind::TableOpened {
+                players: state.players.clone(),
+            },
+        });
         step.events.push(state.game_started_event(now_ms));
         (state, step)
     }
@@ -327,24 +387,23 @@ impl TableState {
         self.status == Status::Playing || self.owes_second_game()
     }
 
-    fn event(&self, at_ms: u64, game_number: u32, kind: pb::table_event::Kind) -> pb::TableEvent {
-        pb::TableEvent {
-            event_id: 0,
-            at_unix_ms: i64::try_from(at_ms).unwrap_or(i64::MAX),
-            game_number: i32::try_from(game_number).unwrap_or(i32::MAX),
-            kind: Some(kind),
+    /// An event of the current game at `at_ms`.
+    fn event(&self, at_ms: u64, kind: EventKind) -> TableEvent {
+        TableEvent {
+            at_ms,
+            game_number: self.number,
+            kind,
         }
     }
 
-    fn game_started_event(&self, now_ms: u64) -> pb::TableEvent {
+    fn game_started_event(&self, now_ms: u64) -> TableEvent {
         self.event(
             now_ms,
-            self.number,
-            pb::table_event::Kind::GameStarted(pb::GameStarted {
-                black_seat: i32::from(self.game.config().black_seat.number()),
-                turn_deadline_unix_ms: convert::unix_ms(self.game.deadline_ms()),
-                opening: self.game.opening().map(convert::opening),
-            }),
+            EventKind::GameStarted {
+                black_seat: self.game.config().black_seat,
+                turn_deadline_ms: self.game.deadline_ms(),
+                opening: self.game.opening(),
+            },
         )
     }
 
@@ -446,75 +505,37 @@ impl TableState {
     }
 
     /// Turns the rule crate's events into table events; a game over also finishes the
-    /// game (record, settlement, between-games status).
+    /// game (kept among the finished ones, the step's ended game, between-games status).
     fn publish(&mut self, events: &[Event], now_ms: u64, between_games_ms: u64, step: &mut Step) {
-        let deadline = convert::unix_ms(self.game.deadline_ms());
+        let turn_deadline_ms = self.game.deadline_ms();
         for event in events {
             let kind = match *event {
                 Event::GameOver { result } => {
                     let closes_at_ms = now_ms.saturating_add(between_games_ms);
-                    step.settlement = Some(self.finish_game(result));
+                    self.finish_game(result);
+                    step.ended = Some(self.number);
                     self.status = Status::BetweenGames { closes_at_ms };
                     self.wants_next = [false; 2];
-                    pb::table_event::Kind::GameOver(pb::GameOver {
-                        result: Some(convert::result(&result, self.room.points_base)),
-                        closes_at_unix_ms: convert::unix_ms(Some(closes_at_ms)),
-                    })
+                    EventKind::GameOver {
+                        result,
+                        closes_at_ms,
+                    }
                 }
-                other => convert::game_event(&other, deadline),
+                event => EventKind::Rules {
+                    event,
+                    turn_deadline_ms,
+                },
             };
-            step.events.push(self.event(now_ms, self.number, kind));
+            step.events.push(self.event(now_ms, kind));
         }
     }
 
-    /// Keeps the finished game's record and builds its settlement.
-    fn finish_game(&mut self, result: GameResult) -> SettleGameRequest {
-        let game = &self.game;
-        let game_id = self.game_id(self.number);
-        let first_black = game.config().black_seat;
-        let started_ms = game.started_ms();
-        let ended_ms = started_ms.saturating_add(game.log().last().map_or(0, |e| e.at_ms));
-        let record = Record::new(
-            RecordInfo {
-                room: self.room.room_id.clone(),
-                black: self.players[first_black.index()].clone(),
-                white: self.players[first_black.other().index()].clone(),
-                date: convert::date(started_ms),
-            },
-            game.clone(),
-        )
-        .to_text();
-        let points = result.points(self.room.points_base);
-        let players = Seat::BOTH
-            .into_iter()
-            .map(|seat| {
-                let outcome = match (result.reason, result.winner) {
-                    (EndReason::Escape { seat: escaper }, _) if escaper == seat => {
-                        PlayerOutcome::Escape
-                    }
-                    (_, None) => PlayerOutcome::Draw,
-                    (_, Some(winner)) if winner == seat => PlayerOutcome::Win,
-                    (_, Some(_)) => PlayerOutcome::Loss,
-                };
-                PlayerResult {
-                    player_id: self.players[seat.index()].clone(),
-                    role: if seat == result.black_seat {
-                        LedgerRole::Black as i32
-                    } else {
-                        LedgerRole::White as i32
-                    },
-                    outcome: outcome as i32,
-                    points: points.seats[seat.index()],
-                    offered_draw: matches!(
-                        result.reason,
-                        EndReason::DrawAgreed { offered_by } if offered_by == seat
-                    ),
-                }
-            })
-            .collect();
+    /// Keeps the game that just ended among the finished ones, waiting for its
+    /// settlement.
+    fn finish_game(&mut self, result: GameResult) {
         self.finished.push(FinishedGame {
             number: self.number,
-            game_id: game_id.clone(),
+            game_id: self.game_id(self.number),
             result,
             settlement: None,
             adopted: false,
@@ -522,20 +543,6 @@ impl TableState {
         if self.finished.len() > FINISHED_GAMES_KEPT {
             let excess = self.finished.len() - FINISHED_GAMES_KEPT;
             self.finished.drain(..excess);
-        }
-        SettleGameRequest {
-            game_id,
-            game_type: gamehub_proto::common::GameType::Gomoku as i32,
-            stakes: Some(self.room.stakes()),
-            players,
-            reason: convert::settle_reason(&result.reason).to_owned(),
-            table_id: self.table_id.clone(),
-            started_at_unix_ms: convert::unix_ms(Some(started_ms)),
-            ended_at_unix_ms: convert::unix_ms(Some(ended_ms)),
-            record: Some(GameRecord {
-                format: RECORD_FORMAT.to_owned(),
-                content: record,
-            }),
         }
     }
 
@@ -551,13 +558,8 @@ impl TableState {
                 let mut step = Step::default();
                 if !self.wants_next[seat.index()] {
                     self.wants_next[seat.index()] = true;
-                    step.events.push(self.event(
-                        now_ms,
-                        self.number,
-                        pb::table_event::Kind::NextGameRequested(pb::NextGameRequested {
-                            seat: i32::from(seat.number()),
-                        }),
-                    ));
+                    step.events
+                        .push(self.event(now_ms, EventKind::NextGameRequested { seat }));
                 }
                 if self.wants_next != [true, true] {
                     return Ok((step, Outcome::default()));
@@ -607,11 +609,10 @@ impl TableState {
         self.left[seat.index()] = true;
         step.events.push(self.event(
             now_ms,
-            self.number,
-            pb::table_event::Kind::PlayerLeft(pb::PlayerLeft {
-                seat: i32::from(seat.number()),
+            EventKind::PlayerLeft {
+                seat,
                 escaped: true,
-            }),
+            },
         ));
     }
 
@@ -644,11 +645,10 @@ impl TableState {
             self.left[seat.index()] = true;
             step.events.push(self.event(
                 now_ms,
-                self.number,
-                pb::table_event::Kind::PlayerLeft(pb::PlayerLeft {
-                    seat: i32::from(seat.number()),
+                EventKind::PlayerLeft {
+                    seat,
                     escaped: outcome.escaped,
-                }),
+                },
             ));
         }
         let reason = format!("{} left", self.players[seat.index()]);
@@ -680,60 +680,47 @@ impl TableState {
         self.wants_next = [false; 2];
         reason.clone_into(&mut self.closed_reason);
         self.close_reason = Some(code);
-        step.events.push(self.event(
-            now_ms,
-            0,
-            pb::table_event::Kind::TableClosed(pb::TableClosed {
+        step.events.push(TableEvent {
+            at_ms: now_ms,
+            game_number: 0,
+            kind: EventKind::TableClosed {
                 reason: reason.to_owned(),
-                close_reason: convert::close_reason(Some(code)) as i32,
-            }),
-        ));
+                code,
+            },
+        });
     }
 
-    /// Notes the ledger's answer for a finished game (`adopted`: the ledger's first
-    /// answer to a different result of it, which stands); returns the event to publish,
-    /// or None when the game is no longer kept here or was noted before.
+    /// Notes the ledger's answer for finished game `game_id` (`seats`: what it did for
+    /// each seat, as [`crate::settle::seats_settled`] reads it; `adopted`: the ledger's
+    /// first answer to a different result of the game, which stands); returns the step
+    /// announcing it, or None when the game is no longer kept here or was noted before.
     pub fn settled(
         &mut self,
-        response: &SettleGameResponse,
+        game_id: &str,
+        seats: Vec<SeatSettled>,
         adopted: bool,
         now_ms: u64,
-    ) -> Option<pb::TableEvent> {
-        let seats: Vec<SeatSettled> = self
-            .players
-            .iter()
-            .map(|player| {
-                let found = response.players.iter().find(|p| &p.player_id == player);
-                SeatSettled {
-                    player_id: player.clone(),
-                    points_delta: found.map_or(0, |p| p.points_delta),
-                    points_after: found.map_or(0, |p| p.points_after),
-                    silver_delta: found.map_or(0, |p| p.silver_delta),
-                    balance_silver: found.map_or(0, |p| p.balance_silver),
-                    clamped_by: found.map(|p| p.clamped_by.clone()).unwrap_or_default(),
-                }
-            })
-            .collect();
-        let finished = self
-            .finished
-            .iter_mut()
-            .find(|f| f.game_id == response.game_id)?;
+    ) -> Option<Step> {
+        let finished = self.finished.iter_mut().find(|f| f.game_id == game_id)?;
         if finished.settlement.is_some() {
             return None;
         }
         let number = finished.number;
-        let settlement = convert::settlement(&seats, adopted);
-        finished.settlement = Some(seats);
+        finished.settlement = Some(seats.clone());
         finished.adopted = adopted;
-        Some(self.event(
-            now_ms,
-            number,
-            pb::table_event::Kind::GameSettled(pb::GameSettled {
-                game_id: response.game_id.clone(),
-                number: i32::try_from(number).unwrap_or(i32::MAX),
-                settlement: Some(settlement),
-            }),
-        ))
+        Some(Step {
+            events: vec![TableEvent {
+                at_ms: now_ms,
+                game_number: number,
+                kind: EventKind::GameSettled {
+                    game_id: game_id.to_owned(),
+                    number,
+                    seats,
+                    adopted,
+                },
+            }],
+            ended: None,
+        })
     }
 
     /// A finished game kept here: `number`, or the last one for 0.
@@ -764,16 +751,21 @@ fn mix(seed: u64, number: u32) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Tables for the tests of this module and the ones above it.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use gomoku_rules::{ForbiddenPolicy, Point};
+pub(crate) mod fixtures {
+    use gomoku_rules::Point;
 
-    fn open(rule_set: RuleSet) -> (TableState, Step) {
+    use super::*;
+
+    /// A free-clocked table of alice (seat 0, black in game 1) and bob, opened at 1,000
+    /// with a 1 s move clock, points base 2 and 10 silver per point.
+    pub fn open(rule_set: RuleSet) -> (TableState, Step) {
         open_room(rule_set, false)
     }
 
-    fn open_room(rule_set: RuleSet, paired_games: bool) -> (TableState, Step) {
+    /// [`open`], with games in pairs or not.
+    pub fn open_room(rule_set: RuleSet, paired_games: bool) -> (TableState, Step) {
         let room = Room {
             room_id: "gomoku-test".into(),
             rule_set,
@@ -801,7 +793,8 @@ mod tests {
         )
     }
 
-    fn place(state: &mut TableState, seat: u8, point: &str, now: u64) -> Step {
+    /// `seat` places a stone on `point` at `now`.
+    pub fn place(state: &mut TableState, seat: u8, point: &str, now: u64) -> Step {
         let p = Point::parse(point).unwrap();
         state
             .act(
@@ -814,26 +807,53 @@ mod tests {
             .0
     }
 
-    #[test]
-    fn a_five_ends_the_game_with_its_settlement_and_the_next_game_swaps_colors() {
-        let (mut state, step) = open(RuleSet::Freestyle);
-        assert_eq!(step.events.len(), 2);
+    /// Black (seat 0) makes five on the h column by 1,200, white playing along a1–a4.
+    pub fn black_wins_game_one(state: &mut TableState) -> Step {
         for (i, (b, w)) in [("h8", "a1"), ("h9", "a2"), ("h10", "a3"), ("h11", "a4")]
             .into_iter()
             .enumerate()
         {
             let t = 1_100 + 10 * i as u64;
-            place(&mut state, 0, b, t);
-            place(&mut state, 1, w, t + 5);
+            place(state, 0, b, t);
+            place(state, 1, w, t + 5);
         }
-        let step = place(&mut state, 0, "h12", 1_200);
-        let settle = step.settlement.expect("the five settles the game");
-        assert_eq!(settle.record.as_ref().unwrap().format, RECORD_FORMAT);
-        assert_eq!(settle.game_id, "gt-1:1");
-        assert_eq!(settle.players[0].points, 10);
-        assert_eq!(settle.players[1].points, -10);
-        assert_eq!(settle.players[0].role, LedgerRole::Black as i32);
-        assert_eq!(settle.reason, "five");
+        place(state, 0, "h12", 1_200)
+    }
+
+    /// A freestyle table whose games come in pairs, with game 1 won by black (seat 0)
+    /// at 1,200 and the table between the two games of the pair.
+    pub fn paired_after_game_one() -> TableState {
+        let (mut state, _) = open_room(RuleSet::Freestyle, true);
+        black_wins_game_one(&mut state);
+        assert!(state.owes_second_game() && state.leaving_escapes());
+        state
+    }
+
+    /// The seats (and whether they escaped) that the step says left.
+    pub fn player_left(step: &Step) -> Vec<(u8, bool)> {
+        step.events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::PlayerLeft { seat, escaped } => Some((seat.number(), escaped)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gomoku_rules::Point;
+
+    use super::fixtures::*;
+    use super::*;
+
+    #[test]
+    fn a_five_ends_the_game_and_the_next_game_swaps_colors() {
+        let (mut state, step) = open(RuleSet::Freestyle);
+        assert_eq!(step.events.len(), 2);
+        let step = black_wins_game_one(&mut state);
+        assert_eq!(step.ended, Some(1), "the five ends game 1");
         assert!(matches!(
             state.status,
             Status::BetweenGames {
@@ -841,8 +861,6 @@ mod tests {
             }
         ));
         assert_eq!(state.deadline_ms(), Some(61_200));
-        let record = &settle.record.as_ref().unwrap().content;
-        assert!(record.contains("[Black \"alice\"]"), "{record}");
         assert_eq!(state.finished_game(0).unwrap().number, 1);
 
         let (_, first) = state
@@ -860,88 +878,13 @@ mod tests {
     }
 
     #[test]
-    fn leaving_mid_game_is_an_escape_and_closes_the_table() {
-        let (mut state, _) = open(RuleSet::Renju(ForbiddenPolicy::Lose));
-        place(&mut state, 0, "h8", 1_100);
-        let (step, outcome) = state
-            .act(Seat::ONE, PlayerAction::Leave, 1_200, 60_000)
-            .unwrap();
-        assert!(outcome.escaped);
-        let settle = step.settlement.unwrap();
-        assert_eq!(settle.players[1].outcome, PlayerOutcome::Escape as i32);
-        assert_eq!(settle.players[1].points, -20);
-        assert_eq!(settle.players[0].points, 0);
-        assert!(state.is_closed());
-        assert_eq!(state.deadline_ms(), None);
-        assert!(matches!(
-            state.act(Seat::ZERO, PlayerAction::NextGame, 1_300, 60_000),
-            Err(RefereeError::TableClosed { .. })
-        ));
-    }
-
-    /// A freestyle table whose games come in pairs, with game 1 won by black (seat 0)
-    /// at 1,200 and the table between the two games of the pair.
-    fn paired_after_game_one() -> TableState {
-        let (mut state, _) = open_room(RuleSet::Freestyle, true);
-        for (i, (b, w)) in [("h8", "a1"), ("h9", "a2"), ("h10", "a3"), ("h11", "a4")]
-            .into_iter()
-            .enumerate()
-        {
-            let t = 1_100 + 10 * i as u64;
-            place(&mut state, 0, b, t);
-            place(&mut state, 1, w, t + 5);
-        }
-        place(&mut state, 0, "h12", 1_200);
-        assert!(state.owes_second_game() && state.leaving_escapes());
-        state
-    }
-
-    fn player_left(step: &Step) -> Vec<(i32, bool)> {
-        step.events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                Some(pb::table_event::Kind::PlayerLeft(left)) => Some((left.seat, left.escaped)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn leaving_between_the_two_games_of_a_pair_is_an_escape_from_the_second() {
-        let mut state = paired_after_game_one();
-        let (step, outcome) = state
-            .act(Seat::ZERO, PlayerAction::Leave, 2_000, 60_000)
-            .unwrap();
-        assert!(outcome.escaped);
-        let settle = step
-            .settlement
-            .as_ref()
-            .expect("the second game is settled");
-        assert_eq!(settle.game_id, "gt-1:2");
-        assert_eq!(settle.reason, "escape");
-        // Seat 0 holds white in game 2: an escaping white scores −10 × the base of 2.
-        assert_eq!(settle.players[0].role, LedgerRole::White as i32);
-        assert_eq!(settle.players[0].outcome, PlayerOutcome::Escape as i32);
-        assert_eq!(
-            (settle.players[0].points, settle.players[1].points),
-            (-20, 0)
-        );
-        assert_eq!(player_left(&step), [(0, true)], "announced once");
-        assert!(state.is_closed());
-        assert_eq!(state.close_reason, Some(CloseReason::Escape));
-        assert_eq!(state.number, 2);
-        assert_eq!(state.finished.len(), 2);
-        assert!(!state.leaving_escapes());
-    }
-
-    #[test]
     fn a_player_the_ledger_no_longer_lets_play_leaves_a_pair_without_an_escape() {
         let mut state = paired_after_game_one();
         let (step, outcome) = state
             .act(Seat::ONE, PlayerAction::LeaveExcused, 2_000, 60_000)
             .unwrap();
         assert!(!outcome.escaped);
-        assert!(step.settlement.is_none());
+        assert!(step.ended.is_none());
         assert_eq!(player_left(&step), [(1, false)]);
         assert_eq!(state.close_reason, Some(CloseReason::Left));
         assert_eq!(state.number, 1);
@@ -964,36 +907,8 @@ mod tests {
         let (step, outcome) = state
             .act(Seat::ONE, PlayerAction::Leave, 1_600, 60_000)
             .unwrap();
-        assert!(!outcome.escaped && step.settlement.is_none());
+        assert!(!outcome.escaped && step.ended.is_none());
         assert_eq!(state.close_reason, Some(CloseReason::Left));
-    }
-
-    #[test]
-    fn staying_away_from_the_second_game_of_a_pair_is_an_escape_when_the_other_came_back() {
-        let mut state = paired_after_game_one();
-        state
-            .act(Seat::ONE, PlayerAction::NextGame, 1_300, 60_000)
-            .unwrap();
-        let step = state.on_clock(61_200, 60_000).expect("due");
-        let settle = step
-            .settlement
-            .as_ref()
-            .expect("the second game is settled");
-        assert_eq!(settle.game_id, "gt-1:2");
-        assert_eq!(settle.players[0].outcome, PlayerOutcome::Escape as i32);
-        assert_eq!(player_left(&step), [(0, true)]);
-        assert_eq!(state.close_reason, Some(CloseReason::Escape));
-        assert!(
-            state.closed_reason.contains("alice"),
-            "{}",
-            state.closed_reason
-        );
-
-        // Nobody came back: the table closes as any idle one, costing nobody anything.
-        let mut state = paired_after_game_one();
-        let step = state.on_clock(61_200, 60_000).expect("due");
-        assert!(step.settlement.is_none());
-        assert_eq!(state.close_reason, Some(CloseReason::Abandoned));
     }
 
     #[test]
@@ -1011,7 +926,7 @@ mod tests {
         let (step, outcome) = state
             .act(Seat::ZERO, PlayerAction::Leave, 1_200, 60_000)
             .unwrap();
-        assert!(!outcome.escaped && step.settlement.is_none());
+        assert!(!outcome.escaped && step.ended.is_none());
         assert_eq!(state.close_reason, Some(CloseReason::Left));
     }
 
@@ -1020,8 +935,8 @@ mod tests {
         let closed_with = |step: &Step| {
             step.events
                 .iter()
-                .find_map(|e| match &e.kind {
-                    Some(pb::table_event::Kind::TableClosed(c)) => Some(c.close_reason()),
+                .find_map(|e| match e.kind {
+                    EventKind::TableClosed { code, .. } => Some(code),
                     _ => None,
                 })
                 .expect("a TableClosed event")
@@ -1030,24 +945,17 @@ mod tests {
         let (step, _) = state
             .act(Seat::ONE, PlayerAction::Leave, 1_100, 60_000)
             .unwrap();
-        assert_eq!(closed_with(&step), pb::CloseReason::Escape);
-        let view = convert::table(&state, None, 0, 1_200);
-        assert_eq!(view.close_reason(), pb::CloseReason::Escape);
-        assert!(!view.leaving_escapes);
+        assert_eq!(closed_with(&step), CloseReason::Escape);
+        assert_eq!(state.close_reason, Some(CloseReason::Escape));
 
         let (mut state, _) = open(RuleSet::Freestyle);
         let (step, _) = state.close_by_operator("closed by operator ops: stuck", 1_100);
-        assert_eq!(closed_with(&step), pb::CloseReason::Operator);
+        assert_eq!(closed_with(&step), CloseReason::Operator);
 
         let (mut state, _) = open(RuleSet::Freestyle);
         state.on_clock(2_000, 500).unwrap();
         let step = state.on_clock(2_500, 500).unwrap();
-        assert_eq!(closed_with(&step), pb::CloseReason::Abandoned);
-
-        let (state, _) = open(RuleSet::Freestyle);
-        let view = convert::table(&state, None, 0, 1_000);
-        assert_eq!(view.close_reason(), pb::CloseReason::Unspecified);
-        assert!(view.leaving_escapes && !view.paired_games);
+        assert_eq!(closed_with(&step), CloseReason::Abandoned);
     }
 
     #[test]
@@ -1066,7 +974,7 @@ mod tests {
         let (mut state, _) = open(RuleSet::Freestyle);
         assert!(state.on_clock(1_999, 500).is_none());
         let step = state.on_clock(2_000, 500).unwrap();
-        assert_eq!(step.settlement.unwrap().reason, "timeout");
+        assert_eq!(step.ended, Some(1));
         assert_eq!(state.deadline_ms(), Some(2_500));
         assert!(state.on_clock(2_499, 500).is_none());
         state.on_clock(2_500, 500).unwrap();

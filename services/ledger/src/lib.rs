@@ -7,6 +7,8 @@
 //! - [`repo`]: every SQL query, the settlement transaction and its retries;
 //! - [`api`]: the gRPC adapter: authorization, request parsing, answers;
 //! - [`error`]: [`error::LedgerError`] and its one mapping to gRPC statuses;
+//! - `testing` (feature `testing`, for tests only): `TestLedger`, a real ledger on a free
+//!   port over a scratch database;
 //! - this file: [`LedgerConfig`] and [`start`], which the `gamehub-ledger` binary and the
 //!   all-in-one `gamehub` binary call.
 //!
@@ -18,6 +20,8 @@ pub mod api;
 pub mod domain;
 pub mod error;
 pub mod repo;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 use std::net::SocketAddr;
 use std::str::FromStr;

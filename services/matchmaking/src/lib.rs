@@ -12,6 +12,8 @@
 //! - [`peers`]: the ledger and the game services behind small traits, and their gRPC clients;
 //! - [`hub`]: fan-out of ticket notifications to `WatchTicket` streams;
 //! - [`api`]: the gRPC adapter; [`error`]: its errors and their one mapping to statuses;
+//! - `testing` (feature `testing`, for tests only): matchmaking on a free port with
+//!   in-process fakes of its peers, or against the real services;
 //! - this file: [`MatchmakingConfig`] and [`start`], which the `gamehub-matchmaking`
 //!   binary and the all-in-one `gamehub` binary call.
 #![forbid(unsafe_code)]
@@ -24,6 +26,8 @@ pub mod pairing;
 pub mod peers;
 pub mod rooms;
 pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tickets;
 
 use std::net::SocketAddr;

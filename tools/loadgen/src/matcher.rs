@@ -16,11 +16,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use gamehub_matchmaking::MatchmakingConfig;
 use gamehub_matchmaking::matcher::Matcher;
-use gamehub_matchmaking::peers::TableOpener;
+use gamehub_matchmaking::peers::{
+    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
+};
+use gamehub_matchmaking::rooms::{Game, Room};
 use gamehub_matchmaking::store::{Reservation, StoreSettings, TicketStore};
 use gamehub_matchmaking::tickets::TicketId;
 use gamehub_platform::server::Shutdown;
-use gamehub_testkit::matchmaking::{InstantLedger, InstantTables};
+use gamehub_terms::rating::NEW_PLAYER_RATING;
 
 use crate::baseline::quantile;
 
@@ -306,4 +309,53 @@ async fn redis_cpu(conn: &mut gamehub_platform::RedisConn) -> anyhow::Result<f64
         .iter()
         .map(|info| field(info, "used_cpu_user:") + field(info, "used_cpu_sys:"))
         .sum())
+}
+
+/// The matcher benchmark's ledger: everyone may sit; every rating is a new player's plus a little
+/// (0–99, from the player id), so a rated room has ratings to pair by. No locks, no
+/// counters: the fastest answer there is.
+#[derive(Debug, Default)]
+pub struct InstantLedger;
+
+impl Eligibility for InstantLedger {
+    fn check<'a>(&'a self, _: &'a str, _: &'a Room) -> BoxFuture<'a, Result<Verdict, PeerError>> {
+        Box::pin(async { Ok(Verdict::Eligible) })
+    }
+
+    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
+        let spread = player_id.bytes().map(i64::from).sum::<i64>() % 100;
+        Box::pin(async move { Ok(NEW_PLAYER_RATING + spread) })
+    }
+}
+
+/// The matcher benchmark's game services: open every table at once and count them.
+#[derive(Debug, Default)]
+pub struct InstantTables {
+    /// Tables opened.
+    pub opened: AtomicUsize,
+}
+
+impl TableOpener for InstantTables {
+    fn open<'a>(
+        &'a self,
+        _: &'a Room,
+        match_id: &'a str,
+        _: &'a [String],
+    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async move {
+            Ok(OpenedTable {
+                table_id: format!("t-{match_id}"),
+            })
+        })
+    }
+
+    fn seat_at<'a>(
+        &'a self,
+        _: &'static Game,
+        _: &'a str,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
+        Box::pin(async { Ok(None) })
+    }
 }

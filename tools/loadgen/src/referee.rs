@@ -202,7 +202,7 @@ fn client(channel: &Channel, keys: &Keys, subject: &str, role: Role) -> anyhow::
 pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     let rule_set = gomoku_rules::RuleSet::parse(&args.rules)
         .ok_or_else(|| anyhow::anyhow!("unknown rule set {:?}", args.rules))?;
-    let rule_set = gamehub_gomoku_referee::convert::rule_set(rule_set);
+    let rule_set = gamehub_gomoku_referee::view::rule_set(rule_set);
     let keys = Keys::new(&config.jwt_secret);
     let mut channels = Vec::new();
     for _ in 0..args.connections.max(1) {

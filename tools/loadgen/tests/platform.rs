@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use gamehub_loadgen::platform::{Games, LoadOptions, run};
-use gamehub_testkit::platform::TestPlatform;
+use gamehub_testkit_services::platform::TestPlatform;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_load_seats_players_and_plays_both_games() {

@@ -23,8 +23,8 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
-use gamehub_testkit::platform::TestPlatform;
 use gamehub_testkit::redis_server::OwnRedis;
+use gamehub_testkit_services::platform::TestPlatform;
 
 /// This test's Redis port (engineer "durability": 22100–22199, below the ephemeral range).
 const PORT: u16 = 22120;

@@ -28,7 +28,7 @@ async fn a_short_load_plays_games_without_refusals_in_every_rule_set() {
     let ledger = Shutdown::new();
     let ledger_url = StubLedger::default().serve(ledger.clone()).await.unwrap();
     let prefix = fresh_prefix("lgref");
-    let referee = gamehub_testkit::referee::start_on(&prefix, &ledger_url).await;
+    let referee = gamehub_gomoku_referee::testing::start_on(&prefix, &ledger_url).await;
     let mut games = 0;
     for rules in [
         "freestyle",

@@ -16,10 +16,13 @@
 //!   streams are told to end ([`ShutdownListener`]), and in-flight calls get a bounded
 //!   grace period before the server stops;
 //!
-//! plus standard gRPC health (`grpc.health.v1.Health`) and reflection on every server.
+//! plus standard gRPC health (`grpc.health.v1.Health`) and reflection on every server,
+//! and beside it [`metrics_endpoint`]: the Prometheus scrape endpoint a binary serves
+//! on its own address.
 //! How a service binary runs the server until it is terminated is [`crate::runner`].
 
 pub mod authenticate;
+pub mod metrics_endpoint;
 pub mod observe;
 pub mod rate_limit;
 pub mod shutdown;
@@ -60,6 +63,7 @@ impl GrpcServer {
     /// A server for the service named `name` (used in logs), configured by `config`.
     /// `shutdown` is the signal its streams and background work listen to.
     pub fn new(name: &str, config: &CommonConfig, shutdown: Shutdown) -> Self {
+        crate::metrics::install();
         let (health, health_service) = tonic_health::server::health_reporter();
         // Reflection in both protocol versions: v1, and v1alpha that many tools
         // (grpcurl releases, grpcio-reflection) still speak.

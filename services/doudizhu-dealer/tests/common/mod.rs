@@ -7,6 +7,8 @@
 use std::time::Duration;
 
 use doudizhu_rules::{Card, CardSet, Dealt, Kind, RankCounts, Seat, Seed, deal, leads};
+pub use gamehub_doudizhu_dealer::testing::Options;
+pub use gamehub_ledger::testing::TestLedger;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::common::RoomStakes;
@@ -15,8 +17,6 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::ledger::GetGameRecordRequest;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 pub use gamehub_testkit::clock::{ManualClock, eventually};
-pub use gamehub_testkit::dealer::Options;
-pub use gamehub_testkit::ledger::TestLedger;
 pub use gamehub_testkit::server::TestServer;
 use gamehub_testkit::tokens;
 use tonic::{Code, Status};
@@ -59,7 +59,7 @@ impl World {
         let prefix = gamehub_testkit::redis::fresh_prefix("ddzt");
         let clock = ManualClock::new();
         options.clock = clock.clock();
-        let dealer = gamehub_testkit::dealer::start(&prefix, &ledger.url, &options).await;
+        let dealer = gamehub_doudizhu_dealer::testing::start(&prefix, &ledger.url, &options).await;
         World {
             ledger,
             dealer,

@@ -456,7 +456,7 @@ async fn the_next_game_waits_for_the_ledger_to_settle_the_last_one() {
     let ledger = StubLedger::default();
     let url = ledger.clone().serve(shutdown.clone()).await.unwrap();
     let prefix = gamehub_testkit::redis::fresh_prefix("gt");
-    let mut referee = gamehub_testkit::referee::start_on(&prefix, &url).await;
+    let mut referee = gamehub_gomoku_referee::testing::start_on(&prefix, &url).await;
     let keys = gamehub_testkit::tokens::dev_keys();
     let client = |subject: &str, role| {
         gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient::new(

@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use gamehub_gomoku_referee::RefereeConfig;
+pub use gamehub_gomoku_referee::testing::referee_env;
+pub use gamehub_ledger::testing::TestLedger;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::config::Env;
@@ -13,8 +15,6 @@ use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger::Account;
 pub use gamehub_testkit::clock::{ManualClock, eventually};
-pub use gamehub_testkit::ledger::TestLedger;
-pub use gamehub_testkit::referee::referee_env;
 pub use gamehub_testkit::server::{TestServer, free_addr};
 pub use gamehub_testkit::settling::{is_settling, retry_hint};
 use gamehub_testkit::tokens;

@@ -8,6 +8,7 @@ use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
 use gamehub_ledger::domain::rating::NEW_PLAYER_RATING;
 use gamehub_ledger::domain::{HistoryKind, Outcome};
+use gamehub_ledger::testing::TestLedger;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::Secret;
@@ -16,7 +17,6 @@ use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::ledger::{
     GameRecord, PlayerOutcome, PlayerResult, Role as Seat, SettleGameRequest, SettleGameResponse,
 };
-use gamehub_testkit::ledger::TestLedger;
 use gamehub_testkit::postgres::ScratchDatabase;
 use prost::Message;
 use sqlx::PgPool;

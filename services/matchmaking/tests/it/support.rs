@@ -1,16 +1,17 @@
 //! Test support: matchmaking on a free port with a Redis prefix of its own, with
-//! in-process fakes of the ledger and the game services or the real ones, and a real
-//! ledger over a fresh database (all from `gamehub-testkit`); enqueueing and waiting.
+//! in-process fakes of the ledger and the game services (this crate's `testing`
+//! module), and a real ledger over a fresh database (the ledger's); enqueueing and
+//! waiting.
 
 use std::time::Duration;
 
+pub use gamehub_ledger::testing::TestLedger;
+pub use gamehub_matchmaking::testing::{
+    Client, FakeLedger, FakeTables, TestMatchmaking, spawn_with, test_config,
+};
 use gamehub_platform::client::{TokenSource, service_channel};
 use gamehub_proto::matchmaking::{EnqueueRequest, GetTicketRequest, Ticket, TicketState};
 use gamehub_testkit::clock::eventually;
-pub use gamehub_testkit::ledger::TestLedger;
-pub use gamehub_testkit::matchmaking::{
-    Client, FakeLedger, FakeTables, TestMatchmaking, spawn_real, spawn_with, test_config,
-};
 
 /// A client at `url` sending `token` as it is.
 pub fn client(url: &str, token: String) -> Client {

@@ -11,7 +11,7 @@
 
 use gamehub::drive::gomoku::{api_point, rule_set};
 use gamehub_bots::gomoku as strategy;
-use gamehub_gomoku_referee::convert::phase;
+use gamehub_gomoku_referee::view::phase;
 use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::gomoku as pb;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
@@ -168,7 +168,7 @@ pub async fn send(
 
 #[cfg(test)]
 mod tests {
-    use gamehub_gomoku_referee::convert;
+    use gamehub_gomoku_referee::view::stones;
 
     use super::*;
 
@@ -177,7 +177,7 @@ mod tests {
         pb::Game {
             number,
             phase: phase(game.phase()) as i32,
-            stones: convert::stones(game),
+            stones: stones(game),
             black_seat: i32::from(game.seat_of(Color::Black).number()),
             to_act_seat: game.to_act().map(|s| i32::from(s.number())),
             ..pb::Game::default()

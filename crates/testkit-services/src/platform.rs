@@ -12,7 +12,7 @@ use gamehub_proto::common::RoomStakes;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 
-use crate::postgres::ScratchDatabase;
+use gamehub_testkit::postgres::ScratchDatabase;
 
 /// The prefix of these tests' databases.
 const TEST_DB_PREFIX: &str = "gamehub_platform_test_";
@@ -39,13 +39,13 @@ impl TestPlatform {
     /// configuration.
     pub async fn start(extra: &[(&str, &str)]) -> anyhow::Result<TestPlatform> {
         let database = ScratchDatabase::fresh(TEST_DB_PREFIX).await;
-        let prefix = crate::redis::fresh_prefix("tp");
+        let prefix = gamehub_testkit::redis::fresh_prefix("tp");
         let mut pairs: Vec<(String, String)> = vec![
             ("DATABASE_URL".into(), database.url.clone()),
-            ("REDIS_URL".into(), crate::redis::redis_url()),
+            ("REDIS_URL".into(), gamehub_testkit::redis::redis_url()),
             (
                 "GAMEHUB_REDIS_CLUSTER".into(),
-                crate::redis::redis_cluster().to_string(),
+                gamehub_testkit::redis::redis_cluster().to_string(),
             ),
             ("GAMEHUB_REDIS_PREFIX".into(), prefix.clone()),
             ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
@@ -72,7 +72,8 @@ impl TestPlatform {
 
     /// Clients acting as `subject` in `role`.
     pub fn clients(&self, subject: &str, role: Role) -> Clients {
-        let token = crate::tokens::token(&Keys::new(&self.config.jwt_secret), subject, role);
+        let token =
+            gamehub_testkit::tokens::token(&Keys::new(&self.config.jwt_secret), subject, role);
         Clients::new(&self.endpoints, TokenSource::Static(token))
             .unwrap_or_else(|e| panic!("test clients: {e}"))
     }
@@ -125,6 +126,6 @@ impl TestPlatform {
     pub async fn stop(self) {
         self.platform.stop().await;
         self.database.drop().await;
-        crate::redis::remove_keys(&self.prefix).await;
+        gamehub_testkit::redis::remove_keys(&self.prefix).await;
     }
 }

@@ -1,21 +1,74 @@
 //! Real seating: matchmaking with the real ledger, Gomoku referee and Dou Dizhu dealer,
 //! all over gRPC on free ports. Players enqueue, are seated, and the game services show
 //! them at the table; a player still at a table cannot enqueue until it leaves.
+//!
+//! Above the services (it starts four of them), so here rather than in matchmaking's
+//! own tests: each service comes from its `testing` feature.
+#![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
 use std::time::Duration;
 
+use gamehub_ledger::testing::TestLedger;
+use gamehub_matchmaking::testing::{Client, TestMatchmaking, spawn_real, test_config};
 use gamehub_platform::auth::Role;
 use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
-use gamehub_proto::matchmaking::{EnqueueRequest, TicketState};
+use gamehub_proto::matchmaking::{EnqueueRequest, GetTicketRequest, Ticket, TicketState};
 use gamehub_proto::{doudizhu, gomoku};
 use gamehub_terms::games::{DOUDIZHU, GOMOKU};
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::server::TestServer;
 use gamehub_testkit::tokens::channel;
 use tonic::Code;
 
-use crate::support::*;
+/// The database prefix of this suite's test ledgers.
+const LEDGER_DB_PREFIX: &str = "gamehub_seating_test_";
+
+/// Enqueues `client`'s player in `room` with a fresh request id.
+async fn enqueue(client: &mut Client, room: &str) -> Ticket {
+    client
+        .enqueue(EnqueueRequest {
+            room_id: room.into(),
+            request_id: uuid::Uuid::new_v4().to_string(),
+            player_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .ticket
+        .unwrap()
+}
+
+/// Polls the ticket until it reaches `state` (panics after `within`).
+async fn wait_for(
+    client: &mut Client,
+    ticket_id: &str,
+    state: TicketState,
+    within: Duration,
+) -> Ticket {
+    let what = format!("ticket {ticket_id} {state:?}");
+    eventually(&what, within, || {
+        let mut client = client.clone();
+        async move {
+            let ticket = client
+                .get_ticket(GetTicketRequest {
+                    ticket_id: ticket_id.into(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .ticket
+                .unwrap();
+            (ticket.state == state as i32).then_some(ticket)
+        }
+    })
+    .await
+}
+
+fn state(ticket: &Ticket) -> TicketState {
+    TicketState::try_from(ticket.state).unwrap()
+}
 
 struct Platform {
     ledger: TestLedger,
@@ -27,8 +80,9 @@ struct Platform {
 async fn platform() -> Platform {
     let ledger = TestLedger::start(LEDGER_DB_PREFIX).await;
     let prefix = gamehub_testkit::redis::fresh_prefix("test-e2e-");
-    let gomoku = gamehub_testkit::referee::start_on(&prefix, &ledger.url).await;
-    let doudizhu = gamehub_testkit::dealer::start(&prefix, &ledger.url, &Default::default()).await;
+    let gomoku = gamehub_gomoku_referee::testing::start_on(&prefix, &ledger.url).await;
+    let doudizhu =
+        gamehub_doudizhu_dealer::testing::start(&prefix, &ledger.url, &Default::default()).await;
     let mut config = test_config();
     config.common.ledger_url = ledger.url.clone();
     config.common.game_urls.set(&GOMOKU, gomoku.url.clone());

@@ -1,13 +1,17 @@
-//! Domain values to protobuf messages: the table as a viewer sees it, events, results
-//! and records. Pure functions, no I/O.
+//! What the API shows, built from the table: the table as a viewer sees it, the
+//! table's events as the API's `TableEvent`s, results, openings and records. The only
+//! place that turns the table's state and events into protobuf; pure functions, no I/O.
 
+use gamehub_proto::common::RoomStakes;
 use gamehub_proto::gomoku as pb;
 use gomoku_rules::{
     Action, Color, EndReason, Event, ForbiddenKind, ForbiddenPolicy, Game, GameResult, LogEntry,
-    Opening, Outcome, Phase, Point, RuleSet, Seat,
+    Opening, Outcome, Phase, Point, Record, RuleSet, Seat,
 };
 
-use crate::table::{CloseReason, FinishedGame, SeatSettled, Status, TableState};
+use crate::table::{
+    CloseReason, EventKind, FinishedGame, Room, SeatSettled, Status, TableEvent, TableState,
+};
 
 /// Unix ms as the proto carries them (0 for none).
 pub fn unix_ms(ms: Option<u64>) -> i64 {
@@ -18,11 +22,15 @@ fn seat(seat: Seat) -> i32 {
     i32::from(seat.number())
 }
 
-/// The day of `ms` as YYYY-MM-DD (UTC), for record headers.
-pub fn date(ms: u64) -> String {
-    chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(0))
-        .map(|t| t.format("%Y-%m-%d").to_string())
-        .unwrap_or_default()
+/// The room's stakes, as the API and the ledger read them.
+pub fn stakes(room: &Room) -> RoomStakes {
+    RoomStakes {
+        room_id: room.room_id.clone(),
+        points_base: room.points_base,
+        silver_per_point: room.silver_per_point,
+        min_balance_silver: room.min_balance_silver,
+        rated: room.rated,
+    }
 }
 
 /// A point with all three fields filled.
@@ -56,20 +64,6 @@ pub fn forbidden_kind(k: ForbiddenKind) -> pb::ForbiddenKind {
     }
 }
 
-/// The settlement's `reason` words for the ledger.
-pub fn settle_reason(reason: &EndReason) -> &'static str {
-    match reason {
-        EndReason::Five => "five",
-        EndReason::ForbiddenMove { .. } => "forbidden_move",
-        EndReason::ForbiddenClaimed { .. } => "forbidden_claimed",
-        EndReason::Resignation { .. } => "resign",
-        EndReason::Timeout { .. } => "timeout",
-        EndReason::DrawAgreed { .. } => "draw_agreed",
-        EndReason::NaturalDraw => "natural_draw",
-        EndReason::Escape { .. } => "escape",
-    }
-}
-
 /// A game result with its points.
 pub fn result(r: &GameResult, points_base: i64) -> pb::GameResult {
     let (reason, kind, by) = match r.reason {
@@ -99,9 +93,67 @@ pub fn result(r: &GameResult, points_base: i64) -> pb::GameResult {
     }
 }
 
+/// One of the table's events as the API's `TableEvent` (its `event_id` is the store's,
+/// set as it is read back); results count points by the table's base.
+pub fn event(state: &TableState, event: &TableEvent) -> pb::TableEvent {
+    use pb::table_event::Kind;
+    let kind = match &event.kind {
+        EventKind::TableOpened { players } => Kind::TableOpened(pb::TableOpened {
+            player_ids: players.to_vec(),
+        }),
+        EventKind::GameStarted {
+            black_seat,
+            turn_deadline_ms,
+            opening: o,
+        } => Kind::GameStarted(pb::GameStarted {
+            black_seat: seat(*black_seat),
+            turn_deadline_unix_ms: unix_ms(*turn_deadline_ms),
+            opening: o.map(opening),
+        }),
+        EventKind::Rules {
+            event,
+            turn_deadline_ms,
+        } => game_event(event, unix_ms(*turn_deadline_ms)),
+        EventKind::GameOver {
+            result: r,
+            closes_at_ms,
+        } => Kind::GameOver(pb::GameOver {
+            result: Some(result(r, state.room.points_base)),
+            closes_at_unix_ms: unix_ms(Some(*closes_at_ms)),
+        }),
+        EventKind::NextGameRequested { seat: s } => {
+            Kind::NextGameRequested(pb::NextGameRequested { seat: seat(*s) })
+        }
+        EventKind::PlayerLeft { seat: s, escaped } => Kind::PlayerLeft(pb::PlayerLeft {
+            seat: seat(*s),
+            escaped: *escaped,
+        }),
+        EventKind::TableClosed { reason, code } => Kind::TableClosed(pb::TableClosed {
+            reason: reason.clone(),
+            close_reason: close_reason(Some(*code)) as i32,
+        }),
+        EventKind::GameSettled {
+            game_id,
+            number,
+            seats,
+            adopted,
+        } => Kind::GameSettled(pb::GameSettled {
+            game_id: game_id.clone(),
+            number: i32::try_from(*number).unwrap_or(i32::MAX),
+            settlement: Some(settlement(seats, *adopted)),
+        }),
+    };
+    pb::TableEvent {
+        event_id: 0,
+        at_unix_ms: i64::try_from(event.at_ms).unwrap_or(i64::MAX),
+        game_number: i32::try_from(event.game_number).unwrap_or(i32::MAX),
+        kind: Some(kind),
+    }
+}
+
 /// A rule-crate event other than `GameOver` (which the table turns into its own
 /// event); `deadline` is the next turn's deadline after the action.
-pub fn game_event(event: &Event, deadline: i64) -> pb::table_event::Kind {
+fn game_event(event: &Event, deadline: i64) -> pb::table_event::Kind {
     use pb::table_event::Kind;
     match *event {
         Event::StonePlaced {
@@ -326,7 +378,7 @@ pub fn table(
             per_move_ms: unix_ms(Some(state.room.time_control.per_move_ms)),
             total_ms: unix_ms(Some(state.room.time_control.total_ms)),
         }),
-        stakes: Some(state.room.stakes()),
+        stakes: Some(stakes(&state.room)),
         players: Seat::BOTH
             .into_iter()
             .map(|s| pb::Player {
@@ -414,4 +466,82 @@ pub fn record_entries(game: &Game) -> Vec<pb::RecordEntry> {
             }
         })
         .collect()
+}
+
+/// A finished game's record kept at the table, as GetRecord returns it.
+pub fn game_record(
+    state: &TableState,
+    finished: &FinishedGame,
+    record: &Record,
+) -> pb::GetRecordResponse {
+    let game = &record.game;
+    pb::GetRecordResponse {
+        game_id: finished.game_id.clone(),
+        game_number: i32::try_from(finished.number).unwrap_or(i32::MAX),
+        black_player_id: record.info.black.clone(),
+        white_player_id: record.info.white.clone(),
+        rule_set: rule_set(game.rule_set()) as i32,
+        entries: record_entries(game),
+        result: Some(result(&finished.result, state.room.points_base)),
+        started_at_unix_ms: unix_ms(Some(game.started_ms())),
+        opening: game.opening().map(opening),
+    }
+}
+
+/// A record read from a file, as LoadRecord returns it (points at base 1).
+pub fn loaded_record(record: &Record) -> pb::LoadRecordResponse {
+    let game = &record.game;
+    pb::LoadRecordResponse {
+        rule_set: rule_set(game.rule_set()) as i32,
+        black_player_id: record.info.black.clone(),
+        white_player_id: record.info.white.clone(),
+        entries: record_entries(game),
+        stones: stones(game),
+        result: game.result().map(|r| result(r, 1)),
+        opening: game.opening().map(opening),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gomoku_rules::RuleSet;
+
+    use super::*;
+    use crate::table::fixtures::open;
+    use crate::table::{PlayerAction, Step};
+
+    #[test]
+    fn every_way_a_table_closes_has_its_code() {
+        let closed_with = |state: &TableState, step: &Step| {
+            step.events
+                .iter()
+                .find_map(|e| match event(state, e).kind {
+                    Some(pb::table_event::Kind::TableClosed(c)) => Some(c.close_reason()),
+                    _ => None,
+                })
+                .expect("a TableClosed event")
+        };
+        let (mut state, _) = open(RuleSet::Freestyle);
+        let (step, _) = state
+            .act(Seat::ONE, PlayerAction::Leave, 1_100, 60_000)
+            .unwrap();
+        assert_eq!(closed_with(&state, &step), pb::CloseReason::Escape);
+        let view = table(&state, None, 0, 1_200);
+        assert_eq!(view.close_reason(), pb::CloseReason::Escape);
+        assert!(!view.leaving_escapes);
+
+        let (mut state, _) = open(RuleSet::Freestyle);
+        let (step, _) = state.close_by_operator("closed by operator ops: stuck", 1_100);
+        assert_eq!(closed_with(&state, &step), pb::CloseReason::Operator);
+
+        let (mut state, _) = open(RuleSet::Freestyle);
+        state.on_clock(2_000, 500).unwrap();
+        let step = state.on_clock(2_500, 500).unwrap();
+        assert_eq!(closed_with(&state, &step), pb::CloseReason::Abandoned);
+
+        let (state, _) = open(RuleSet::Freestyle);
+        let view = table(&state, None, 0, 1_000);
+        assert_eq!(view.close_reason(), pb::CloseReason::Unspecified);
+        assert!(view.leaving_escapes && !view.paired_games);
+    }
 }

@@ -1,7 +1,11 @@
-//! From the rules crate's types to the API's messages. Every view goes through
-//! [`table_view`], which starts from the crate's [`SeatView`] (exactly what a seat may
-//! know) and drops the hand for a spectator: nothing else about any hand is ever read
-//! here.
+//! What the API shows, built from the table: the table as a viewer sees it, the
+//! table's events as the API's `TableEvent`s, deal results and records. The only place
+//! that turns the table's state and events into protobuf; pure functions, no I/O.
+//!
+//! Every view goes through [`table_view`], which starts from the crate's [`SeatView`]
+//! (exactly what a seat may know) and drops the hand for a spectator: nothing else about
+//! any hand is ever read here. An event's audience is the table's
+//! ([`crate::table::TableEvent::audience`]); the store keeps a seat's events to it.
 
 use doudizhu_rules::{
     Actor, Card, CardSet, Combination, EventBody, Kind, Outcome, Phase, PlayView, RankCounts, Seat,
@@ -11,7 +15,7 @@ use gamehub_proto::common::RoomStakes;
 use gamehub_proto::doudizhu as pb;
 
 use crate::record::RecordDoc;
-use crate::table::{CloseReason, SeatSettled, Stage, Stakes, Table};
+use crate::table::{CloseReason, EventKind, SeatSettled, Stage, Stakes, Table, TableEvent};
 
 /// Milliseconds as the API's `int64`.
 pub fn unix_ms(ms: u64) -> i64 {
@@ -164,6 +168,49 @@ pub fn seat_settlement(table: &Table, s: Seat, settled: &SeatSettled) -> pb::Sea
         player_id: table.players[s.index()].clone(),
         points_delta: settled.points_delta,
         silver_delta: settled.silver_delta,
+    }
+}
+
+/// One of the table's events as the API's `TableEvent` (its `event_id` is the store's,
+/// set as it is read back).
+pub fn event(table: &Table, event: &TableEvent) -> pb::TableEvent {
+    use pb::table_event::Kind as K;
+    let kind = match &event.kind {
+        EventKind::TableOpened {
+            players,
+            stakes: s,
+            turn_ms,
+        } => K::TableOpened(pb::TableOpened {
+            player_ids: players.to_vec(),
+            stakes: Some(stakes(s)),
+            turn_time_ms: unix_ms(*turn_ms),
+        }),
+        EventKind::Deal(body) => event_kind(body),
+        EventKind::ReadyForNextDeal { seat: s } => {
+            K::ReadyForNextDeal(pb::ReadyForNextDeal { seat: seat(*s) })
+        }
+        EventKind::TableClosed { reason, note } => K::TableClosed(pb::TableClosed {
+            reason: close_reason(*reason) as i32,
+            note: note.clone(),
+        }),
+        EventKind::DealSettled {
+            game_id,
+            seats,
+            adopted,
+        } => K::DealSettled(pb::DealSettled {
+            game_id: game_id.clone(),
+            seats: Seat::ALL
+                .into_iter()
+                .map(|s| seat_settlement(table, s, &seats[s.index()]))
+                .collect(),
+            adopted: *adopted,
+        }),
+    };
+    pb::TableEvent {
+        event_id: 0,
+        at_unix_ms: unix_ms(event.at_ms),
+        deal_number: int(event.deal_number),
+        kind: Some(kind),
     }
 }
 
@@ -396,5 +443,45 @@ pub fn record(doc: &RecordDoc, json: String) -> pb::DealRecord {
         started_at_unix_ms: unix_ms(doc.started_ms),
         ended_at_unix_ms: unix_ms(doc.ended_ms),
         record_json: json,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::fixtures::*;
+
+    #[test]
+    fn every_table_event_becomes_the_apis_stamped_with_its_time_and_deal() {
+        let (mut table, opened) = open();
+        let first = event(&table, &opened.events[0]);
+        assert_eq!((first.at_unix_ms, first.deal_number), (1_000, 1));
+        assert!(matches!(
+            first.kind,
+            Some(pb::table_event::Kind::TableOpened(ref o)) if o.player_ids == table.players && o.turn_time_ms == 20_000
+        ));
+        let (left, _) = table.leave(Seat::ALL[1], 2_000, TIMING).unwrap();
+        let closed = event(&table, left.events.last().unwrap());
+        assert!(matches!(
+            closed.kind,
+            Some(pb::table_event::Kind::TableClosed(ref c)) if c.reason == pb::CloseReason::Escape as i32
+        ));
+        let settled = table.settled(
+            1,
+            "dt-1:1",
+            std::array::from_fn(|_| SeatSettled {
+                points_delta: 0,
+                silver_delta: 0,
+            }),
+            true,
+            3_000,
+        );
+        let settled = event(&table, &settled.events[0]);
+        let Some(pb::table_event::Kind::DealSettled(d)) = settled.kind else {
+            panic!("a deal_settled event");
+        };
+        assert!(d.adopted);
+        let names: Vec<&str> = d.seats.iter().map(|s| s.player_id.as_str()).collect();
+        assert_eq!(names, ["alice", "bob", "carol"]);
     }
 }

@@ -1,14 +1,14 @@
-//! A Dou Dizhu dealer in the test's process, on a free port and a Redis key prefix of
-//! the test's own, settling at the ledger it is given; test seeds allowed, so a test can
-//! choose the hands.
+//! Behind the `testing` feature, for tests (this crate's and others'): a Dou Dizhu dealer
+//! in the test's process, on a free port and a Redis key prefix of the test's own,
+//! settling at the ledger it is given; test seeds allowed, so a test can choose the hands.
 
 use std::time::Duration;
 
-use gamehub_doudizhu_dealer::DealerConfig;
 use gamehub_platform::Clock;
 use gamehub_platform::config::Env;
+use gamehub_testkit::server::TestServer;
 
-use crate::server::TestServer;
+use crate::DealerConfig;
 
 /// Dealer settings a test may change.
 #[derive(Debug, Clone)]
@@ -21,7 +21,7 @@ pub struct Options {
     /// `GAMEHUB_DOUDIZHU_REDEAL_PAUSE_MS`: the pause before a redeal.
     pub redeal_pause_ms: u64,
     /// The dealer's clock (in this process only; a child process runs on the system
-    /// clock): a test's [`crate::clock::ManualClock`] makes turns run out only when the
+    /// clock): a test's [`gamehub_testkit::clock::ManualClock`] makes turns run out only when the
     /// test advances it.
     pub clock: Clock,
     /// More environment variables (e.g. watcher limits), after the ones above.
@@ -49,10 +49,10 @@ pub fn dealer_env(
 ) -> Vec<(String, String)> {
     [
         ("GAMEHUB_ENV", "development".to_owned()),
-        ("REDIS_URL", crate::redis::redis_url()),
+        ("REDIS_URL", gamehub_testkit::redis::redis_url()),
         (
             "GAMEHUB_REDIS_CLUSTER",
-            crate::redis::redis_cluster().to_string(),
+            gamehub_testkit::redis::redis_cluster().to_string(),
         ),
         ("GAMEHUB_REDIS_PREFIX", prefix.to_owned()),
         ("GAMEHUB_LEDGER_URL", ledger_url.to_owned()),
@@ -90,5 +90,5 @@ pub async fn start(prefix: &str, ledger_url: &str, options: &Options) -> TestSer
     config.settler.max_backoff = Duration::from_millis(500);
     config.settler.lease = Duration::from_secs(2);
     config.common.clock = options.clock.clone();
-    TestServer::start(|shutdown| gamehub_doudizhu_dealer::start(config, shutdown)).await
+    TestServer::start(|shutdown| crate::start(config, shutdown)).await
 }

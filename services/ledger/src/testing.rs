@@ -1,9 +1,9 @@
-//! A real ledger in the test's process, on a free port, over a scratch database; it can
-//! be stopped and started again on the same address and database (an outage).
+//! Behind the `testing` feature, for tests (this crate's and others'): a real ledger in
+//! the test's process, on a free port, over a scratch database; it can be stopped and
+//! started again on the same address and database (an outage).
 
 use std::time::Duration;
 
-use gamehub_ledger::LedgerConfig;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::config::Secret;
@@ -12,7 +12,9 @@ use gamehub_proto::ledger as pb;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use tokio::task::JoinHandle;
 
-use crate::postgres::ScratchDatabase;
+use gamehub_testkit::postgres::ScratchDatabase;
+
+use crate::LedgerConfig;
 
 /// A ledger client of a test.
 pub type TestLedgerClient = LedgerServiceClient<ServiceChannel>;
@@ -76,7 +78,7 @@ impl TestLedger {
         let mut last = None;
         for _ in 0..50 {
             let shutdown = Shutdown::new();
-            match gamehub_ledger::start(self.config.clone(), shutdown.clone()).await {
+            match crate::start(self.config.clone(), shutdown.clone()).await {
                 Ok(started) => {
                     self.addr = started.addr;
                     // Later starts reuse the address the first one was given.
@@ -110,7 +112,9 @@ impl TestLedger {
 
     /// A client holding a token for `subject` in `role`.
     pub fn client_as(&self, subject: &str, role: Role) -> TestLedgerClient {
-        LedgerServiceClient::new(crate::tokens::channel(&self.url, &self.keys, subject, role))
+        LedgerServiceClient::new(gamehub_testkit::tokens::channel(
+            &self.url, &self.keys, subject, role,
+        ))
     }
 
     /// A client holding a token of `role` (subject `tester`).

@@ -1,6 +1,9 @@
-//! Matchmaking in the test's process: with in-process fakes of its peers (a ledger and
-//! game services that answer at once and can be told to refuse, lose answers or be
-//! down), or against the real services; and the matcher benchmark's instant peers.
+//! Behind the `testing` feature, for tests (this crate's and others'): matchmaking in
+//! the test's process, with in-process fakes of its peers (a ledger and game services
+//! that answer at once and can be told to refuse, lose answers or be down), or against
+//! the real services named in its configuration.
+// Test support fails loudly on a broken fixture.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -8,17 +11,17 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use gamehub_matchmaking::MatchmakingConfig;
-use gamehub_matchmaking::peers::{
-    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
-};
-use gamehub_matchmaking::rooms::{Game, Room};
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
-
-use crate::server::TestServer;
 use gamehub_terms::rating::NEW_PLAYER_RATING;
+use gamehub_testkit::server::TestServer;
+
+use crate::MatchmakingConfig;
+use crate::peers::{
+    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
+};
+use crate::rooms::{Game, Room};
 
 /// A matchmaking client of a test.
 pub type Client = MatchmakingServiceClient<ServiceChannel>;
@@ -184,55 +187,6 @@ impl TableOpener for FakeTables {
     }
 }
 
-/// The matcher benchmark's ledger: everyone may sit; every rating is a new player's plus a little
-/// (0–99, from the player id), so a rated room has ratings to pair by. No locks, no
-/// counters: the fastest answer there is.
-#[derive(Debug, Default)]
-pub struct InstantLedger;
-
-impl Eligibility for InstantLedger {
-    fn check<'a>(&'a self, _: &'a str, _: &'a Room) -> BoxFuture<'a, Result<Verdict, PeerError>> {
-        Box::pin(async { Ok(Verdict::Eligible) })
-    }
-
-    fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>> {
-        let spread = player_id.bytes().map(i64::from).sum::<i64>() % 100;
-        Box::pin(async move { Ok(NEW_PLAYER_RATING + spread) })
-    }
-}
-
-/// The matcher benchmark's game services: open every table at once and count them.
-#[derive(Debug, Default)]
-pub struct InstantTables {
-    /// Tables opened.
-    pub opened: AtomicUsize,
-}
-
-impl TableOpener for InstantTables {
-    fn open<'a>(
-        &'a self,
-        _: &'a Room,
-        match_id: &'a str,
-        _: &'a [String],
-    ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
-        self.opened.fetch_add(1, Ordering::Relaxed);
-        Box::pin(async move {
-            Ok(OpenedTable {
-                table_id: format!("t-{match_id}"),
-            })
-        })
-    }
-
-    fn seat_at<'a>(
-        &'a self,
-        _: &'static Game,
-        _: &'a str,
-        _: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TableSeat>, PeerError>> {
-        Box::pin(async { Ok(None) })
-    }
-}
-
 /// Matchmaking running for one test; stops when dropped.
 #[derive(Debug)]
 pub struct TestMatchmaking {
@@ -245,7 +199,7 @@ pub struct TestMatchmaking {
 /// The test defaults: a prefix of its own, a fast matcher and reaper.
 pub fn test_config() -> MatchmakingConfig {
     let mut config = MatchmakingConfig::for_tests();
-    config.common.redis = crate::redis::redis_target();
+    config.common.redis = gamehub_testkit::redis::redis_target();
     config.matcher.interval = Duration::from_millis(20);
     config.matcher.reaper_interval = Duration::from_millis(100);
     config.watch.poll_interval = Duration::from_millis(200);
@@ -259,17 +213,16 @@ pub async fn spawn_with(
     tables: Arc<dyn TableOpener>,
 ) -> TestMatchmaking {
     let keys = Keys::new(&config.common.jwt_secret);
-    let server = TestServer::start(|shutdown| {
-        gamehub_matchmaking::start_with(config, shutdown, eligibility, tables)
-    })
-    .await;
+    let server =
+        TestServer::start(|shutdown| crate::start_with(config, shutdown, eligibility, tables))
+            .await;
     TestMatchmaking { server, keys }
 }
 
 /// Starts matchmaking against the real services named in `config`.
 pub async fn spawn_real(config: MatchmakingConfig) -> TestMatchmaking {
     let keys = Keys::new(&config.common.jwt_secret);
-    let server = TestServer::start(|shutdown| gamehub_matchmaking::start(config, shutdown)).await;
+    let server = TestServer::start(|shutdown| crate::start(config, shutdown)).await;
     TestMatchmaking { server, keys }
 }
 
@@ -281,12 +234,12 @@ impl TestMatchmaking {
 
     /// A token for `subject` in `role`.
     pub fn token(&self, subject: &str, role: Role) -> String {
-        crate::tokens::token(&self.keys, subject, role)
+        gamehub_testkit::tokens::token(&self.keys, subject, role)
     }
 
     /// A client acting as `player`.
     pub fn player(&self, player: &str) -> Client {
-        Client::new(crate::tokens::channel(
+        Client::new(gamehub_testkit::tokens::channel(
             self.url(),
             &self.keys,
             player,
@@ -296,7 +249,7 @@ impl TestMatchmaking {
 
     /// A client with a service token.
     pub fn service(&self) -> Client {
-        Client::new(crate::tokens::channel(
+        Client::new(gamehub_testkit::tokens::channel(
             self.url(),
             &self.keys,
             "tester",
