@@ -256,7 +256,14 @@ pub async fn run(
             .into_inner()
             .record
             .unwrap_or_default();
-        report.shuffle_verified = verify_shuffle(&record).is_ok();
+        report.shuffle_verified = doudizhu_rules::verify_published(
+            &record.seed,
+            &record.commitment,
+            &record.deal_id,
+            record.hands.iter().map(|h| h.cards.as_slice()),
+            &record.kitty,
+        )
+        .is_ok();
         say(
             v,
             format!(
@@ -318,34 +325,6 @@ pub async fn run(
         report.accounts.push(account);
     }
     Ok(report)
-}
-
-/// Re-runs the shuffle of a finished deal from its revealed seed (what any client can do).
-pub fn verify_shuffle(record: &ddz::DealRecord) -> anyhow::Result<()> {
-    use doudizhu_rules::{CardSet, Commitment, Seed};
-    let seed = Seed::from_hex(&record.seed).map_err(|e| anyhow::anyhow!("seed: {e}"))?;
-    let commitment =
-        Commitment::from_hex(&record.commitment).map_err(|e| anyhow::anyhow!("commitment: {e}"))?;
-    let parse = |cards: &[String]| -> anyhow::Result<CardSet> {
-        let mut set = CardSet::default();
-        for c in cards {
-            for card in doudizhu_rules::parse_card_text(c)? {
-                set.insert(card);
-            }
-        }
-        Ok(set)
-    };
-    let hands: Vec<CardSet> = record
-        .hands
-        .iter()
-        .map(|h| parse(&h.cards))
-        .collect::<anyhow::Result<_>>()?;
-    let hands: [CardSet; 3] = hands
-        .try_into()
-        .map_err(|_| anyhow::anyhow!("a deal has three hands"))?;
-    let kitty = parse(&record.kitty)?;
-    doudizhu_rules::verify(&seed, &commitment, &record.deal_id, &hands, kitty)
-        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn print_gomoku(board: &mut gm::Game, update: drive::gomoku::Update<'_>) {
