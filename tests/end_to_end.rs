@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures::future::join_all;
-use gamehub::api::{Clients, request_id};
-use gamehub::drive;
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, request_id};
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::Env;
 use gamehub_platform::server::Shutdown;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use gamehub::api::request_id;
+use gamehub_drive::api::request_id;
 use gamehub_platform::auth::Role;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;

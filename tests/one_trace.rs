@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gamehub::api::request_id;
+use gamehub_drive::api::request_id;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_proto::gomoku as gm;

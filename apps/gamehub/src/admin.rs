@@ -27,11 +27,11 @@ use gamehub_proto::ledger as lg;
 use gamehub_proto::operator as op;
 use gamehub_proto::operator::table_operator_service_client::TableOperatorServiceClient;
 
-use crate::api::{Clients, Endpoints, request_id};
-use crate::client::Services;
 use crate::client::follow::describe;
 use crate::client::screen::thousands;
 use crate::client::wallet;
+use gamehub_drive::api::Services;
+use gamehub_drive::api::{Clients, Endpoints, request_id};
 
 /// Where the platform is and the operator's token.
 #[derive(Args, Debug, Clone, Default)]
@@ -61,7 +61,7 @@ impl AdminConnect {
             Some(token) if !token.trim().is_empty() => {
                 Ok(TokenSource::Static(token.trim().to_owned()))
             }
-            _ => Ok(TokenSource::Static(crate::token::mint(
+            _ => Ok(TokenSource::Static(gamehub_drive::token::mint(
                 config,
                 "admin",
                 Role::Operator,

@@ -18,8 +18,8 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
 
-use crate::api::{Clients, Endpoints, request_id};
-use crate::drive;
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, Endpoints, request_id};
 
 /// How the bots run.
 #[derive(Debug, Clone)]
@@ -52,7 +52,7 @@ pub async fn run(
     shutdown: ShutdownListener,
 ) -> anyhow::Result<()> {
     let ttl = Duration::from_secs(7 * 24 * 3600);
-    let operator = TokenSource::Static(crate::token::mint(
+    let operator = TokenSource::Static(gamehub_drive::token::mint(
         &config,
         "bots-operator",
         Role::Operator,
@@ -71,7 +71,12 @@ pub async fn run(
     let mut tasks = Vec::new();
     for i in 0..options.count {
         let name = format!("{}{}-{i}", options.name_prefix, options.room);
-        let token = TokenSource::Static(crate::token::mint(&config, &name, Role::Player, ttl)?);
+        let token = TokenSource::Static(gamehub_drive::token::mint(
+            &config,
+            &name,
+            Role::Player,
+            ttl,
+        )?);
         let clients = Clients::new(&endpoints, token)?;
         let admin = admin.clone();
         let room = room.clone();

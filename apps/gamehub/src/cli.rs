@@ -7,8 +7,8 @@ use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_platform::server::{Shutdown, termination_signal};
 
-use crate::api::Endpoints;
 use crate::serve::{self, Ports};
+use gamehub_drive::api::Endpoints;
 
 /// `gamehub`: run the whole platform, try it, and talk to it.
 #[derive(Parser, Debug)]
@@ -128,7 +128,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             role,
             ttl_secs,
         } => {
-            let token = crate::token::mint(&config, &subject, role, Duration::from_secs(ttl_secs))?;
+            let token =
+                gamehub_drive::token::mint(&config, &subject, role, Duration::from_secs(ttl_secs))?;
             println!("{token}");
         }
         Command::Bots {

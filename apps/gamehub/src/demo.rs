@@ -13,9 +13,9 @@ use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
 
-use crate::api::{Clients, Endpoints, request_id};
-use crate::drive;
 use crate::render;
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, Endpoints, request_id};
 
 /// What the demo plays.
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ pub async fn run(
     let run = &uuid::Uuid::new_v4().simple().to_string()[..6];
     let ttl = Duration::from_secs(3600);
     let token = |subject: &str, role: Role| -> anyhow::Result<TokenSource> {
-        Ok(TokenSource::Static(crate::token::mint(
+        Ok(TokenSource::Static(gamehub_drive::token::mint(
             config, subject, role, ttl,
         )?))
     };

@@ -23,13 +23,14 @@
 #![forbid(unsafe_code)]
 
 pub mod admin;
-pub mod api;
 pub mod bots;
 pub mod cli;
 pub mod client;
 pub mod demo;
-pub mod drive;
 pub mod render;
 pub mod serve;
-pub mod token;
 pub mod web;
+
+/// Where the services are and clients holding a token (for the test kit, which starts
+/// the platform in a test).
+pub use gamehub_drive::api;

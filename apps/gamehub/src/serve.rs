@@ -12,7 +12,7 @@ use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::runner::serve_until_terminated;
 use gamehub_platform::server::{Shutdown, Started};
 
-use crate::api::Endpoints;
+use gamehub_drive::api::Endpoints;
 
 /// Where the services listen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

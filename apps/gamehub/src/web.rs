@@ -25,7 +25,7 @@ use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::server::{Shutdown, Started};
 
-use crate::api::Endpoints;
+use gamehub_drive::api::Endpoints;
 
 /// The default address of the web client.
 pub const DEFAULT_WEB_ADDR: &str = "0.0.0.0:8080";
@@ -194,7 +194,7 @@ fn client_config(site: &Site, page_host: Option<String>) -> serde_json::Value {
             "doudizhu": url(&site.services.doudizhu),
             "ledger": url(&site.services.ledger),
         },
-        "devTokens": crate::token::may_mint(&site.config),
+        "devTokens": gamehub_drive::token::may_mint(&site.config),
         "tokenUrl": site.token_url,
     })
 }
@@ -232,7 +232,7 @@ fn dev_token(site: &Site, query: &str) -> Response<Full<Bytes>> {
             return json_response(StatusCode::BAD_REQUEST, &json!({ "error": e.to_string() }));
         }
     };
-    match crate::token::mint(&site.config, player, Role::Player, DEV_TOKEN_TTL) {
+    match gamehub_drive::token::mint(&site.config, player, Role::Player, DEV_TOKEN_TTL) {
         Ok(token) => json_response(
             StatusCode::OK,
             &json!({

@@ -204,20 +204,20 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
     let state = runtime.block_on(async {
         use gamehub_proto::matchmaking as mm;
         let config = gamehub_platform::config::CommonConfig::for_tests();
-        let token = gamehub::token::mint(
+        let token = gamehub_drive::token::mint(
             &config,
             &player,
             gamehub_platform::auth::Role::Player,
             Duration::from_secs(600),
         )
         .unwrap();
-        let endpoints = gamehub::api::Endpoints {
+        let endpoints = gamehub_drive::api::Endpoints {
             matchmaking: urls["GAMEHUB_MATCHMAKING_URL"].clone(),
             gomoku: urls["GAMEHUB_GOMOKU_URL"].clone(),
             doudizhu: urls["GAMEHUB_DOUDIZHU_URL"].clone(),
             ledger: urls["GAMEHUB_LEDGER_URL"].clone(),
         };
-        let clients = gamehub::api::Clients::new(
+        let clients = gamehub_drive::api::Clients::new(
             &endpoints,
             gamehub_platform::client::TokenSource::Static(token),
         )
@@ -226,7 +226,7 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
         let ticket = matchmaking
             .enqueue(mm::EnqueueRequest {
                 room_id: room.clone(),
-                request_id: gamehub::api::request_id(),
+                request_id: gamehub_drive::api::request_id(),
                 player_id: String::new(),
             })
             .await

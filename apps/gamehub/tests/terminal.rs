@@ -1,7 +1,7 @@
 //! The terminal client as a person uses it: the real `gamehub` binary in a real
 //! terminal (tmux), keys typed with `send-keys`, the screen read with `capture-pane`,
 //! against a whole platform started in the test (fresh database, own Redis prefix),
-//! with bots from `gamehub::drive` in the other seats.
+//! with bots from `gamehub_drive` in the other seats.
 //!
 //! Without tmux the tests fail (CI installs it), unless `GAMEHUB_SKIP_TMUX_TESTS=1`
 //! asks to skip them; a tmux that is installed but does not work fails them always.
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use gamehub::drive;
+use gamehub_drive as drive;
 use gamehub_platform::auth::Role;
 use gamehub_proto::gomoku as gm;
 use gamehub_testkit::platform::TestPlatform;

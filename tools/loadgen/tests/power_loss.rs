@@ -99,7 +99,7 @@ fn power_loss(redis: &mut OwnRedis) -> u64 {
 
 /// Whether `game_id`'s table shows the points the ledger settled (`asked`) and paid.
 async fn agrees(
-    service: &gamehub::api::Clients,
+    service: &gamehub_drive::api::Clients,
     game_id: &str,
     finished: &lg::FinishedGame,
     asked: &HashMap<&str, i64>,

@@ -31,9 +31,9 @@ use super::{
     BoardArg, ClientCommand, Connect, FormatArg, GameArg, HistoryKindArg, PlayArgs, PlayCommand,
     RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
 };
-use crate::api::{Clients, Endpoints, request_id};
-use crate::drive::gomoku::api_point;
-use crate::drive::retry_call;
+use gamehub_drive::api::{Clients, Endpoints, request_id};
+use gamehub_drive::gomoku::api_point;
+use gamehub_drive::retry_call;
 
 /// Runs a client subcommand.
 pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Result<ExitCode> {
@@ -106,27 +106,6 @@ pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Resul
     }
 }
 
-impl super::Services {
-    /// The services' URLs: `--host`, else the configured ones, then each URL flag.
-    pub fn endpoints(&self, config: &CommonConfig) -> Endpoints {
-        let mut endpoints = match &self.host {
-            Some(host) => Endpoints::on_host(host),
-            None => Endpoints::from_config(config),
-        };
-        for (flag, slot) in [
-            (&self.matchmaking_url, &mut endpoints.matchmaking),
-            (&self.gomoku_url, &mut endpoints.gomoku),
-            (&self.doudizhu_url, &mut endpoints.doudizhu),
-            (&self.ledger_url, &mut endpoints.ledger),
-        ] {
-            if let Some(url) = flag.as_ref().filter(|u| !u.trim().is_empty()) {
-                slot.clone_from(url);
-            }
-        }
-        endpoints
-    }
-}
-
 impl Connect {
     /// The services' URLs: `--host`, else the configured ones, then each URL flag.
     pub fn endpoints(&self, config: &CommonConfig) -> Endpoints {
@@ -136,8 +115,12 @@ impl Connect {
     /// The bearer token: minted for `--player` (development), else `--token`.
     pub fn token(&self, config: &CommonConfig) -> anyhow::Result<TokenSource> {
         if let Some(player) = &self.player {
-            let token =
-                crate::token::mint(config, player, Role::Player, Duration::from_secs(24 * 3600))?;
+            let token = gamehub_drive::token::mint(
+                config,
+                player,
+                Role::Player,
+                Duration::from_secs(24 * 3600),
+            )?;
             return Ok(TokenSource::Static(token));
         }
         match &self.token {
@@ -203,7 +186,7 @@ async fn rooms(connect: &Connect, config: &CommonConfig) -> anyhow::Result<ExitC
     let endpoints = connect.endpoints(config);
     // Listing rooms needs a token but any will do: mint a throwaway one in development.
     let token = connect.token(config).or_else(|_| {
-        crate::token::mint(config, "guest", Role::Player, Duration::from_secs(60))
+        gamehub_drive::token::mint(config, "guest", Role::Player, Duration::from_secs(60))
             .map(TokenSource::Static)
     })?;
     let clients = Clients::new(&endpoints, token)?;
@@ -426,9 +409,9 @@ async fn wait_for_seat(
         };
         let seated = match pending {
             Some(ticket) => {
-                crate::drive::matchmaking::follow(&mut matchmaking, ticket, update).await
+                gamehub_drive::matchmaking::follow(&mut matchmaking, ticket, update).await
             }
-            None => crate::drive::matchmaking::seat(&mut matchmaking, &room_id, "", update).await,
+            None => gamehub_drive::matchmaking::seat(&mut matchmaking, &room_id, "", update).await,
         };
         let _ = tx
             .send(QueueFeed::Done(seated.map_err(|e| error_text(&e))))

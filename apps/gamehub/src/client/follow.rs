@@ -3,13 +3,13 @@
 //! Both game services stream a table as a snapshot, then events numbered 1, 2, 3, …;
 //! a client that lost the stream asks again with the last event id it received and
 //! gets what it missed (or a fresh snapshot when those events are gone). [`Resume`]
-//! is that bookkeeping, [`backoff`] how long to wait between attempts, and [`spawn`]
-//! a task that keeps a stream going and hands every item, and every change of the
-//! connection, to the screen through a channel.
+//! is that bookkeeping, and [`spawn`] a task that keeps a stream going (waiting the
+//! drive crate's [`backoff`] between attempts) and hands every item, and every change
+//! of the connection, to the screen through a channel.
 
 use std::future::Future;
-use std::time::Duration;
 
+use gamehub_drive::backoff;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use tokio::sync::mpsc;
@@ -42,13 +42,6 @@ impl Resume {
         self.last_event_id = event_id;
         true
     }
-}
-
-/// The pause before reconnection attempt `attempt` (1, 2, …): 250 ms, doubling, at
-/// most 5 s, so a restarted server is found again within seconds without hammering it.
-pub fn backoff(attempt: u32) -> Duration {
-    let ms = 250u64.saturating_mul(1u64 << attempt.saturating_sub(1).min(16));
-    Duration::from_millis(ms.min(5_000))
 }
 
 /// Statuses that no retry can fix: the table is gone or the token may not watch it.
@@ -263,16 +256,6 @@ mod tests {
         resume.snapshot(40);
         assert!(!resume.event(39));
         assert!(resume.event(41));
-    }
-
-    #[test]
-    fn backoff_doubles_up_to_five_seconds() {
-        assert_eq!(backoff(1), Duration::from_millis(250));
-        assert_eq!(backoff(2), Duration::from_millis(500));
-        assert_eq!(backoff(3), Duration::from_secs(1));
-        assert_eq!(backoff(5), Duration::from_secs(4));
-        assert_eq!(backoff(6), Duration::from_secs(5));
-        assert_eq!(backoff(1000), Duration::from_secs(5));
     }
 
     #[test]

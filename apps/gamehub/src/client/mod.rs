@@ -34,49 +34,9 @@ pub mod wallet;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
+use gamehub_drive::api::Services;
 
 pub use commands::run;
-
-/// Where the platform's services are (the player's and the operator's commands).
-#[derive(Args, Debug, Clone, Default)]
-pub struct Services {
-    /// All four services on one host at their default ports (50051-50054), e.g. a
-    /// machine running `gamehub serve`. The URL flags below override single services.
-    #[arg(long, global = true)]
-    pub host: Option<String>,
-    /// Matchmaking's URL [default: http://127.0.0.1:50051].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_MATCHMAKING_URL",
-        hide_env_values = true
-    )]
-    pub matchmaking_url: Option<String>,
-    /// The Gomoku referee's URL [default: http://127.0.0.1:50052].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_GOMOKU_URL",
-        hide_env_values = true
-    )]
-    pub gomoku_url: Option<String>,
-    /// The Dou Dizhu dealer's URL [default: http://127.0.0.1:50053].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_DOUDIZHU_URL",
-        hide_env_values = true
-    )]
-    pub doudizhu_url: Option<String>,
-    /// The ledger's URL [default: http://127.0.0.1:50054].
-    #[arg(
-        long,
-        global = true,
-        env = "GAMEHUB_LEDGER_URL",
-        hide_env_values = true
-    )]
-    pub ledger_url: Option<String>,
-}
 
 /// Where the platform is and who the player is.
 #[derive(Args, Debug, Clone, Default)]

@@ -67,7 +67,7 @@ impl ReplayApp {
             ..gm::Game::default()
         };
         let renju = matches!(
-            crate::drive::gomoku::rule_set(self.record.rule_set()),
+            gamehub_drive::gomoku::rule_set(self.record.rule_set()),
             Some(RuleSet::Renju(_) | RuleSet::RenjuSwap)
         );
         let black_to_move = self.ply.is_multiple_of(2);

@@ -1,7 +1,9 @@
-//! Where the services are, and clients that call them with one bearer token.
+//! Where the services are (their four URLs, and the command-line flags that choose them),
+//! and clients that call them with one bearer token.
 
 use std::time::Duration;
 
+use clap::Args;
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::{CommonConfig, ports};
 use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
@@ -42,6 +44,68 @@ impl Endpoints {
             doudizhu: config.doudizhu_url.clone(),
             ledger: config.ledger_url.clone(),
         }
+    }
+}
+
+/// Where the platform's services are (the player's and the operator's commands).
+#[derive(Args, Debug, Clone, Default)]
+pub struct Services {
+    /// All four services on one host at their default ports (50051-50054), e.g. a
+    /// machine running `gamehub serve`. The URL flags below override single services.
+    #[arg(long, global = true)]
+    pub host: Option<String>,
+    /// Matchmaking's URL [default: http://127.0.0.1:50051].
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_MATCHMAKING_URL",
+        hide_env_values = true
+    )]
+    pub matchmaking_url: Option<String>,
+    /// The Gomoku referee's URL [default: http://127.0.0.1:50052].
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_GOMOKU_URL",
+        hide_env_values = true
+    )]
+    pub gomoku_url: Option<String>,
+    /// The Dou Dizhu dealer's URL [default: http://127.0.0.1:50053].
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_DOUDIZHU_URL",
+        hide_env_values = true
+    )]
+    pub doudizhu_url: Option<String>,
+    /// The ledger's URL [default: http://127.0.0.1:50054].
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_LEDGER_URL",
+        hide_env_values = true
+    )]
+    pub ledger_url: Option<String>,
+}
+
+impl Services {
+    /// The services' URLs: `--host`, else the configured ones, then each URL flag.
+    pub fn endpoints(&self, config: &CommonConfig) -> Endpoints {
+        let mut endpoints = match &self.host {
+            Some(host) => Endpoints::on_host(host),
+            None => Endpoints::from_config(config),
+        };
+        for (flag, slot) in [
+            (&self.matchmaking_url, &mut endpoints.matchmaking),
+            (&self.gomoku_url, &mut endpoints.gomoku),
+            (&self.doudizhu_url, &mut endpoints.doudizhu),
+            (&self.ledger_url, &mut endpoints.ledger),
+        ] {
+            if let Some(url) = flag.as_ref().filter(|u| !u.trim().is_empty()) {
+                slot.clone_from(url);
+            }
+        }
+        endpoints
     }
 }
 
