@@ -27,11 +27,9 @@ use gamehub_proto::ledger as lg;
 use gamehub_proto::operator as op;
 use gamehub_proto::operator::table_operator_service_client::TableOperatorServiceClient;
 
-use crate::client::follow::describe;
-use crate::client::screen::thousands;
-use crate::client::wallet;
 use gamehub_drive::api::Services;
 use gamehub_drive::api::{Clients, Endpoints, request_id};
+use gamehub_render::{describe, ledger, thousands};
 
 /// Where the platform is and the operator's token.
 #[derive(Args, Debug, Clone, Default)]
@@ -260,7 +258,7 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                 .into_inner()
                 .account
                 .unwrap_or_default();
-            for line in wallet::account_lines(&account, &[]) {
+            for line in ledger::account_lines(&account, &[]) {
                 println!("{line}");
             }
             let games = clients
@@ -279,7 +277,7 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
             if games.is_empty() {
                 println!("  none");
             }
-            for line in wallet::games_lines(&games, &player) {
+            for line in ledger::games_lines(&games, &player) {
                 println!("  {line}");
             }
             let history = clients
@@ -298,7 +296,7 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
             if history.is_empty() {
                 println!("  none");
             }
-            for line in wallet::history_lines(&history) {
+            for line in ledger::history_lines(&history) {
                 println!("  {line}");
             }
         }
@@ -536,7 +534,7 @@ pub fn gomoku_table_lines(table: &gm::Table) -> Vec<String> {
             age(now, table.closes_at_unix_ms)
         ));
     }
-    out.push(crate::render::gomoku_board(&game));
+    out.push(gamehub_render::gomoku_board(&game));
     out
 }
 

@@ -12,8 +12,8 @@ use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_render as render;
 
-use crate::render;
 use gamehub_drive as drive;
 use gamehub_drive::api::{Clients, Endpoints, request_id};
 

@@ -27,7 +27,6 @@ pub mod bots;
 pub mod cli;
 pub mod client;
 pub mod demo;
-pub mod render;
 pub mod serve;
 pub mod web;
 

@@ -8,6 +8,9 @@ use std::time::Duration;
 
 use crossterm::event::EventStream;
 use futures::future::BoxFuture;
+use gamehub_drive::api::{Clients, Endpoints, request_id};
+use gamehub_drive::gomoku::api_point;
+use gamehub_drive::retry_call;
 use gamehub_platform::auth::Role;
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::CommonConfig;
@@ -16,24 +19,21 @@ use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_render::{describe, ledger};
 use tokio::sync::mpsc;
 
 use super::app::{self, App, now_ms};
 use super::doudizhu::{self, DoudizhuApp};
-use super::follow::{self, describe};
+use super::follow;
 use super::gomoku::{self, GomokuApp};
 use super::queue::{self, QueueApp, QueueFeed};
 use super::record::{ReplayApp, deal_record_lines};
 use super::table::Acted;
 use super::term::Terminal;
-use super::wallet;
 use super::{
     BoardArg, ClientCommand, Connect, FormatArg, GameArg, HistoryKindArg, PlayArgs, PlayCommand,
     RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
 };
-use gamehub_drive::api::{Clients, Endpoints, request_id};
-use gamehub_drive::gomoku::api_point;
-use gamehub_drive::retry_call;
 
 /// Runs a client subcommand.
 pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Result<ExitCode> {
@@ -266,7 +266,7 @@ async fn play(game: GameArg, args: PlayArgs, config: &CommonConfig) -> anyhow::R
             } else if room.game_type() != game_type(game) {
                 anyhow::bail!(
                     "room {room_id} is a {} room",
-                    wallet::game_name(room.game_type())
+                    ledger::game_name(room.game_type())
                 );
             }
             Some(room)
@@ -742,7 +742,7 @@ async fn doudizhu_perform(
                         .into_iter()
                         .map(|h| {
                             let kind =
-                                crate::render::combination(h.combination.as_ref()).to_owned();
+                                gamehub_render::combination(h.combination.as_ref()).to_owned();
                             (h.ranks, kind)
                         })
                         .collect()
@@ -960,7 +960,7 @@ async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                     places.push((board, row));
                 }
             }
-            for line in wallet::account_lines(&account, &places) {
+            for line in ledger::account_lines(&account, &places) {
                 println!("{line}");
             }
         }
@@ -990,7 +990,7 @@ async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                     .await
                     .map_err(status)?
                     .into_inner();
-                for line in wallet::history_lines(&response.entries) {
+                for line in ledger::history_lines(&response.entries) {
                     println!("{line}");
                 }
                 token = response.next_page_token;
@@ -1022,7 +1022,7 @@ async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                     .await
                     .map_err(status)?
                     .into_inner();
-                for line in wallet::games_lines(&response.games, &me) {
+                for line in ledger::games_lines(&response.games, &me) {
                     println!("{line}");
                 }
                 token = response.next_page_token;
@@ -1055,7 +1055,7 @@ async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitC
                 .map_err(status)?
                 .into_inner()
                 .rows;
-            for line in wallet::leaderboard_lines(board, &rows, &me) {
+            for line in ledger::leaderboard_lines(board, &rows, &me) {
                 println!("{line}");
             }
         }

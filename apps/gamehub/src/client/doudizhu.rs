@@ -12,10 +12,10 @@ use gamehub_proto::doudizhu as ddz;
 
 use super::app::App;
 use super::follow::Feed;
-use super::screen::{clock, compose, signed};
+use super::screen::{clock, compose};
 use super::table::{Acted, TableScreen};
 use super::term::{Edit, Frame};
-use crate::render;
+use gamehub_render::{self as render, signed};
 
 /// What the player typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

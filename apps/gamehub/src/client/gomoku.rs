@@ -13,10 +13,10 @@ use gomoku_rules::Point;
 
 use super::app::App;
 use super::follow::Feed;
-use super::screen::{clock, compose, signed, thousands};
+use super::screen::{clock, compose};
 use super::table::{Acted, TableScreen};
 use super::term::{Edit, Frame, pad, text_width, wrap};
-use crate::render;
+use gamehub_render::{self as render, signed, thousands};
 
 /// What the player typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,7 +29,6 @@ pub mod record;
 pub mod screen;
 pub mod table;
 pub mod term;
-pub mod wallet;
 
 use std::path::PathBuf;
 

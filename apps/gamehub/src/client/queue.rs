@@ -6,7 +6,9 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::matchmaking as mm;
 
 use super::app::App;
-use super::screen::{Footer, clock, compose, spinner, thousands};
+use gamehub_render::thousands;
+
+use super::screen::{Footer, clock, compose, spinner};
 use super::term::{Edit, Frame};
 
 /// What the ticket follower reports.

@@ -9,9 +9,8 @@ use gomoku_rules::{Board, Color, Point, RuleSet};
 
 use super::app::App;
 use super::gomoku::{opening_name, rule_set_name};
-use super::screen::signed;
 use super::term::Frame;
-use crate::render;
+use gamehub_render::{self as render, signed};
 
 /// Stepping through a Gomoku record one ply at a time (上步/下步).
 #[derive(Debug)]

@@ -1,4 +1,18 @@
-//! Boards and cards as text, for the demo and the terminal client.
+//! What the platform says, as text for people: what the terminal client, the
+//! operator's desk and the demo print alike.
+//!
+//! - boards and cards ([`gomoku_board`], [`hand`], [`turn`], …), here;
+//! - [`ledger`]: accounts, history, finished games and leaderboards;
+//! - [`describe`]: a refusal or a failure as one line;
+//! - [`signed`], [`thousands`]: numbers.
+#![forbid(unsafe_code)]
+
+pub mod ledger;
+mod numbers;
+mod status;
+
+pub use numbers::{signed, thousands};
+pub use status::describe;
 
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;

@@ -1,11 +1,11 @@
 //! The ledger as text: the account (balance, today's caps, points, titles, counts,
 //! rating, places on the leaderboards), history pages, finished games, leaderboards.
-//! Pure formatting; `client::commands` fetches.
+//! Pure formatting: the callers fetch.
 
 use gamehub_proto::common::GameType;
 use gamehub_proto::ledger as lg;
 
-use super::screen::{signed, thousands};
+use crate::{signed, thousands};
 
 /// A game type's name.
 pub fn game_name(game: GameType) -> &'static str {
