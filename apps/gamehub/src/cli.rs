@@ -89,7 +89,7 @@ enum Command {
     Admin(crate::admin::AdminArgs),
     /// The terminal client: play, watch, wallet, record.
     #[command(flatten)]
-    Client(crate::client::ClientCommand),
+    Client(gamehub_client::ClientCommand),
 }
 
 /// Runs the command `cli` names.
@@ -163,7 +163,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
                 stats.errors.load(std::sync::atomic::Ordering::Relaxed)
             );
         }
-        Command::Client(command) => return crate::client::run(command, &config).await,
+        Command::Client(command) => return gamehub_client::run(command, &config).await,
         Command::Admin(args) => return crate::admin::run(args, &config).await,
         Command::Health { addr } => {
             let serving = gamehub_platform::client::check_health(&addr, "")

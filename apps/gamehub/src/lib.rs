@@ -25,7 +25,6 @@
 pub mod admin;
 pub mod bots;
 pub mod cli;
-pub mod client;
 pub mod demo;
 pub mod serve;
 pub mod web;

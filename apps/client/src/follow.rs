@@ -10,9 +10,9 @@
 use std::future::Future;
 
 use gamehub_drive::backoff;
-use gamehub_render::describe;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
+use gamehub_render::describe;
 use tokio::sync::mpsc;
 
 /// Where to resume a table's stream, and which items are new.

@@ -1,6 +1,6 @@
 //! Records: stepping through a loaded Gomoku record ([`ReplayApp`]), and a Dou Dizhu
 //! deal record as text with its shuffle check ([`deal_record_lines`]). Pure; the
-//! commands that fetch and write them are in `client::commands`.
+//! commands that fetch and write them are in `commands`.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gamehub_proto::doudizhu as ddz;

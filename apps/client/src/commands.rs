@@ -31,8 +31,8 @@ use super::record::{ReplayApp, deal_record_lines};
 use super::table::Acted;
 use super::term::Terminal;
 use super::{
-    BoardArg, ClientCommand, Connect, FormatArg, GameArg, HistoryKindArg, PlayArgs, PlayCommand,
-    RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
+    BoardArg, ClientCommand, Connect, DealArgs, ExportArgs, FormatArg, GameArg, HistoryKindArg,
+    PlayArgs, PlayCommand, RecordCommand, ReplayArgs, RulesArg, WalletArgs, WalletView, WatchArgs,
 };
 
 /// Runs a client subcommand.
@@ -45,65 +45,72 @@ pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Resul
         ClientCommand::Play(PlayCommand::Rooms(args)) => rooms(&args.connect, config).await,
         ClientCommand::Watch(args) => watch(args, config).await,
         ClientCommand::Wallet(args) => wallet(args, config).await,
-        ClientCommand::Record(RecordCommand::Export(args)) => {
-            let mut clients = args.connect.clients(config)?;
-            let format = record_format(args.format);
-            let export = clients
-                .gomoku
-                .export_record(gm::ExportRecordRequest {
-                    table_id: args.table.clone(),
-                    game_number: args.game_number,
-                    format: format as i32,
-                })
-                .await
-                .map_err(status)?
-                .into_inner();
-            match args.out {
-                Some(path) if path.as_os_str() == "-" => print!("{}", export.content),
-                out => {
-                    let path = out.unwrap_or_else(|| export.file_name.clone().into());
-                    std::fs::write(&path, &export.content)
-                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-                    println!(
-                        "wrote the record of table {} ({} bytes) to {}",
-                        args.table,
-                        export.content.len(),
-                        path.display()
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        ClientCommand::Record(RecordCommand::Export(args)) => record_export(args, config).await,
         ClientCommand::Record(RecordCommand::Replay(args)) => replay(args, config).await,
-        ClientCommand::Record(RecordCommand::Deal(args)) => {
-            let mut clients = args.connect.clients(config)?;
-            let record = clients
-                .doudizhu
-                .get_deal_record(ddz::GetDealRecordRequest {
-                    table_id: args.table.clone(),
-                    deal_number: args.deal,
-                })
-                .await
-                .map_err(status)?
-                .into_inner()
-                .record
-                .ok_or_else(|| anyhow::anyhow!("the dealer returned no record"))?;
-            let verified = verify_deal(&record);
-            for line in deal_record_lines(&record, &verified) {
-                println!("{line}");
-            }
-            if let Some(path) = &args.out {
-                std::fs::write(path, &record.record_json)
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-                println!("wrote the record to {}", path.display());
-            }
-            Ok(if verified.is_ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+        ClientCommand::Record(RecordCommand::Deal(args)) => record_deal(args, config).await,
+    }
+}
+
+/// `gamehub record export`: a finished Gomoku game to a file (or standard output).
+async fn record_export(args: ExportArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let mut clients = args.connect.clients(config)?;
+    let format = record_format(args.format);
+    let export = clients
+        .gomoku
+        .export_record(gm::ExportRecordRequest {
+            table_id: args.table.clone(),
+            game_number: args.game_number,
+            format: format as i32,
+        })
+        .await
+        .map_err(status)?
+        .into_inner();
+    match args.out {
+        Some(path) if path.as_os_str() == "-" => print!("{}", export.content),
+        out => {
+            let path = out.unwrap_or_else(|| export.file_name.clone().into());
+            std::fs::write(&path, &export.content)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            println!(
+                "wrote the record of table {} ({} bytes) to {}",
+                args.table,
+                export.content.len(),
+                path.display()
+            );
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gamehub record deal`: a finished Dou Dizhu deal shown and its shuffle verified;
+/// FAILURE when it does not verify.
+async fn record_deal(args: DealArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let mut clients = args.connect.clients(config)?;
+    let record = clients
+        .doudizhu
+        .get_deal_record(ddz::GetDealRecordRequest {
+            table_id: args.table.clone(),
+            deal_number: args.deal,
+        })
+        .await
+        .map_err(status)?
+        .into_inner()
+        .record
+        .ok_or_else(|| anyhow::anyhow!("the dealer returned no record"))?;
+    let verified = verify_deal(&record);
+    for line in deal_record_lines(&record, &verified) {
+        println!("{line}");
+    }
+    if let Some(path) = &args.out {
+        std::fs::write(path, &record.record_json)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        println!("wrote the record to {}", path.display());
+    }
+    Ok(if verified.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 impl Connect {
@@ -933,132 +940,168 @@ async fn wallet(args: WalletArgs, config: &CommonConfig) -> anyhow::Result<ExitC
         .into_inner()
         .account
         .unwrap_or_default();
-    let me = account.player_id.clone();
+    let client = &mut clients.ledger;
     match args.view.unwrap_or(WalletView::Show) {
-        WalletView::Show => {
-            let mut places = Vec::new();
-            for board in [
-                lg::Board::GomokuPoints,
-                lg::Board::DoudizhuPoints,
-                lg::Board::GomokuRating,
-            ] {
-                // Not being on a board (never played that game) is NOT_FOUND: skip it.
-                if let Ok(rows) = clients
-                    .ledger
-                    .get_leaderboard(lg::GetLeaderboardRequest {
-                        board: board as i32,
-                        limit: 1,
-                        around_player_id: me.clone(),
-                    })
-                    .await
-                    && let Some(row) = rows
-                        .into_inner()
-                        .rows
-                        .into_iter()
-                        .find(|r| r.player_id == me)
-                {
-                    places.push((board, row));
-                }
-            }
-            for line in ledger::account_lines(&account, &places) {
-                println!("{line}");
-            }
-        }
+        WalletView::Show => wallet_show(client, &account).await,
         WalletView::History {
             kind,
             page_size,
             page,
             pages,
-        } => {
-            let kind = match kind {
-                None => lg::HistoryKind::Unspecified,
-                Some(HistoryKindArg::Silver) => lg::HistoryKind::Silver,
-                Some(HistoryKindArg::Points) => lg::HistoryKind::Points,
-                Some(HistoryKindArg::Title) => lg::HistoryKind::Title,
-                Some(HistoryKindArg::Rating) => lg::HistoryKind::Rating,
-            };
-            let mut token = page;
-            for _ in 0..pages.max(1) {
-                let response = clients
-                    .ledger
-                    .list_history(lg::ListHistoryRequest {
-                        player_id: String::new(),
-                        kind: kind as i32,
-                        page_size,
-                        page_token: token.clone(),
-                    })
-                    .await
-                    .map_err(status)?
-                    .into_inner();
-                for line in ledger::history_lines(&response.entries) {
-                    println!("{line}");
-                }
-                token = response.next_page_token;
-                if token.is_empty() {
-                    break;
-                }
-            }
-            if !token.is_empty() {
-                println!("more: gamehub wallet history --page {token}");
-            }
-        }
+        } => wallet_history(client, kind, page_size, page, pages).await?,
         WalletView::Games {
             game,
             page_size,
             page,
             pages,
-        } => {
-            let game_type = game.map_or(GameType::Unspecified, game_type);
-            let mut token = page;
-            for _ in 0..pages.max(1) {
-                let response = clients
-                    .ledger
-                    .list_games(lg::ListGamesRequest {
-                        player_id: String::new(),
-                        game_type: game_type as i32,
-                        page_size,
-                        page_token: token.clone(),
-                    })
-                    .await
-                    .map_err(status)?
-                    .into_inner();
-                for line in ledger::games_lines(&response.games, &me) {
-                    println!("{line}");
-                }
-                token = response.next_page_token;
-                if token.is_empty() {
-                    break;
-                }
-            }
-            if !token.is_empty() {
-                println!("more: gamehub wallet games --page {token}");
-            }
-        }
+        } => wallet_games(client, &account.player_id, game, page_size, page, pages).await?,
         WalletView::Leaderboard {
             board,
             limit,
             around,
-        } => {
-            let board = match board {
-                BoardArg::GomokuPoints => lg::Board::GomokuPoints,
-                BoardArg::DoudizhuPoints => lg::Board::DoudizhuPoints,
-                BoardArg::GomokuRating => lg::Board::GomokuRating,
-            };
-            let rows = clients
-                .ledger
-                .get_leaderboard(lg::GetLeaderboardRequest {
-                    board: board as i32,
-                    limit,
-                    around_player_id: around.unwrap_or_default(),
-                })
-                .await
-                .map_err(status)?
-                .into_inner()
-                .rows;
-            for line in ledger::leaderboard_lines(board, &rows, &me) {
-                println!("{line}");
-            }
-        }
+        } => wallet_leaderboard(client, &account.player_id, board, limit, around).await?,
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `gamehub wallet` (`show`): the account and the player's places on the leaderboards.
+async fn wallet_show(client: &mut LedgerClient, account: &lg::Account) {
+    let me = &account.player_id;
+    let mut places = Vec::new();
+    for board in [
+        lg::Board::GomokuPoints,
+        lg::Board::DoudizhuPoints,
+        lg::Board::GomokuRating,
+    ] {
+        // Not being on a board (never played that game) is NOT_FOUND: skip it.
+        if let Ok(rows) = client
+            .get_leaderboard(lg::GetLeaderboardRequest {
+                board: board as i32,
+                limit: 1,
+                around_player_id: me.clone(),
+            })
+            .await
+            && let Some(row) = rows
+                .into_inner()
+                .rows
+                .into_iter()
+                .find(|r| &r.player_id == me)
+        {
+            places.push((board, row));
+        }
+    }
+    for line in ledger::account_lines(account, &places) {
+        println!("{line}");
+    }
+}
+
+/// `gamehub wallet history`: `pages` pages of changes from `page`, then where to go on.
+async fn wallet_history(
+    client: &mut LedgerClient,
+    kind: Option<HistoryKindArg>,
+    page_size: i32,
+    page: String,
+    pages: u32,
+) -> anyhow::Result<()> {
+    let kind = match kind {
+        None => lg::HistoryKind::Unspecified,
+        Some(HistoryKindArg::Silver) => lg::HistoryKind::Silver,
+        Some(HistoryKindArg::Points) => lg::HistoryKind::Points,
+        Some(HistoryKindArg::Title) => lg::HistoryKind::Title,
+        Some(HistoryKindArg::Rating) => lg::HistoryKind::Rating,
+    };
+    let mut token = page;
+    for _ in 0..pages.max(1) {
+        let response = client
+            .list_history(lg::ListHistoryRequest {
+                player_id: String::new(),
+                kind: kind as i32,
+                page_size,
+                page_token: token.clone(),
+            })
+            .await
+            .map_err(status)?
+            .into_inner();
+        for line in ledger::history_lines(&response.entries) {
+            println!("{line}");
+        }
+        token = response.next_page_token;
+        if token.is_empty() {
+            break;
+        }
+    }
+    if !token.is_empty() {
+        println!("more: gamehub wallet history --page {token}");
+    }
+    Ok(())
+}
+
+/// `gamehub wallet games`: `pages` pages of finished games from `page`, then where to
+/// go on.
+async fn wallet_games(
+    client: &mut LedgerClient,
+    me: &str,
+    game: Option<GameArg>,
+    page_size: i32,
+    page: String,
+    pages: u32,
+) -> anyhow::Result<()> {
+    let game_type = game.map_or(GameType::Unspecified, game_type);
+    let mut token = page;
+    for _ in 0..pages.max(1) {
+        let response = client
+            .list_games(lg::ListGamesRequest {
+                player_id: String::new(),
+                game_type: game_type as i32,
+                page_size,
+                page_token: token.clone(),
+            })
+            .await
+            .map_err(status)?
+            .into_inner();
+        for line in ledger::games_lines(&response.games, me) {
+            println!("{line}");
+        }
+        token = response.next_page_token;
+        if token.is_empty() {
+            break;
+        }
+    }
+    if !token.is_empty() {
+        println!("more: gamehub wallet games --page {token}");
+    }
+    Ok(())
+}
+
+/// `gamehub wallet leaderboard`: the top of a board, or the rows around a player.
+async fn wallet_leaderboard(
+    client: &mut LedgerClient,
+    me: &str,
+    board: BoardArg,
+    limit: i32,
+    around: Option<String>,
+) -> anyhow::Result<()> {
+    let board = match board {
+        BoardArg::GomokuPoints => lg::Board::GomokuPoints,
+        BoardArg::DoudizhuPoints => lg::Board::DoudizhuPoints,
+        BoardArg::GomokuRating => lg::Board::GomokuRating,
+    };
+    let rows = client
+        .get_leaderboard(lg::GetLeaderboardRequest {
+            board: board as i32,
+            limit,
+            around_player_id: around.unwrap_or_default(),
+        })
+        .await
+        .map_err(status)?
+        .into_inner()
+        .rows;
+    for line in ledger::leaderboard_lines(board, &rows, me) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+type LedgerClient = gamehub_proto::ledger::ledger_service_client::LedgerServiceClient<
+    gamehub_platform::client::ServiceChannel,
+>;

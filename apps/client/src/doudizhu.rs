@@ -1,6 +1,6 @@
 //! The Dou Dizhu screen: commands as typed ([`parse_command`]), the seat's view as the
 //! dealer last described it ([`DoudizhuApp`]) and the screen drawn from it. No I/O
-//! here: the app returns [`Request`]s and the loop (`client::play`) performs them.
+//! here: the app returns [`Request`]s and the loop (`commands`) performs them.
 //!
 //! As for Gomoku, the state is always the dealer's own view (`GetTable` after each new
 //! event): the client never judges a play. A play is typed as ranks and sent as they

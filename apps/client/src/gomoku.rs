@@ -1,7 +1,7 @@
 //! The Gomoku screen: commands as typed ([`parse_command`]), the table as the referee
 //! last described it plus the stream's events ([`GomokuApp`]), and the screen drawn
 //! from that state ([`GomokuApp::frame`]). No I/O here: the app returns [`Request`]s
-//! and the loop (`client::play`) performs them.
+//! and the loop (`commands`) performs them.
 //!
 //! The state is the referee's own view (`GetTable`): after each new event the app asks
 //! for the table again, so phases, clocks and forbidden points are always the

@@ -12,12 +12,18 @@
 //!   as last described, catching up with the stream, the log, leave / next / quit);
 //! - [`queue`], [`gomoku`], [`doudizhu`], [`record`]: the screens, pure state, input
 //!   parsing and rendering;
-//! - [`wallet`]: the ledger as text;
 //! - [`commands`]: the subcommands, which connect, fetch and run the screens.
+//!
+//! Beside it: `gamehub-drive` (where the services are, tokens, retries, seating) and
+//! `gamehub-render` (boards, cards and the ledger as text, shared with the operator's
+//! desk and the demo). The `gamehub` binary flattens [`ClientCommand`] into its own
+//! subcommands; its tests drive this client in tmux (`apps/gamehub/tests/terminal.rs`).
 //!
 //! The client never judges a move: the server does, and its refusals are shown as
 //! they are written (for players). The rule crates are used only to read what the
-//! player typed (`h8`, `334455`) and to mark forbidden points in a replay.
+//! player typed (`h8`, `334455`), to mark forbidden points in a replay and to check a
+//! finished deal's shuffle by its revealed seed.
+#![forbid(unsafe_code)]
 
 pub mod app;
 pub mod commands;
