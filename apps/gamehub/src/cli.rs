@@ -86,7 +86,7 @@ enum Command {
     /// table, close a stuck table, list and redeliver dead letters (an operator token:
     /// GAMEHUB_OPERATOR_TOKEN, or minted from the development key on a development
     /// platform).
-    Admin(crate::admin::AdminArgs),
+    Admin(gamehub_admin::AdminArgs),
     /// The terminal client: play, watch, wallet, record.
     #[command(flatten)]
     Client(gamehub_client::ClientCommand),
@@ -164,7 +164,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             );
         }
         Command::Client(command) => return gamehub_client::run(command, &config).await,
-        Command::Admin(args) => return crate::admin::run(args, &config).await,
+        Command::Admin(args) => return gamehub_admin::run(args, &config).await,
         Command::Health { addr } => {
             let serving = gamehub_platform::client::check_health(&addr, "")
                 .await

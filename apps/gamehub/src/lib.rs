@@ -22,7 +22,6 @@
 //! The load generators are not here: they are `gamehub-loadgen` (`tools/loadgen`).
 #![forbid(unsafe_code)]
 
-pub mod admin;
 pub mod bots;
 pub mod cli;
 pub mod demo;
