@@ -10,16 +10,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, Endpoints, request_id};
 use gamehub_platform::auth::Role;
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::CommonConfig;
-use gamehub_platform::server::ShutdownListener;
+use gamehub_platform::server::{Shutdown, ShutdownListener, termination_signal};
 use gamehub_proto::common::GameType;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
-
-use gamehub_drive as drive;
-use gamehub_drive::api::{Clients, Endpoints, request_id};
 
 /// How the bots run.
 #[derive(Debug, Clone)]
@@ -41,6 +40,32 @@ pub struct BotStats {
     pub games: AtomicU64,
     /// Failures (a bot waits a moment and queues again).
     pub errors: AtomicU64,
+}
+
+/// `gamehub bots`: runs the bots against the configured platform until SIGTERM or
+/// Ctrl-C, then says how many games they finished.
+pub async fn until_terminated(config: &CommonConfig, options: BotOptions) -> anyhow::Result<()> {
+    let _telemetry = gamehub_platform::telemetry::init("gamehub-bots", config)?;
+    let shutdown = Shutdown::new();
+    let stats = Arc::new(BotStats::default());
+    let (count, room) = (options.count, options.room.clone());
+    let task = tokio::spawn(run(
+        Endpoints::from_config(config),
+        config.clone(),
+        options,
+        stats.clone(),
+        shutdown.listener(),
+    ));
+    println!("{count} bots playing in {room}; Ctrl-C to stop");
+    termination_signal().await;
+    shutdown.trigger();
+    let _ = task.await;
+    println!(
+        "bots finished {} games ({} errors)",
+        stats.games.load(Ordering::Relaxed),
+        stats.errors.load(Ordering::Relaxed)
+    );
+    Ok(())
 }
 
 /// Runs the bots until `shutdown`.
