@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gamehub_platform::auth::Role;
 use gamehub_platform::client::ServiceChannel;
@@ -16,6 +16,7 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger as lg;
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::platform::TestPlatform;
 use gamehub_testkit::stub_ledger::StubLedger;
 use gamehub_testkit::tokens::{channel, dev_keys, token};
@@ -182,14 +183,6 @@ async fn open_gomoku(matchmaker: &mut GomokuServiceClient<ServiceChannel>) -> St
         .table_id
 }
 
-async fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !check() {
-        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_redelivered_once() {
     let stub = StubLedger::default();
@@ -268,16 +261,15 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     })
     .await
     .unwrap();
-    let mut listed = String::new();
-    let started = Instant::now();
-    while !listed.contains(&game_id) {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the refused game is listed: {listed}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        listed = ok(&env, &["dead-letters"]);
-    }
+    let listed = eventually(
+        "the refused game is listed",
+        Duration::from_secs(20),
+        || async {
+            let listed = ok(&env, &["dead-letters"]);
+            listed.contains(&game_id).then_some(listed)
+        },
+    )
+    .await;
     assert!(listed.contains("gomoku: 1 dead letter(s)"), "{listed}");
     assert!(listed.contains("doudizhu: 0 dead letter(s)"), "{listed}");
     assert!(
@@ -295,9 +287,11 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     stub.allow(&game_id);
     let out = ok(&env, &["redeliver", &game_id]);
     assert!(out.contains(&format!("{game_id} (gomoku)")), "{out}");
-    wait_until("the redelivered game is settled", || {
-        stub.times_settled(&game_id) >= 1
-    })
+    eventually(
+        "the redelivered game is settled",
+        Duration::from_secs(20),
+        || async { (stub.times_settled(&game_id) >= 1).then_some(()) },
+    )
     .await;
     let out = ok(&env, &["dead-letters"]);
     assert!(out.contains("gomoku: 0 dead letter(s)"), "{out}");
@@ -487,16 +481,15 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
     })
     .await
     .unwrap();
-    let mut pending = Vec::new();
-    let started = Instant::now();
-    while pending.is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the settlement waits"
-        );
-        pending = outbox_entries(&mut conn, &prefix).await;
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let mut pending = eventually("the settlement waits", Duration::from_secs(20), || {
+        let mut conn = conn.clone();
+        let prefix = prefix.clone();
+        async move {
+            let pending = outbox_entries(&mut conn, &prefix).await;
+            (!pending.is_empty()).then_some(pending)
+        }
+    })
+    .await;
     let (outbox_key, parked_id, value) = pending.remove(0);
     assert_eq!(parked_id, game_id);
     let _: () = redis::cmd("HSET")
@@ -525,14 +518,17 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
                 .entries
         }
     };
-    let started = Instant::now();
-    while !outbox_entries(&mut conn, &prefix).await.is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the outbox drains"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually("the outbox drains", Duration::from_secs(30), || {
+        let mut conn = conn.clone();
+        let prefix = prefix.clone();
+        async move {
+            outbox_entries(&mut conn, &prefix)
+                .await
+                .is_empty()
+                .then_some(())
+        }
+    })
+    .await;
     let before = history(&ledger).await;
     assert!(
         before.iter().any(|e| e.game_id == game_id),
@@ -545,20 +541,22 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
     assert!(out.contains(&game_id), "{out}");
     let out = ok(&env, &["redeliver", "--all"]);
     assert!(out.contains(&format!("{game_id} (gomoku)")), "{out}");
-    let started = Instant::now();
-    loop {
-        let listed = ok(&env, &["dead-letters"]);
-        if outbox_entries(&mut conn, &prefix).await.is_empty()
-            && listed.contains("gomoku: 0 dead letter(s)")
-        {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the redelivered copy is acknowledged: {listed}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        "the redelivered copy is acknowledged",
+        Duration::from_secs(30),
+        || {
+            let mut conn = conn.clone();
+            let prefix = prefix.clone();
+            let env = env.clone();
+            async move {
+                let listed = ok(&env, &["dead-letters"]);
+                (outbox_entries(&mut conn, &prefix).await.is_empty()
+                    && listed.contains("gomoku: 0 dead letter(s)"))
+                .then_some(())
+            }
+        },
+    )
+    .await;
     assert_eq!(history(&ledger).await, before, "no second history entry");
     let account_after = ledger.account("ben").await;
     assert_eq!(account_after, account_before, "points and counts unchanged");

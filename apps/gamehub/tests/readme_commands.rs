@@ -11,6 +11,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use gamehub_testkit::clock::eventually;
+
 fn repo_file(name: &str) -> String {
     std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -234,25 +236,23 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
             .into_inner()
             .ticket
             .unwrap();
-        let started = Instant::now();
-        loop {
-            let ticket = matchmaking
-                .get_ticket(mm::GetTicketRequest {
-                    ticket_id: ticket.ticket_id.clone(),
-                })
-                .await
-                .unwrap()
-                .into_inner()
-                .ticket
-                .unwrap();
-            let state = mm::TicketState::try_from(ticket.state).unwrap();
-            if !matches!(state, mm::TicketState::Waiting | mm::TicketState::Matching)
-                || started.elapsed() > Duration::from_secs(30)
-            {
-                return (state, ticket.message);
+        eventually("alice's ticket ends", Duration::from_secs(30), || {
+            let mut matchmaking = matchmaking.clone();
+            let ticket_id = ticket.ticket_id.clone();
+            async move {
+                let ticket = matchmaking
+                    .get_ticket(mm::GetTicketRequest { ticket_id })
+                    .await
+                    .unwrap()
+                    .into_inner()
+                    .ticket
+                    .unwrap();
+                let state = mm::TicketState::try_from(ticket.state).unwrap();
+                (!matches!(state, mm::TicketState::Waiting | mm::TicketState::Matching))
+                    .then_some((state, ticket.message))
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        })
+        .await
     });
     let _ = bots.kill();
     let _ = bots.wait();
@@ -266,21 +266,15 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
     // SIGTERM stops it gracefully.
     let pid = serve.id().to_string();
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-    let stopping = Instant::now();
-    loop {
-        if let Some(status) = serve.try_wait().unwrap() {
-            assert!(
-                status.success(),
-                "serve exits cleanly after SIGTERM: {status}"
-            );
-            break;
-        }
-        assert!(
-            stopping.elapsed() < Duration::from_secs(20),
-            "serve stops within its grace period"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let status = runtime.block_on(eventually(
+        "serve stops within its grace period",
+        Duration::from_secs(20),
+        || std::future::ready(serve.try_wait().unwrap()),
+    ));
+    assert!(
+        status.success(),
+        "serve exits cleanly after SIGTERM: {status}"
+    );
     let _ = Command::new("psql")
         .args([
             &format!("{postgres}/postgres"),
