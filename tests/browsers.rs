@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use gamehub::api::request_id;
+use gamehub_drive::api::request_id;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::metrics::metrics;
 use gamehub_proto::doudizhu as ddz;

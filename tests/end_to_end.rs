@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures::future::join_all;
-use gamehub::api::{Clients, request_id};
-use gamehub::drive;
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, request_id};
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::Env;
 use gamehub_platform::server::Shutdown;
@@ -69,15 +69,16 @@ fn standing(account: &lg::Account, game: GameType) -> lg::GameStanding {
 }
 
 /// Waits until `player` has `games` settled games of `game`.
-async fn settled(clients: &mut Clients, player: &str, game: GameType, games: i64) -> lg::Account {
-    for _ in 0..300 {
-        let account = account(clients, player).await;
-        if standing(&account, game).games >= games {
-            return account;
+async fn settled(clients: &Clients, player: &str, game: GameType, games: i64) -> lg::Account {
+    let what = format!("{player}'s game settled");
+    eventually(&what, Duration::from_secs(15), || {
+        let mut clients = clients.clone();
+        async move {
+            let account = account(&mut clients, player).await;
+            (standing(&account, game).games >= games).then_some(account)
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{player}'s game was not settled within 15 s");
+    })
+    .await
 }
 
 /// Queues every player at once and returns their seats.
@@ -173,8 +174,8 @@ async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
     }
     let base = stakes.points_base;
     let spp = stakes.silver_per_point;
-    let black_account = settled(&mut operator, &black, GameType::Gomoku, 1).await;
-    let white_account = settled(&mut operator, &white, GameType::Gomoku, 1).await;
+    let black_account = settled(&operator, &black, GameType::Gomoku, 1).await;
+    let white_account = settled(&operator, &white, GameType::Gomoku, 1).await;
     let (b, w) = (
         standing(&black_account, GameType::Gomoku),
         standing(&white_account, GameType::Gomoku),
@@ -238,7 +239,7 @@ async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
     );
     let mut silver_total = 0;
     for (seat_no, player) in table_players.iter().enumerate() {
-        let account = settled(&mut operator, player, GameType::Doudizhu, 1).await;
+        let account = settled(&operator, player, GameType::Doudizhu, 1).await;
         let s = standing(&account, GameType::Doudizhu);
         assert_eq!(
             s.points, result.points[seat_no],
@@ -620,8 +621,8 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
             .await
             .unwrap();
     }
-    let black_account = settled(&mut operator, &black, GameType::Gomoku, 1).await;
-    let white_account = settled(&mut operator, &white, GameType::Gomoku, 1).await;
+    let black_account = settled(&operator, &black, GameType::Gomoku, 1).await;
+    let white_account = settled(&operator, &white, GameType::Gomoku, 1).await;
     assert_eq!(
         standing(&black_account, GameType::Gomoku).points,
         5 * MAX_POINTS_BASE
@@ -665,7 +666,7 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
     let points = outcomes[0].results[0].points.clone();
     let mut silver_total = 0;
     for (seat_no, player) in seats[0].players.iter().enumerate() {
-        let account = settled(&mut operator, player, GameType::Doudizhu, 1).await;
+        let account = settled(&operator, player, GameType::Doudizhu, 1).await;
         assert_eq!(
             standing(&account, GameType::Doudizhu).points,
             points[seat_no]

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
-use gamehub::api::{Clients, request_id};
-use gamehub::drive;
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, request_id};
 use gamehub_platform::auth::Role;
 use gamehub_platform::redis_conn::slot_of;
 use gamehub_platform::tables::shard_of;

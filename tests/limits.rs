@@ -5,12 +5,13 @@
 
 use std::time::Duration;
 
-use gamehub::api::request_id;
+use gamehub_drive::api::request_id;
 use gamehub_platform::auth::Role;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit_services::platform::TestPlatform;
 use tonic::Code;
 
@@ -155,34 +156,33 @@ async fn the_watchers_of_one_table_are_bounded() {
     );
     // A freed place can be taken again, once the server has seen the stream close.
     drop(streams.pop());
-    let mut again = tp.clients("watcher-4", Role::Player);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let attempt = async {
-            let mut stream = again
-                .gomoku
-                .watch(gm::WatchRequest {
-                    table_id: table_id.clone(),
-                    after_event_id: 0,
-                })
-                .await?
-                .into_inner();
-            stream.message().await
-        };
-        match attempt.await {
-            Ok(first) => {
-                assert!(first.is_some(), "the new watcher gets the snapshot");
-                break;
+    let again = tp.clients("watcher-4", Role::Player);
+    let first = eventually(
+        "the freed place is released",
+        Duration::from_secs(10),
+        || {
+            let mut gomoku = again.gomoku.clone();
+            let table_id = table_id.clone();
+            async move {
+                let attempt = async {
+                    let mut stream = gomoku
+                        .watch(gm::WatchRequest {
+                            table_id,
+                            after_event_id: 0,
+                        })
+                        .await?
+                        .into_inner();
+                    stream.message().await
+                };
+                match attempt.await {
+                    Ok(first) => Some(first),
+                    Err(status) if status.code() == Code::ResourceExhausted => None,
+                    Err(status) => panic!("unexpected refusal: {status:?}"),
+                }
             }
-            Err(status) if status.code() == Code::ResourceExhausted => {
-                assert!(
-                    tokio::time::Instant::now() < deadline,
-                    "the freed place was never released: {status:?}"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(status) => panic!("unexpected refusal: {status:?}"),
-        }
-    }
+        },
+    )
+    .await;
+    assert!(first.is_some(), "the new watcher gets the snapshot");
     tp.stop().await;
 }

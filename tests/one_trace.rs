@@ -11,10 +11,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gamehub::api::request_id;
+use gamehub_drive::api::request_id;
 use gamehub_platform::auth::Role;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_proto::gomoku as gm;
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit_services::platform::TestPlatform;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
@@ -126,22 +127,23 @@ async fn a_move_and_its_settlement_share_one_trace() {
     .unwrap();
 
     // Wait for the settler to deliver the game to the ledger, then for the spans.
-    let mut found = (false, false);
-    for _ in 0..100 {
-        telemetry.flush();
-        {
-            let spans = receiver.spans.lock().unwrap();
-            let in_trace = |name: &str| spans.iter().any(|(n, t)| n == name && *t == trace_id);
-            found = (
-                in_trace("/gamehub.gomoku.v1.GomokuService/PlaceStone"),
-                in_trace("/gamehub.ledger.v1.LedgerService/SettleGame"),
-            );
-        }
-        if found == (true, true) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let in_trace = |name: &str| {
+        let spans = receiver.spans.lock().unwrap();
+        spans.iter().any(|(n, t)| n == name && *t == trace_id)
+    };
+    eventually(
+        "the move's and the settlement's spans exported",
+        Duration::from_secs(10),
+        || {
+            telemetry.flush();
+            std::future::ready(
+                (in_trace("/gamehub.gomoku.v1.GomokuService/PlaceStone")
+                    && in_trace("/gamehub.ledger.v1.LedgerService/SettleGame"))
+                .then_some(()),
+            )
+        },
+    )
+    .await;
     let names: Vec<String> = receiver
         .spans
         .lock()
@@ -151,11 +153,15 @@ async fn a_move_and_its_settlement_share_one_trace() {
         .map(|(n, _)| n.clone())
         .collect();
     assert!(
-        found.0,
+        names
+            .iter()
+            .any(|n| n == "/gamehub.gomoku.v1.GomokuService/PlaceStone"),
         "the referee's span of the move is in the player's trace: {names:?}"
     );
     assert!(
-        found.1,
+        names
+            .iter()
+            .any(|n| n == "/gamehub.ledger.v1.LedgerService/SettleGame"),
         "the ledger's settlement span is in the same trace: {names:?}"
     );
     assert!(
@@ -186,20 +192,18 @@ async fn a_move_and_its_settlement_share_one_trace() {
     .finish()
     .await;
     assert_eq!(call.status, Some(0), "{}", call.message);
-    let mut joined = false;
-    for _ in 0..100 {
-        telemetry.flush();
-        joined = receiver
-            .spans
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|(n, t)| n == "/gamehub.gomoku.v1.GomokuService/GetTable" && t == page_trace);
-        if joined {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(joined, "the gRPC-Web call's span is in the page's trace");
+    eventually(
+        "the gRPC-Web call's span is in the page's trace",
+        Duration::from_secs(10),
+        || {
+            telemetry.flush();
+            let joined =
+                receiver.spans.lock().unwrap().iter().any(|(n, t)| {
+                    n == "/gamehub.gomoku.v1.GomokuService/GetTable" && t == page_trace
+                });
+            std::future::ready(joined.then_some(()))
+        },
+    )
+    .await;
     tp.stop().await;
 }

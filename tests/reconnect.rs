@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::join_all;
-use gamehub::api::{Clients, request_id};
-use gamehub::drive;
+use gamehub_drive as drive;
+use gamehub_drive::api::{Clients, request_id};
 use gamehub_platform::auth::Role;
 use gamehub_proto::common::GameType;
 use gamehub_proto::doudizhu as ddz;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::time::Duration;
 
-use gamehub::api::request_id;
+use gamehub_drive::api::request_id;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_platform::error::EXCERPT_CHARS;
 use gamehub_proto::common::{GameType, RoomStakes};

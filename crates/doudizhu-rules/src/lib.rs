@@ -8,7 +8,8 @@
 //!   [`Combination::beats`].
 //! - [`moves`]: every distinct lead ([`leads`]) and every reply that beats a play
 //!   ([`replies`]).
-//! - [`shuffle`]: the seeded shuffle ([`deal()`]), the [`Commitment`], [`verify`].
+//! - [`shuffle`]: the seeded shuffle ([`deal()`]), the [`Commitment`], [`verify`] (and
+//!   [`verify_published`], the same check on a deal as published: hex and card text).
 //! - [`seat`]: [`Seat`] and the first-bidder rotation.
 //! - [`bidding`]: the bidding (叫分) state machine.
 //! - [`scoring`]: points, spring, anti-spring, escape ([`Settlement`]).
@@ -41,4 +42,6 @@ pub use ranks::RankCounts;
 pub use rule_set::RuleSet;
 pub use scoring::{Outcome, PlayedOut, Settlement, settle, settle_escape};
 pub use seat::{Seat, first_bidder_of_first_deal, next_first_bidder};
-pub use shuffle::{Commitment, Dealt, Seed, VerifyError, deal, verify};
+pub use shuffle::{
+    Commitment, Dealt, PublishedDealError, Seed, VerifyError, deal, verify, verify_published,
+};

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::card::{Card, CardSet};
+use crate::card::{Card, CardSet, ParseError, parse_card_text};
 use crate::seat::Seat;
 
 /// Cards dealt to each seat.
@@ -226,6 +226,57 @@ pub fn verify(
     Ok(())
 }
 
+/// Why a deal as published (hex and card text) does not check out.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PublishedDealError {
+    #[error("seed: {0}")]
+    Seed(HexError),
+    #[error("commitment: {0}")]
+    Commitment(HexError),
+    #[error(transparent)]
+    Card(#[from] ParseError),
+    #[error("a deal has three hands")]
+    HandCount,
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+/// [`verify`] on a finished deal as the dealer publishes it (`GetDealRecord`): the
+/// seed and the commitment as hex, the hands (seat 0, 1, 2) and the kitty as card text.
+/// The check any client runs once the seed is revealed.
+pub fn verify_published<'a>(
+    seed: &str,
+    commitment: &str,
+    deal_id: &str,
+    hands: impl IntoIterator<Item = &'a [String]>,
+    kitty: &[String],
+) -> Result<(), PublishedDealError> {
+    let seed = Seed::from_hex(seed).map_err(PublishedDealError::Seed)?;
+    let commitment = Commitment::from_hex(commitment).map_err(PublishedDealError::Commitment)?;
+    let hands: Vec<CardSet> = hands.into_iter().map(card_set).collect::<Result<_, _>>()?;
+    let hands: [CardSet; 3] = hands
+        .try_into()
+        .map_err(|_| PublishedDealError::HandCount)?;
+    Ok(verify(
+        &seed,
+        &commitment,
+        deal_id,
+        &hands,
+        card_set(kitty)?,
+    )?)
+}
+
+/// The cards of card texts (each text may hold several cards: `S3 HT`).
+fn card_set(texts: &[String]) -> Result<CardSet, ParseError> {
+    let mut set = CardSet::default();
+    for text in texts {
+        for card in parse_card_text(text)? {
+            set.insert(card);
+        }
+    }
+    Ok(set)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +331,82 @@ mod tests {
         assert_eq!(
             verify(&seed, &commitment, "table-1/deal-1", &swapped, dealt.kitty),
             Err(VerifyError::HandMismatch(Seat::ALL[0]))
+        );
+    }
+
+    /// A dealt deal as the dealer publishes it: hex and card text.
+    fn published(dealt: &Dealt) -> (Vec<Vec<String>>, Vec<String>) {
+        let text = |set: CardSet| set.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        (dealt.hands.map(text).to_vec(), text(dealt.kitty))
+    }
+
+    #[test]
+    fn a_published_deal_verifies_from_its_text() {
+        let seed = Seed::from_bytes([9; 32]);
+        let commitment = Commitment::new(&seed, "t/deal-3").to_string();
+        let dealt = deal(&seed);
+        let (hands, kitty) = published(&dealt);
+        let seed = seed.to_hex();
+        assert_eq!(
+            verify_published(
+                &seed,
+                &commitment,
+                "t/deal-3",
+                hands.iter().map(Vec::as_slice),
+                &kitty
+            ),
+            Ok(())
+        );
+        // One card text holding a whole hand reads the same.
+        let joined: Vec<Vec<String>> = hands.iter().map(|h| vec![h.join(" ")]).collect();
+        assert_eq!(
+            verify_published(
+                &seed,
+                &commitment,
+                "t/deal-3",
+                joined.iter().map(Vec::as_slice),
+                &kitty
+            ),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_published_deal_that_was_changed_or_is_malformed_does_not_verify() {
+        let seed = Seed::from_bytes([9; 32]);
+        let commitment = Commitment::new(&seed, "t/deal-3").to_string();
+        let (mut hands, kitty) = published(&deal(&seed));
+        let seed = seed.to_hex();
+        let check = |seed: &str, commitment: &str, hands: &[Vec<String>], kitty: &[String]| {
+            verify_published(
+                seed,
+                commitment,
+                "t/deal-3",
+                hands.iter().map(Vec::as_slice),
+                kitty,
+            )
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            check("12", &commitment, &hands, &kitty),
+            Err("seed: expected 64 hex digits".into())
+        );
+        assert_eq!(
+            check(&seed, "zz", &hands, &kitty),
+            Err("commitment: expected 64 hex digits".into())
+        );
+        assert_eq!(
+            check(&seed, &commitment, &hands[..2], &kitty),
+            Err("a deal has three hands".into())
+        );
+        assert_eq!(
+            check(&seed, &commitment, &hands, &["S?".to_owned()]),
+            Err("unexpected character '?'".into())
+        );
+        hands.swap(1, 2);
+        assert_eq!(
+            check(&seed, &commitment, &hands, &kitty),
+            Err("seat 1's hand is not what the seed deals".into())
         );
     }
 }

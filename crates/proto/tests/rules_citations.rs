@@ -68,6 +68,8 @@ fn every_rules_citation_names_an_existing_section() {
     files_under(&root().join("proto"), "proto", &mut files);
     files_under(&root().join("crates"), "md", &mut files);
     files_under(&root().join("services"), "md", &mut files);
+    files_under(&root().join("apps"), "md", &mut files);
+    files_under(&root().join("docs"), "md", &mut files);
     files.push(root().join("README.md"));
     files.push(root().join("docs/api.md"));
     let mut citations = 0;

@@ -23,6 +23,7 @@ use gamehub_proto::common::GameType;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::redis_server::OwnRedis;
 use gamehub_testkit_services::platform::TestPlatform;
 
@@ -46,19 +47,12 @@ async fn ledger_games(pool: &sqlx::PgPool) -> Vec<String> {
 
 /// Waits (bounded) until the ledger has settled `more` games beyond `than`.
 async fn wait_for_games(pool: &sqlx::PgPool, than: usize, more: usize) -> usize {
-    let start = Instant::now();
-    loop {
+    let what = format!("the ledger settles {more} more games");
+    eventually(&what, Duration::from_secs(60), || async {
         let n = ledger_games(pool).await.len();
-        if n >= than + more {
-            return n;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the ledger settled {} games in 60 s, expected {more}",
-            n - than
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        (n >= than + more).then_some(n)
+    })
+    .await
 }
 
 /// Sums `HLEN` of every key matching `pattern` on the test's Redis.
@@ -99,7 +93,7 @@ fn power_loss(redis: &mut OwnRedis) -> u64 {
 
 /// Whether `game_id`'s table shows the points the ledger settled (`asked`) and paid.
 async fn agrees(
-    service: &gamehub::api::Clients,
+    service: &gamehub_drive::api::Clients,
     game_id: &str,
     finished: &lg::FinishedGame,
     asked: &HashMap<&str, i64>,
@@ -248,14 +242,10 @@ async fn a_power_loss_of_redis_leaves_every_table_agreeing_with_the_ledger() {
     );
 
     // Let everything settle: no outbox entry left, none refused.
-    let start = Instant::now();
-    while hash_lengths(&redis, "*:outbox") > 0 {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "outboxes not drained"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually("the outboxes drain", Duration::from_secs(60), || {
+        std::future::ready((hash_lengths(&redis, "*:outbox") == 0).then_some(()))
+    })
+    .await;
     assert_eq!(hash_lengths(&redis, "*:outbox-dead"), 0, "dead letters");
     let settlements = &gamehub_platform::metrics::metrics().settlements;
     for game in ["gomoku", "doudizhu"] {

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gamehub::api::{Clients, Endpoints};
+use gamehub_drive::api::{Clients, Endpoints};
 use gamehub_platform::auth::Role;
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::CommonConfig;
@@ -402,8 +402,12 @@ pub async fn run(
                 "lg{run_id}-{}-{i}",
                 if game == GameType::Gomoku { "g" } else { "d" }
             );
-            let token =
-                TokenSource::Static(gamehub::token::mint(config, &name, Role::Player, ttl)?);
+            let token = TokenSource::Static(gamehub_drive::token::mint(
+                config,
+                &name,
+                Role::Player,
+                ttl,
+            )?);
             players.push((game, seats, room.clone(), Clients::new(endpoints, token)?));
         }
     }

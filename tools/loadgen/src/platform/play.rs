@@ -2,7 +2,7 @@
 //! random players of [`crate::players`] until the game or deal ends.
 //!
 //! The drivers behave like a good client: every call is retried as the API says
-//! ([`gamehub::drive::retry`]: RESOURCE_EXHAUSTED after its `retry-after-ms`,
+//! ([`gamehub_drive::retry`]: RESOURCE_EXHAUSTED after its `retry-after-ms`,
 //! UNAVAILABLE, ABORTED; the same request id each time, so a retry of an applied action
 //! is a replay), each retry is counted by code, a refusal (FAILED_PRECONDITION: the
 //! clock or a race got there first) makes them read the table again, and a table they
@@ -11,13 +11,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use gamehub::api::{Clients, request_id};
+use gamehub_drive::api::{Clients, request_id};
 use gamehub_proto::common::GameType;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::matchmaking as mm;
 
-use gamehub::drive::retry;
+use gamehub_drive::retry;
 use rand::SeedableRng;
 
 use super::Stats;
@@ -35,7 +35,7 @@ pub(super) async fn queue(
     stats: &Stats,
 ) -> Result<mm::Seat, tonic::Status> {
     let mut matchmaking = clients.matchmaking.clone();
-    let refused = match gamehub::drive::matchmaking::seat(&mut matchmaking, room, "", |_| {})
+    let refused = match gamehub_drive::matchmaking::seat(&mut matchmaking, room, "", |_| {})
         .await
         .map_err(|e| match e.downcast::<tonic::Status>() {
             Ok(status) => status,
@@ -68,13 +68,13 @@ pub(super) async fn queue(
         })
         .await;
         // A ticket that ended meanwhile needs no cancelling.
-        gamehub::drive::left(cancelled)?;
+        gamehub_drive::left(cancelled)?;
     }
     Err(refused)
 }
 
 /// Leaves the table, retried like any call (one request id); a table already closed or
-/// gone counts as left ([`gamehub::drive::left`]).
+/// gone counts as left ([`gamehub_drive::left`]).
 pub(super) async fn leave(
     clients: &Clients,
     game: GameType,
@@ -110,7 +110,7 @@ pub(super) async fn leave(
             .map(drop)
         }
     };
-    gamehub::drive::left(left)
+    gamehub_drive::left(left)
 }
 
 /// The Gomoku table as seat 0 sees it, retried.

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use gamehub::api::Endpoints;
+use gamehub_drive::api::Endpoints;
 use gamehub_platform::config::CommonConfig;
 
 use super::{LoadOptions, ProcessCost, Report, run};

@@ -9,8 +9,8 @@
 //! rebuilt from the view's stones; a swap-room game that has begun cannot be rebuilt
 //! that way (the view does not say who swapped), and is sat out.
 
-use gamehub::drive::gomoku::{api_point, rule_set};
 use gamehub_bots::gomoku as strategy;
+use gamehub_drive::gomoku::{api_point, rule_set};
 use gamehub_gomoku_referee::view::phase;
 use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::gomoku as pb;

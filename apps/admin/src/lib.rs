@@ -1,0 +1,232 @@
+//! `gamehub admin …`: the operator's desk. Each subcommand is a thin client of a public
+//! or operator-only gRPC API, called with an operator token; nothing here touches Redis
+//! or PostgreSQL, so a player or service token is refused by the same checks as any
+//! other caller of those RPCs.
+//!
+//! | subcommand | calls |
+//! |---|---|
+//! | `grant` | `LedgerService.GrantSilver` |
+//! | `pro` | `LedgerService.SetProfessional` |
+//! | `player` | `LedgerService.GetAccount`, `ListHistory`, `ListGames` |
+//! | `table` | `GomokuService.GetTable`, else `DoudizhuService.GetTable` |
+//! | `dead-letters` | `TableOperatorService.ListDeadLetters` on both game services |
+//! | `redeliver` | `TableOperatorService.Redeliver` on both game services |
+//! | `close-table` | `TableOperatorService.CloseTable` at the service holding the table |
+//!
+//! One function per subcommand, by what it works on: [`accounts`] (the ledger),
+//! [`tables`] (live tables of either game), [`dead_letters`] (refused settlements);
+//! [`run`] only dispatches. What the desk prints like the player's client (accounts,
+//! boards, refusals) comes from `gamehub-render`, the connection flags from
+//! `gamehub-drive`.
+#![forbid(unsafe_code)]
+
+pub mod accounts;
+pub mod dead_letters;
+pub mod tables;
+mod text;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use gamehub_drive::api::{Clients, Endpoints, Services};
+use gamehub_platform::auth::Role;
+use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
+use gamehub_platform::config::CommonConfig;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
+use gamehub_proto::operator::table_operator_service_client::TableOperatorServiceClient;
+use gamehub_render::describe;
+
+pub use tables::{doudizhu_table_lines, gomoku_table_lines};
+
+/// Where the platform is and the operator's token.
+#[derive(Args, Debug, Clone, Default)]
+pub struct AdminConnect {
+    /// Where the services are.
+    #[command(flatten)]
+    pub services: Services,
+    /// The operator's bearer token (role `operator`, from the platform's identity
+    /// provider). Without it, a development platform gets a token minted from the
+    /// development key for the operator `admin`; production refuses that.
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_OPERATOR_TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+}
+
+impl AdminConnect {
+    fn endpoints(&self, config: &CommonConfig) -> Endpoints {
+        self.services.endpoints(config)
+    }
+
+    fn token(&self, config: &CommonConfig) -> anyhow::Result<TokenSource> {
+        match &self.token {
+            Some(token) if !token.trim().is_empty() => {
+                Ok(TokenSource::Static(token.trim().to_owned()))
+            }
+            _ => Ok(TokenSource::Static(gamehub_drive::token::mint(
+                config,
+                "admin",
+                Role::Operator,
+                Duration::from_secs(3600),
+            )?)),
+        }
+    }
+}
+
+/// `gamehub admin …`.
+#[derive(Args, Debug)]
+pub struct AdminArgs {
+    #[command(flatten)]
+    connect: AdminConnect,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum AdminCommand {
+    /// Give a player silver (LedgerService.GrantSilver). Idempotent by --request-id:
+    /// repeating a grant with the same id changes nothing. Shown in the player's history
+    /// with its reason.
+    Grant {
+        /// The player.
+        player: String,
+        /// Silver to add, 1 to 1,000,000,000.
+        amount: i64,
+        /// Why (kept in the player's history), at most 200 characters.
+        #[arg(long)]
+        reason: String,
+        /// The grant's id; repeating a grant with the same id is answered, not applied
+        /// twice. Default: a fresh id, printed so a retry can reuse it.
+        #[arg(long)]
+        request_id: Option<String>,
+    },
+    /// Set a player's professional dan 1-9 (职业段位), or clear it with --clear
+    /// (LedgerService.SetProfessional).
+    Pro {
+        /// The player.
+        player: String,
+        /// The dan, 1-9.
+        #[arg(required_unless_present = "clear", conflicts_with = "clear")]
+        dan: Option<i32>,
+        /// Clear the professional flag.
+        #[arg(long)]
+        clear: bool,
+    },
+    /// A player's balance, today's won and lost against the caps, points, titles,
+    /// rating, and the last games and changes (LedgerService.GetAccount, ListHistory,
+    /// ListGames).
+    Player {
+        /// The player.
+        player: String,
+        /// How many of the last games and of the last changes.
+        #[arg(long, default_value_t = 10)]
+        last: i32,
+    },
+    /// A live table as the server holds it, either game: players, whose turn, clocks and
+    /// deadlines (GomokuService.GetTable, else DoudizhuService.GetTable).
+    Table {
+        /// The table's id.
+        table: String,
+    },
+    /// End a stuck table now (TableOperatorService.CloseTable): its players see "closed
+    /// by operator NAME: REASON"; a game in progress is voided (nothing reaches the
+    /// ledger: no silver, points or rating move, nobody escapes).
+    CloseTable {
+        /// The table's id.
+        table: String,
+        /// Why, shown to the table's players (at most 200 characters).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Settlements the ledger refused, parked for an operator, on both game services
+    /// (TableOperatorService.ListDeadLetters): game id, table, reason, age.
+    DeadLetters {
+        /// How many per game service at most (1-500).
+        #[arg(long, default_value_t = 100)]
+        limit: i32,
+    },
+    /// Deliver dead letters again once their cause is fixed
+    /// (TableOperatorService.Redeliver): they go back into the outbox and are settled
+    /// exactly once; a game the ledger already has is answered as a replay.
+    Redeliver {
+        /// The game's id (see `gamehub admin dead-letters`).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        game_id: Option<String>,
+        /// Every dead letter of both game services.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+/// Calls taking longer than this fail with DEADLINE_EXCEEDED.
+const CALL_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A refusal as an error whose text is the server's message.
+fn status(status: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("{}", describe(&status))
+}
+
+/// The ledger, called with the operator's token.
+type LedgerClient = LedgerServiceClient<ServiceChannel>;
+
+/// The operator desks of both game services, each with its game's name.
+type Desks = Vec<(&'static str, TableOperatorServiceClient<ServiceChannel>)>;
+
+/// Runs `gamehub admin …`: the subcommand's function with the operator's clients.
+pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
+    let endpoints = args.connect.endpoints(config);
+    let token = args.connect.token(config)?;
+    let mut clients = Clients::new(&endpoints, token.clone())?;
+    match args.command {
+        AdminCommand::Grant {
+            player,
+            amount,
+            reason,
+            request_id,
+        } => accounts::grant(&mut clients.ledger, &player, amount, reason, request_id).await?,
+        AdminCommand::Pro { player, dan, clear } => {
+            let dan = if clear { 0 } else { dan.unwrap_or_default() };
+            accounts::pro(&mut clients.ledger, &player, dan).await?;
+        }
+        AdminCommand::Player { player, last } => {
+            accounts::player(&mut clients.ledger, &player, last).await?;
+        }
+        AdminCommand::Table { table } => tables::show(&mut clients, &table).await?,
+        AdminCommand::CloseTable { table, reason } => {
+            tables::close(desks(&endpoints, &token)?, &table, &reason).await?;
+        }
+        AdminCommand::DeadLetters { limit } => {
+            dead_letters::list(desks(&endpoints, &token)?, limit).await?;
+        }
+        AdminCommand::Redeliver { game_id, all } => {
+            dead_letters::redeliver(desks(&endpoints, &token)?, game_id, all).await?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The operator desks of both game services.
+fn desks(endpoints: &Endpoints, token: &TokenSource) -> anyhow::Result<Desks> {
+    Ok(vec![
+        (
+            "gomoku",
+            TableOperatorServiceClient::new(service_channel(
+                &endpoints.gomoku,
+                token.clone(),
+                CALL_TIMEOUT,
+            )?),
+        ),
+        (
+            "doudizhu",
+            TableOperatorServiceClient::new(service_channel(
+                &endpoints.doudizhu,
+                token.clone(),
+                CALL_TIMEOUT,
+            )?),
+        ),
+    ])
+}

@@ -1,0 +1,271 @@
+//! The web server of `gamehub serve`: the browser client, its configuration and, in
+//! development, tokens for it.
+//!
+//! | path | answer |
+//! |---|---|
+//! | `/`, `/app.js`, `/app.css` | the client, built from `web/` into `web/dist/` and embedded in this binary |
+//! | `/config.json` | where the page finds the four services (gRPC-Web) and how it gets a token |
+//! | `POST /dev-token?player=NAME` | a development player token for NAME; refused (403) when `GAMEHUB_ENV=production` |
+//!
+//! The page calls the services directly with gRPC-Web, cross-origin (each service
+//! answers CORS for the pages it allows, see `gamehub_platform::grpc_web`). A service
+//! that listens on this machine is announced under the host name the browser used for
+//! the page, so a page opened as `http://localhost:8080` calls `http://localhost:50051`.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+
+use gamehub_platform::auth::Role;
+use gamehub_platform::config::{CommonConfig, ConfigError, Env};
+use gamehub_platform::server::{Shutdown, Started};
+
+use gamehub_drive::api::Endpoints;
+
+/// The default address of the web client.
+pub const DEFAULT_WEB_ADDR: &str = "0.0.0.0:8080";
+
+/// How long a development token lasts.
+const DEV_TOKEN_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// The web server's settings.
+#[derive(Debug, Clone)]
+pub struct WebConfig {
+    /// `GAMEHUB_WEB_ADDR`: where the client is served.
+    pub listen: SocketAddr,
+    /// `GAMEHUB_WEB_TOKEN_URL`: in production, where the page asks the operator's login
+    /// system for its token (told to the page in `/config.json`).
+    pub token_url: Option<String>,
+}
+
+impl WebConfig {
+    /// Reads `GAMEHUB_WEB_ADDR` and `GAMEHUB_WEB_TOKEN_URL`.
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        Ok(Self {
+            listen: env.addr("GAMEHUB_WEB_ADDR", DEFAULT_WEB_ADDR)?,
+            token_url: env.raw("GAMEHUB_WEB_TOKEN_URL"),
+        })
+    }
+}
+
+/// A file of the built client.
+struct Asset {
+    path: &'static str,
+    content_type: &'static str,
+    body: &'static [u8],
+}
+
+/// The built client (`web/dist`, committed; CI checks it is what `web/` builds to).
+const ASSETS: [Asset; 3] = [
+    Asset {
+        path: "/",
+        content_type: "text/html; charset=utf-8",
+        body: include_bytes!("../../../web/dist/index.html"),
+    },
+    Asset {
+        path: "/app.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_bytes!("../../../web/dist/app.js"),
+    },
+    Asset {
+        path: "/app.css",
+        content_type: "text/css; charset=utf-8",
+        body: include_bytes!("../../../web/dist/app.css"),
+    },
+];
+
+/// What every answer needs to know.
+#[derive(Clone)]
+struct Site {
+    /// Signs development tokens; its environment decides whether they are minted.
+    config: CommonConfig,
+    /// The services, as this process reaches them.
+    services: Endpoints,
+    /// Told to the page: where a production token comes from.
+    token_url: Option<String>,
+}
+
+/// Binds `config.listen` and serves the client until `shutdown`.
+pub async fn start(
+    config: WebConfig,
+    common: CommonConfig,
+    services: Endpoints,
+    shutdown: Shutdown,
+) -> anyhow::Result<Started> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("web client: cannot listen on {}: {e}", config.listen))?;
+    let addr = listener.local_addr()?;
+    let site = Site {
+        config: common,
+        services,
+        token_url: config.token_url,
+    };
+    let task = tokio::spawn(async move {
+        let mut stop = shutdown.listener();
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "web client: accept failed");
+                        continue;
+                    }
+                },
+                () = stop.wait() => return Ok(()),
+            };
+            let site = site.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let site = site.clone();
+                    async move { Ok::<_, std::convert::Infallible>(answer(&site, &req)) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    tracing::info!(%addr, "serving the web client");
+    Ok(Started {
+        name: "web",
+        addr,
+        task,
+    })
+}
+
+fn answer<B>(site: &Site, req: &Request<B>) -> Response<Full<Bytes>> {
+    let path = req.uri().path();
+    match (req.method(), path) {
+        (&Method::GET | &Method::HEAD, "/config.json") => {
+            json_response(StatusCode::OK, &client_config(site, page_host(req)))
+        }
+        (&Method::POST, "/dev-token") => dev_token(site, req.uri().query().unwrap_or("")),
+        (&Method::GET | &Method::HEAD, _) => {
+            let path = if path == "/index.html" { "/" } else { path };
+            match ASSETS.iter().find(|a| a.path == path) {
+                Some(asset) => response(
+                    StatusCode::OK,
+                    asset.content_type,
+                    Bytes::from_static(asset.body),
+                ),
+                None => response(
+                    StatusCode::NOT_FOUND,
+                    "text/plain; charset=utf-8",
+                    "not found; the client is at /\n",
+                ),
+            }
+        }
+        _ => response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "text/plain; charset=utf-8",
+            "method not allowed\n",
+        ),
+    }
+}
+
+/// The host name (without port) the browser used to reach this page, if sane.
+fn page_host<B>(req: &Request<B>) -> Option<String> {
+    let host = req.headers().get(header::HOST)?.to_str().ok()?;
+    let name = if host.starts_with('[') {
+        &host[..=host.find(']')?]
+    } else {
+        host.split(':').next()?
+    };
+    let sane = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '[' | ']' | ':'));
+    sane.then(|| name.to_owned())
+}
+
+/// `/config.json`: the services' URLs for the browser and how to get a token.
+fn client_config(site: &Site, page_host: Option<String>) -> serde_json::Value {
+    let url = |endpoint: &str| browser_url(endpoint, page_host.as_deref());
+    json!({
+        "services": {
+            "matchmaking": url(&site.services.matchmaking),
+            "gomoku": url(&site.services.gomoku),
+            "doudizhu": url(&site.services.doudizhu),
+            "ledger": url(&site.services.ledger),
+        },
+        "devTokens": gamehub_drive::token::may_mint(&site.config),
+        "tokenUrl": site.token_url,
+    })
+}
+
+/// A service URL as the browser should use it: one on this machine is named by the
+/// host the page was loaded from; any other is given as configured.
+fn browser_url(endpoint: &str, page_host: Option<&str>) -> String {
+    let Some(rest) = endpoint.strip_prefix("http://") else {
+        return endpoint.to_owned();
+    };
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => (host, port),
+        _ => return endpoint.to_owned(),
+    };
+    let local = matches!(
+        host,
+        "127.0.0.1" | "localhost" | "0.0.0.0" | "[::1]" | "[::]"
+    );
+    match page_host {
+        Some(page) if local => format!("http://{page}:{port}"),
+        _ => endpoint.to_owned(),
+    }
+}
+
+/// `POST /dev-token?player=NAME`.
+fn dev_token(site: &Site, query: &str) -> Response<Full<Bytes>> {
+    let player = query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(key, _)| *key == "player")
+        .map_or("", |(_, value)| value);
+    let player = match gamehub_platform::error::id("player", player, 64) {
+        Ok(player) => player,
+        Err(e) => {
+            return json_response(StatusCode::BAD_REQUEST, &json!({ "error": e.to_string() }));
+        }
+    };
+    match gamehub_drive::token::mint(&site.config, player, Role::Player, DEV_TOKEN_TTL) {
+        Ok(token) => json_response(
+            StatusCode::OK,
+            &json!({
+                "player": player,
+                "token": token,
+                "expires_in_secs": DEV_TOKEN_TTL.as_secs(),
+            }),
+        ),
+        Err(e) => json_response(StatusCode::FORBIDDEN, &json!({ "error": e.to_string() })),
+    }
+}
+
+fn json_response(status: StatusCode, value: &serde_json::Value) -> Response<Full<Bytes>> {
+    let mut response = response(status, "application/json", value.to_string());
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn response(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Bytes>,
+) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body.into()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
