@@ -1,4 +1,5 @@
-//! What an id may hold: players (a token's `sub`), tables, rooms, games, requests.
+//! What an id may hold: players (a token's `sub`), tables, games, requests ([`check`]),
+//! and rooms ([`RoomId`]).
 
 /// The most characters an id may have.
 pub const MAX_ID_LEN: usize = 64;
@@ -36,9 +37,126 @@ pub fn check(value: &str, max: usize) -> Result<&str, IdError> {
     Ok(value)
 }
 
+/// The most characters a room id may have.
+pub const MAX_ROOM_ID_LEN: usize = 32;
+
+/// A room's id, e.g. `gomoku-renju`: 1 to [`MAX_ROOM_ID_LEN`] characters of `a-z`, `0-9`
+/// and `-`. The one bound and alphabet of a room id everywhere: the rooms file, Enqueue,
+/// every request's stakes, the ledger's games. It is a room's Redis hash tag and a ticket
+/// id's prefix, so it is parsed once, at the edge, and trusted inside.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct RoomId(String);
+
+/// Why a text is not a room id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RoomIdError {
+    /// Empty (or only blanks).
+    #[error("is required")]
+    Empty,
+    /// Longer than [`MAX_ROOM_ID_LEN`].
+    #[error("is longer than {MAX_ROOM_ID_LEN} characters")]
+    TooLong,
+    /// A character outside `a-z`, `0-9` and `-`.
+    #[error("may contain only a-z, 0-9 and '-'")]
+    BadCharacter,
+}
+
+impl RoomId {
+    /// Checks a room id, surrounding blanks ignored.
+    pub fn parse(value: &str) -> Result<Self, RoomIdError> {
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(RoomIdError::Empty);
+        }
+        if value.len() > MAX_ROOM_ID_LEN {
+            return Err(RoomIdError::TooLong);
+        }
+        if !value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(RoomIdError::BadCharacter);
+        }
+        Ok(Self(value.to_owned()))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for RoomId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RoomId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for RoomId {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for RoomId {
+    type Error = RoomIdError;
+
+    fn try_from(value: String) -> Result<Self, RoomIdError> {
+        Self::parse(&value)
+    }
+}
+
+impl From<RoomId> for String {
+    fn from(id: RoomId) -> String {
+        id.0
+    }
+}
+
+impl PartialEq<str> for RoomId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RoomId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_room_id_is_short_lower_case_ascii_with_dashes() {
+        assert_eq!(RoomId::parse(" gomoku-renju ").unwrap(), "gomoku-renju");
+        assert_eq!(RoomId::parse(""), Err(RoomIdError::Empty));
+        assert_eq!(RoomId::parse(&"r".repeat(32)).unwrap().len(), 32);
+        assert_eq!(RoomId::parse(&"r".repeat(33)), Err(RoomIdError::TooLong));
+        for bad in ["Gomoku", "gomoku_renju", "gomoku.renju", "五子棋", "a b"] {
+            assert_eq!(RoomId::parse(bad), Err(RoomIdError::BadCharacter), "{bad}");
+        }
+        // Stored as plain text, and read back only when valid.
+        let id = RoomId::parse("doudizhu-classic").unwrap();
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"doudizhu-classic\"");
+        assert_eq!(
+            serde_json::from_str::<RoomId>("\"doudizhu-classic\"").unwrap(),
+            id
+        );
+        assert!(serde_json::from_str::<RoomId>("\"Bad Room\"").is_err());
+    }
 
     #[test]
     fn ids_are_short_plain_ascii() {

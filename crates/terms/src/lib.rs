@@ -24,4 +24,5 @@ pub mod rating;
 pub mod rule_sets;
 pub mod stakes;
 
+pub use ids::RoomId;
 pub use stakes::{Stakes, StakesError};

@@ -11,7 +11,7 @@
 
 use gamehub_proto::common::RoomStakes;
 
-use crate::ids;
+use crate::ids::RoomId;
 
 /// The largest points base (底分) a room may have.
 pub const MAX_POINTS_BASE: i64 = 1_000_000;
@@ -55,7 +55,7 @@ impl StakesError {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Stakes {
     /// The room's id.
-    pub room_id: String,
+    pub room_id: RoomId,
     /// Points base (底分): every points figure is multiplied by it; 1 to
     /// [`MAX_POINTS_BASE`].
     pub points_base: i64,
@@ -63,7 +63,9 @@ pub struct Stakes {
     pub silver_per_point: i64,
     /// The least silver a player must hold to sit down; not negative.
     pub min_balance_silver: i64,
-    /// Whether Gomoku games move ratings.
+    /// Whether Gomoku games move ratings. Absent (false) from a game service's tables
+    /// stored before they kept their stakes as this one type.
+    #[serde(default)]
     pub rated: bool,
 }
 
@@ -71,7 +73,7 @@ impl Stakes {
     /// Checks every field of `stakes` (the first out-of-bounds one is reported).
     pub fn from_proto(stakes: &RoomStakes) -> Result<Self, StakesError> {
         Ok(Self {
-            room_id: check_room_id(&stakes.room_id)?.to_owned(),
+            room_id: check_room_id(&stakes.room_id)?,
             points_base: check_points_base(stakes.points_base)?,
             silver_per_point: check_silver_per_point(stakes.silver_per_point)?,
             min_balance_silver: check_min_balance_silver(stakes.min_balance_silver)?,
@@ -82,7 +84,7 @@ impl Stakes {
     /// The stakes as the API carries them.
     pub fn to_proto(&self) -> RoomStakes {
         RoomStakes {
-            room_id: self.room_id.clone(),
+            room_id: self.room_id.to_string(),
             points_base: self.points_base,
             silver_per_point: self.silver_per_point,
             min_balance_silver: self.min_balance_silver,
@@ -96,9 +98,9 @@ impl Stakes {
     }
 }
 
-/// A room id: an id of at most [`ids::MAX_ID_LEN`] characters.
-pub fn check_room_id(value: &str) -> Result<&str, StakesError> {
-    ids::check(value, ids::MAX_ID_LEN).map_err(|e| StakesError::new("room_id", e.to_string()))
+/// A room id ([`RoomId`]: the one bound and alphabet of a room id).
+pub fn check_room_id(value: &str) -> Result<RoomId, StakesError> {
+    RoomId::parse(value).map_err(|e| StakesError::new("room_id", e.to_string()))
 }
 
 /// A points base: 1 to [`MAX_POINTS_BASE`].

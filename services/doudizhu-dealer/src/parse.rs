@@ -126,9 +126,12 @@ impl OpenTable {
         // The bounds every service holds stakes to (the points base keeps the worst
         // deal inside the ledger's points per game): a table opens only with stakes
         // the ledger will settle.
-        let stakes = gamehub_terms::Stakes::from_proto(stakes)
+        let mut stakes = gamehub_terms::Stakes::from_proto(stakes)
             .map_err(|e| DealerError::invalid(e.path(), e.problem))?;
-        let points_base = u32::try_from(stakes.points_base)
+        // Dou Dizhu moves no ratings (its registry entry is not ratable).
+        stakes.rated = false;
+        // The rules crate counts a deal's points in 32 bits.
+        u32::try_from(stakes.points_base)
             .map_err(|_| DealerError::invalid("stakes.points_base", "does not fit 32 bits"))?;
         let turn_ms = match request.turn_time_ms {
             0 => DEFAULT_TURN_MS,
@@ -182,12 +185,7 @@ impl OpenTable {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(OpenTable {
             request_id,
-            stakes: Stakes {
-                room_id: stakes.room_id,
-                points_base,
-                silver_per_point: stakes.silver_per_point,
-                min_balance_silver: stakes.min_balance_silver,
-            },
+            stakes,
             turn_ms,
             players,
             test_seeds,

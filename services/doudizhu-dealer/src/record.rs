@@ -61,7 +61,7 @@ impl RecordDoc {
             version: 1,
             table_id: table.id.clone(),
             deal_number: table.deal_number,
-            room_id: table.stakes.room_id.clone(),
+            room_id: table.stakes.room_id.to_string(),
             players: table.players.clone(),
             started_ms: table.deal_started_ms,
             ended_ms: table.deal_ended_ms,

@@ -20,16 +20,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::DealerError;
 
-/// The money side of the room, as the table keeps it for its settlements.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stakes {
-    pub room_id: String,
-    /// 底分: every points figure is multiplied by it (at least 1).
-    pub points_base: u32,
-    /// Silver per point; 0 for a free room.
-    pub silver_per_point: i64,
-    /// Passed on to the ledger as the room said; the dealer does not use it.
-    pub min_balance_silver: i64,
+/// The money side of the room, as the table keeps it for its settlements: the one
+/// stakes type every service checks and stores. Tables stored before it kept a shape of
+/// their own (no `rated`, which a Dou Dizhu room never is) still read as it.
+pub use gamehub_terms::Stakes;
+
+/// A deal's rules at a table with these stakes and clock. The points base fits 32 bits:
+/// OpenTable refuses any other.
+fn deal_rules(stakes: &Stakes, time: TimeControl) -> DealRules {
+    DealRules {
+        points_base: u32::try_from(stakes.points_base).unwrap_or(u32::MAX),
+        time,
+    }
 }
 
 /// Server-side timing of every table (from the dealer's configuration).
@@ -278,10 +280,7 @@ impl Table {
             turn_ms: opening.turn_ms,
             auto_turn_ms: timing.auto_turn_ms,
         };
-        let rules = DealRules {
-            points_base: opening.stakes.points_base,
-            time,
-        };
+        let rules = deal_rules(&opening.stakes, time);
         let (deal, deal_events) = Deal::new(
             &deal_id(&opening.table_id, 1),
             first_seed,
@@ -499,10 +498,7 @@ impl Table {
         };
         let number = self.deal_number + 1;
         let first_bidder = next_first_bidder(self.first_bidder);
-        let rules = DealRules {
-            points_base: self.stakes.points_base,
-            time: self.time,
-        };
+        let rules = deal_rules(&self.stakes, self.time);
         let (deal, events) = Deal::new(
             &deal_id(&self.id, number),
             seed,
@@ -666,10 +662,11 @@ pub(crate) mod fixtures {
             Opening {
                 table_id: "dt-1".into(),
                 stakes: Stakes {
-                    room_id: "doudizhu-test".into(),
+                    room_id: gamehub_terms::RoomId::parse("doudizhu-test").unwrap(),
                     points_base: 2,
                     silver_per_point: 10,
                     min_balance_silver: 0,
+                    rated: false,
                 },
                 turn_ms: 20_000,
                 players: ["alice".into(), "bob".into(), "carol".into()],
@@ -688,6 +685,17 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::*;
     use super::*;
+
+    #[test]
+    fn a_table_stored_with_the_dealers_own_stakes_shape_still_loads() {
+        let (table, _) = open();
+        let mut json = serde_json::to_value(&table).unwrap();
+        // The dealer's stakes before they became the one type: no `rated`.
+        json["stakes"].as_object_mut().unwrap().remove("rated");
+        let back: Table = serde_json::from_value(json).unwrap();
+        assert_eq!(back.stakes, table.stakes);
+        assert!(!back.stakes.rated);
+    }
 
     #[test]
     fn opening_deals_each_hand_to_its_own_seat_only() {

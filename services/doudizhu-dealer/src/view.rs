@@ -55,13 +55,7 @@ fn ranks_of(cards: &[Card]) -> String {
 }
 
 pub fn stakes(stakes: &Stakes) -> RoomStakes {
-    RoomStakes {
-        room_id: stakes.room_id.clone(),
-        points_base: i64::from(stakes.points_base),
-        silver_per_point: stakes.silver_per_point,
-        min_balance_silver: stakes.min_balance_silver,
-        rated: false,
-    }
+    stakes.to_proto()
 }
 
 pub fn close_reason(reason: CloseReason) -> pb::CloseReason {

@@ -148,13 +148,9 @@ fn stakes(value: Option<&RoomStakes>) -> Result<Room, RefereeError> {
     let stakes = Stakes::from_proto(value)
         .map_err(|e| RefereeError::invalid(format!("stakes.{}", e.field), e.problem))?;
     Ok(Room {
-        room_id: stakes.room_id,
+        stakes,
         rule_set: RuleSet::Freestyle,
         time_control: TimeControl::UNLIMITED,
-        points_base: stakes.points_base,
-        silver_per_point: stakes.silver_per_point,
-        min_balance_silver: stakes.min_balance_silver,
-        rated: stakes.rated,
         designated_opening: None,
         paired_games: false,
     })

@@ -30,7 +30,7 @@ pub fn text(state: &TableState) -> String {
     let first_black = game.config().black_seat;
     Record::new(
         RecordInfo {
-            room: state.room.room_id.clone(),
+            room: state.room.stakes.room_id.to_string(),
             black: state.players[first_black.index()].clone(),
             white: state.players[first_black.other().index()].clone(),
             date: date(game.started_ms()),

@@ -161,7 +161,7 @@ impl Referee {
         let change = Self::change(&state, step, (), now);
         match open_once(&self.store, &table_id, &state, change, &request_key).await? {
             Opened::Created { last_seq } => {
-                tracing::info!(table_id, room = %open.room.room_id, "table opened");
+                tracing::info!(table_id, room = %open.room.stakes.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
                     table: Some(view::table(&state, None, last_seq, now)),
                     table_id,

@@ -37,7 +37,7 @@ pub fn request(state: &TableState, step: &Step) -> Option<SettleGameRequest> {
     let game = &state.game;
     let started_ms = game.started_ms();
     let ended_ms = started_ms.saturating_add(game.log().last().map_or(0, |e| e.at_ms));
-    let points = result.points(state.room.points_base);
+    let points = result.points(state.room.stakes.points_base);
     let players = Seat::BOTH
         .into_iter()
         .map(|seat| {

@@ -10,6 +10,7 @@
 //! them is [`crate::view`]'s; what the ledger is sent for an ended game,
 //! [`crate::settle`]'s.
 
+use gamehub_terms::{RoomId, Stakes};
 use gomoku_rules::{
     Action, Event, Game, GameConfig, GameResult, Opening, OpeningChoice, RuleSet, Seat, TimeControl,
 };
@@ -25,21 +26,15 @@ pub const FINISHED_GAMES_KEPT: usize = 4;
 
 /// A room's rules and stakes, fixed when the table opens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoredRoom")]
 pub struct Room {
-    /// The room's id, e.g. `gomoku-renju`.
-    pub room_id: String,
+    /// The money side: room id, points base (底分), silver per point, minimum balance,
+    /// rated; the one stakes type every service checks and stores.
+    pub stakes: Stakes,
     /// The rules.
     pub rule_set: RuleSet,
     /// The clock.
     pub time_control: TimeControl,
-    /// Points base (底分).
-    pub points_base: i64,
-    /// Silver per point; 0 for a free room.
-    pub silver_per_point: i64,
-    /// The least silver to sit down (passed on to the ledger as is).
-    pub min_balance_silver: i64,
-    /// Whether games move ratings.
-    pub rated: bool,
     /// Designated openings (指定打法): how each game starts; None from an empty board.
     /// Absent from tables stored before rooms had openings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +44,61 @@ pub struct Room {
     /// before rooms had pairs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paired_games: bool,
+}
+
+/// A room as stored, in either shape: `stakes` whole (since the stakes became one type),
+/// or the five loose fields of the tables stored before. Read once into [`Room`]; a
+/// table is written back in the new shape at its next step.
+#[derive(Deserialize)]
+struct StoredRoom {
+    #[serde(default)]
+    stakes: Option<Stakes>,
+    #[serde(default)]
+    room_id: Option<RoomId>,
+    #[serde(default)]
+    points_base: Option<i64>,
+    #[serde(default)]
+    silver_per_point: Option<i64>,
+    #[serde(default)]
+    min_balance_silver: Option<i64>,
+    #[serde(default)]
+    rated: Option<bool>,
+    rule_set: RuleSet,
+    time_control: TimeControl,
+    #[serde(default)]
+    designated_opening: Option<OpeningChoice>,
+    #[serde(default)]
+    paired_games: bool,
+}
+
+impl TryFrom<StoredRoom> for Room {
+    type Error = String;
+
+    fn try_from(stored: StoredRoom) -> Result<Room, String> {
+        let stakes = match stored.stakes {
+            Some(stakes) => stakes,
+            None => Stakes {
+                room_id: stored
+                    .room_id
+                    .ok_or("a stored room has no stakes nor room_id")?,
+                points_base: stored
+                    .points_base
+                    .ok_or("a stored room has no points_base")?,
+                silver_per_point: stored
+                    .silver_per_point
+                    .ok_or("a stored room has no silver_per_point")?,
+                min_balance_silver: stored.min_balance_silver.unwrap_or(0),
+                rated: stored.rated.unwrap_or(false),
+            },
+        };
+        Ok(Room {
+            stakes,
+            rule_set: stored.rule_set,
+            time_control: stored.time_control,
+            designated_opening: stored.designated_opening,
+            paired_games: stored.paired_games,
+        })
+    }
 }
 
 /// A parsed OpenTable request.
@@ -767,16 +817,18 @@ pub(crate) mod fixtures {
     /// [`open`], with games in pairs or not.
     pub fn open_room(rule_set: RuleSet, paired_games: bool) -> (TableState, Step) {
         let room = Room {
-            room_id: "gomoku-test".into(),
+            stakes: Stakes {
+                room_id: RoomId::parse("gomoku-test").unwrap(),
+                points_base: 2,
+                silver_per_point: 10,
+                min_balance_silver: 0,
+                rated: false,
+            },
             rule_set,
             time_control: TimeControl {
                 per_move_ms: 1000,
                 total_ms: 0,
             },
-            points_base: 2,
-            silver_per_point: 10,
-            min_balance_silver: 0,
-            rated: false,
             designated_opening: None,
             paired_games,
         };
@@ -956,6 +1008,31 @@ mod tests {
         state.on_clock(2_000, 500).unwrap();
         let step = state.on_clock(2_500, 500).unwrap();
         assert_eq!(closed_with(&step), CloseReason::Abandoned);
+    }
+
+    #[test]
+    fn a_table_stored_with_loose_stakes_fields_reads_as_one_stakes_and_is_written_anew() {
+        let (state, _) = open(RuleSet::Freestyle);
+        let mut json = serde_json::to_value(&state).unwrap();
+        // The room as tables stored it before the stakes became one type.
+        let room = json["room"].as_object_mut().unwrap();
+        let stakes = room.remove("stakes").unwrap();
+        for (field, value) in stakes.as_object().unwrap() {
+            room.insert(field.clone(), value.clone());
+        }
+        assert!(json["room"].get("points_base").is_some());
+        let back: TableState = serde_json::from_value(json).unwrap();
+        assert_eq!(back, state, "the old shape reads as the new");
+        let again = serde_json::to_value(&back).unwrap();
+        assert_eq!(again["room"]["stakes"]["room_id"], "gomoku-test");
+        assert!(
+            again["room"].get("points_base").is_none(),
+            "written in the new shape"
+        );
+        // A stored room with neither shape is an error, never a default.
+        let mut broken = serde_json::to_value(&state).unwrap();
+        broken["room"].as_object_mut().unwrap().remove("stakes");
+        assert!(serde_json::from_value::<TableState>(broken).is_err());
     }
 
     #[test]

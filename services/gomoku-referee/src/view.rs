@@ -24,13 +24,7 @@ fn seat(seat: Seat) -> i32 {
 
 /// The room's stakes, as the API and the ledger read them.
 pub fn stakes(room: &Room) -> RoomStakes {
-    RoomStakes {
-        room_id: room.room_id.clone(),
-        points_base: room.points_base,
-        silver_per_point: room.silver_per_point,
-        min_balance_silver: room.min_balance_silver,
-        rated: room.rated,
-    }
+    room.stakes.to_proto()
 }
 
 /// A point with all three fields filled.
@@ -118,7 +112,7 @@ pub fn event(state: &TableState, event: &TableEvent) -> pb::TableEvent {
             result: r,
             closes_at_ms,
         } => Kind::GameOver(pb::GameOver {
-            result: Some(result(r, state.room.points_base)),
+            result: Some(result(r, state.room.stakes.points_base)),
             closes_at_unix_ms: unix_ms(Some(*closes_at_ms)),
         }),
         EventKind::NextGameRequested { seat: s } => {
@@ -322,7 +316,7 @@ pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64) -> pb::Game {
         draw_offered_by_seat: g.draw_offer().map(seat),
         fifth_proposals,
         forbidden_points,
-        result: g.result().map(|r| result(r, state.room.points_base)),
+        result: g.result().map(|r| result(r, state.room.stakes.points_base)),
         started_at_unix_ms: unix_ms(Some(g.started_ms())),
         opening: g.opening().map(opening),
     }
@@ -372,7 +366,7 @@ pub fn table(
     };
     pb::Table {
         table_id: state.table_id.clone(),
-        room_id: state.room.room_id.clone(),
+        room_id: state.room.stakes.room_id.to_string(),
         rule_set: rule_set(state.room.rule_set) as i32,
         time_control: Some(pb::TimeControl {
             per_move_ms: unix_ms(Some(state.room.time_control.per_move_ms)),
@@ -398,7 +392,7 @@ pub fn table(
         finished_games: state
             .finished
             .iter()
-            .map(|f| finished_game(f, state.room.points_base))
+            .map(|f| finished_game(f, state.room.stakes.points_base))
             .collect(),
         closed_reason: state.closed_reason.clone(),
         designated_opening: state
@@ -482,7 +476,7 @@ pub fn game_record(
         white_player_id: record.info.white.clone(),
         rule_set: rule_set(game.rule_set()) as i32,
         entries: record_entries(game),
-        result: Some(result(&finished.result, state.room.points_base)),
+        result: Some(result(&finished.result, state.room.stakes.points_base)),
         started_at_unix_ms: unix_ms(Some(game.started_ms())),
         opening: game.opening().map(opening),
     }

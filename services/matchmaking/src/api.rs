@@ -17,9 +17,10 @@ use crate::error::MatchmakingError;
 use crate::hub::TicketHub;
 use crate::matcher::Matcher;
 use crate::peers::{Eligibility, PeerError, TableOpener, TableSeat};
-use crate::rooms::{Game, MAX_ROOM_ID_LEN, Room, Rooms};
+use crate::rooms::{Game, Room, Rooms};
 use crate::store::{Cancelled, Created, Reservation, TicketStore};
 use crate::tickets::{Ticket, TicketId};
+use gamehub_terms::RoomId;
 
 /// The longest request id.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
@@ -99,13 +100,15 @@ impl MatchmakingApi {
         }
     }
 
-    /// The room a request names, its id checked (required, at most
-    /// [`MAX_ROOM_ID_LEN`] characters) before it is looked up or quoted.
+    /// The room a request names, its id checked ([`RoomId`]: at most
+    /// [`gamehub_terms::ids::MAX_ROOM_ID_LEN`] characters of a-z, 0-9 and '-') before it is looked up or
+    /// quoted.
     fn room(&self, room_id: &str) -> Result<&Arc<Room>> {
-        let room_id = id("room_id", room_id, MAX_ROOM_ID_LEN)?;
+        let room_id = RoomId::parse(room_id)
+            .map_err(|e| ApiError::InvalidArgument(format!("room_id: {e}")))?;
         self.rooms
-            .get(room_id)
-            .ok_or_else(|| MatchmakingError::UnknownRoom(room_id.to_owned()))
+            .get(&room_id)
+            .ok_or_else(|| MatchmakingError::UnknownRoom(room_id.to_string()))
     }
 
     fn ticket_id(&self, text: &str) -> Result<TicketId> {
@@ -202,7 +205,7 @@ impl MatchmakingApi {
         let Some(prior_id) = TicketId::parse(&prior, &self.rooms) else {
             return Ok(None);
         };
-        if prior_id.room_id() != room.id {
+        if prior_id.room_id() != room.id.as_str() {
             return Err(MatchmakingError::RequestIdReused {
                 request_id: request_id.to_owned(),
                 ticket_id: prior,
@@ -239,7 +242,7 @@ impl MatchmakingApi {
         ticket_id: &TicketId,
         replayed: bool,
     ) -> Result<pb::EnqueueResponse> {
-        let rating = if room.rated {
+        let rating = if room.stakes.rated {
             match self.eligibility.rating(player).await {
                 Ok(rating) => rating,
                 Err(e) => {
@@ -265,7 +268,7 @@ impl MatchmakingApi {
         if created == Created::QueueFull {
             self.store.unreserve(player, request_id, ticket_id).await?;
             return Err(MatchmakingError::QueueFull {
-                room: room.id.clone(),
+                room: room.id.to_string(),
                 max: self.store.settings().max_queue,
             });
         }

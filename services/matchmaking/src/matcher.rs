@@ -139,7 +139,7 @@ impl Matcher {
     ) -> Self {
         let wakers = rooms
             .iter()
-            .map(|room| (room.id.clone(), Arc::new(Notify::new())))
+            .map(|room| (room.id.to_string(), Arc::new(Notify::new())))
             .collect();
         Self {
             inner: Arc::new(Inner {
@@ -193,7 +193,12 @@ impl Matcher {
 
     async fn run_room(&self, room: &Room, shutdown: &Shutdown) {
         let mut listener = shutdown.listener();
-        let notify = self.inner.wakers.get(&room.id).cloned().unwrap_or_default();
+        let notify = self
+            .inner
+            .wakers
+            .get(room.id.as_str())
+            .cloned()
+            .unwrap_or_default();
         let batch = self.inner.settings.batch_tables;
         while !listener.is_triggered() {
             let pause = match self.round(room).await {
@@ -347,7 +352,7 @@ impl Matcher {
         let store = &self.inner.store;
         let settings = &self.inner.settings;
         let fresh = || uuid::Uuid::new_v4().simple().to_string();
-        if !(room.rated && room.seats() == 2) {
+        if !(room.stakes.rated && room.seats() == 2) {
             let tables: Vec<(String, String)> = (0..settings.batch_tables)
                 .map(|_| (fresh(), fresh()))
                 .collect();

@@ -13,6 +13,7 @@ use gamehub_proto::common::RoomStakes;
 use gamehub_proto::matchmaking as pb;
 use gamehub_terms::games::{self, ClockKind, WorstLoss};
 use gamehub_terms::stakes::{self, StakesError};
+use gamehub_terms::{RoomId, Stakes};
 use serde::Deserialize;
 
 /// The rooms of a default install.
@@ -22,7 +23,7 @@ pub const DEFAULT_ROOMS: &str = include_str!("../rooms.toml");
 pub const MAX_ROOMS: usize = 100;
 
 /// The longest room id.
-pub const MAX_ROOM_ID_LEN: usize = 32;
+pub use gamehub_terms::ids::MAX_ROOM_ID_LEN;
 
 /// The per-game loss cap of the ledger's default configuration (docs/rules.md#caps).
 pub use gamehub_terms::caps::DEFAULT_GAME_LOSS_CAP_SILVER;
@@ -36,8 +37,9 @@ pub use gamehub_terms::games::TimeControl;
 /// A validated room.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Room {
-    /// The id players enqueue with, e.g. `gomoku-renju`; also the Redis hash tag.
-    pub id: String,
+    /// The id players enqueue with, e.g. `gomoku-renju`; also the Redis hash tag. The
+    /// same id as `stakes.room_id`.
+    pub id: RoomId,
     /// What players see.
     pub name: String,
     /// The game played.
@@ -46,15 +48,11 @@ pub struct Room {
     pub rules: &'static str,
     /// The clock.
     pub time_control: TimeControl,
-    /// 底分: every points figure is multiplied by it.
-    pub points_base: i64,
-    /// Silver per point; 0 makes a free room.
-    pub silver_per_point: i64,
-    /// Silver a player must hold to sit down (the ledger checks it).
-    pub min_balance_silver: i64,
-    /// Whether games here move ratings (a game whose rooms may be rated); rated rooms
-    /// pair close ratings.
-    pub rated: bool,
+    /// The money side, the one stakes type every service checks and stores: points base
+    /// (底分), silver per point (0 makes a free room), the silver a player must hold to sit
+    /// down (the ledger checks it), and whether games here move ratings (a game whose
+    /// rooms may be rated; rated rooms pair close ratings).
+    pub stakes: Stakes,
     /// Gomoku designated openings (指定打法): each game from one of the 26 standard
     /// openings drawn at random, or always from one; None from an empty board.
     pub designated_opening: Option<gomoku_rules::OpeningChoice>,
@@ -72,13 +70,7 @@ impl Room {
 
     /// The stakes the ledger and the game services are told.
     pub fn stakes(&self) -> RoomStakes {
-        RoomStakes {
-            room_id: self.id.clone(),
-            points_base: self.points_base,
-            silver_per_point: self.silver_per_point,
-            min_balance_silver: self.min_balance_silver,
-            rated: self.rated,
-        }
+        self.stakes.to_proto()
     }
 
     /// The room as ListRooms shows it.
@@ -99,7 +91,7 @@ impl Room {
             },
         };
         pb::Room {
-            room_id: self.id.clone(),
+            room_id: self.id.to_string(),
             display_name: self.name.clone(),
             game_type: self.game.game_type as i32,
             rule_set: self.rules.to_owned(),
@@ -212,7 +204,7 @@ impl Rooms {
             let room = validate(index, entry, game_loss_cap_silver)?;
             if !seen.insert(room.id.clone()) {
                 return Err(RoomsError {
-                    room: Some(format!("{:?}", room.id)),
+                    room: Some(format!("{:?}", room.id.as_str())),
                     field: Some("id".into()),
                     problem: "the id is used by an earlier room; ids must be unique".into(),
                 });
@@ -260,19 +252,14 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
     let id = entry
         .id
         .ok_or_else(|| fail(&position, "id", "is required".into()))?;
-    if id.is_empty()
-        || id.len() > MAX_ROOM_ID_LEN
-        || !id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
-        return Err(fail(
+    let id = RoomId::parse(&id).map_err(|_| {
+        fail(
             &position,
             "id",
             format!("{id:?} must be 1-{MAX_ROOM_ID_LEN} characters of a-z, 0-9 and '-'"),
-        ));
-    }
-    let room = format!("{id:?}");
+        )
+    })?;
+    let room = format!("{:?}", id.as_str());
     let name = entry
         .name
         .map(|n| n.trim().to_owned())
@@ -409,15 +396,18 @@ fn validate(index: usize, entry: RoomEntry, cap: i64) -> Result<Room, RoomsError
         None => default_min_balance(game, points_base, silver_per_point, cap),
     };
     Ok(Room {
+        stakes: Stakes {
+            room_id: id.clone(),
+            points_base,
+            silver_per_point,
+            min_balance_silver,
+            rated,
+        },
         id,
         name,
         game,
         rules,
         time_control,
-        points_base,
-        silver_per_point,
-        min_balance_silver,
-        rated,
         designated_opening,
         paired_games,
     })
@@ -535,10 +525,10 @@ total_time_ms = 60000
     fn a_minimal_room_takes_the_defaults() {
         let rooms = parse(ONE).unwrap();
         let room = rooms.get("r").unwrap();
-        assert_eq!(room.points_base, 1);
-        assert_eq!(room.silver_per_point, 0);
-        assert_eq!(room.min_balance_silver, 0);
-        assert!(!room.rated);
+        assert_eq!(room.stakes.points_base, 1);
+        assert_eq!(room.stakes.silver_per_point, 0);
+        assert_eq!(room.stakes.min_balance_silver, 0);
+        assert!(!room.stakes.rated);
         assert!(!room.paired_games);
     }
 
@@ -587,10 +577,10 @@ total_time_ms = 60000
         let rooms = parse(&largest).unwrap();
         let room = rooms.get("r").unwrap();
         assert_eq!(
-            (room.points_base, room.silver_per_point),
+            (room.stakes.points_base, room.stakes.silver_per_point),
             (MAX_POINTS_BASE, MAX_SILVER_PER_POINT)
         );
-        assert_eq!(room.min_balance_silver, DEFAULT_GAME_LOSS_CAP_SILVER);
+        assert_eq!(room.stakes.min_balance_silver, DEFAULT_GAME_LOSS_CAP_SILVER);
 
         let e = error_of(&with(&format!(
             "silver_per_point = {}",

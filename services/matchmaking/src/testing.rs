@@ -141,7 +141,7 @@ impl TableOpener for FakeTables {
             Err(PeerError::Refused("refused (fake)".into()))
         } else {
             self.calls.lock().unwrap().push(OpenCall {
-                room: room.id.clone(),
+                room: room.id.to_string(),
                 match_id: match_id.to_owned(),
                 players: players.to_vec(),
             });

@@ -251,7 +251,7 @@ pub async fn run(args: &Args, config: &MatchmakingConfig) -> anyhow::Result<Benc
     waits.sort_unstable();
     let pick = |q: f64| quantile(&waits, q).unwrap_or(0);
     Ok(BenchReport {
-        room: room.id.clone(),
+        room: room.id.to_string(),
         tickets,
         tables: tables.opened.load(Ordering::Relaxed).max(want),
         elapsed,

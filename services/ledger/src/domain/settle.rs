@@ -457,7 +457,7 @@ mod tests {
             game_id: "g-1".into(),
             game_type: GameType::of(game),
             stakes: Stakes {
-                room_id: "room".into(),
+                room_id: gamehub_terms::RoomId::parse("room").unwrap(),
                 points_base: 1,
                 silver_per_point: 100,
                 min_balance_silver: 0,

@@ -237,7 +237,7 @@ impl SettlementRecord {
         let game = SettledGame {
             game_id: report.game_id.clone(),
             game_type: report.game_type.code(),
-            room_id: report.stakes.room_id.clone(),
+            room_id: report.stakes.room_id.to_string(),
             table_id: report.table_id.clone(),
             reason: report.reason.clone(),
             points_base: report.stakes.points_base,

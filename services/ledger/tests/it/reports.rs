@@ -25,7 +25,7 @@ fn report(game: &'static Game, seats: Vec<Seat>) -> GameReport {
         game_id: "g-1".into(),
         game_type: GameType::of(game),
         stakes: Stakes {
-            room_id: "room".into(),
+            room_id: gamehub_terms::RoomId::parse("room").unwrap(),
             points_base: 1,
             silver_per_point: 100,
             min_balance_silver: 0,

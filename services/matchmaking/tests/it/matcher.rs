@@ -317,7 +317,7 @@ async fn cancelling_while_matching_ends_cancelled_instead_of_going_back() {
 async fn rated_rooms_pair_close_ratings_and_widen_the_window_with_waiting() {
     let rig = rig(|_| {}).await;
     let room = rig.room("gomoku-freestyle");
-    assert!(room.rated);
+    assert!(room.stakes.rated);
     let a = rig.put("gomoku-freestyle", "r2000", 2000).await;
     let b = rig.put("gomoku-freestyle", "r2600", 2600).await;
     let c = rig.put("gomoku-freestyle", "r2050", 2050).await;

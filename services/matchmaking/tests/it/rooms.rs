@@ -45,18 +45,18 @@ fn the_shipped_rooms_cover_the_spec() {
     ] {
         let room = rooms.get(id).unwrap_or_else(|| panic!("{id} is shipped"));
         assert_eq!((room.game, room.rules), (game, rules), "{id}");
-        assert!(room.silver_per_point > 0, "{id} is a paid room");
+        assert!(room.stakes.silver_per_point > 0, "{id} is a paid room");
     }
     let free: Vec<_> = rooms
         .iter()
-        .filter(|r| r.silver_per_point == 0)
+        .filter(|r| r.stakes.silver_per_point == 0)
         .map(|r| r.game)
         .collect();
     assert!(free.contains(&&GOMOKU) && free.contains(&&DOUDIZHU));
     assert!(
         rooms
             .iter()
-            .all(|r| r.silver_per_point > 0 || r.min_balance_silver == 0)
+            .all(|r| r.stakes.silver_per_point > 0 || r.stakes.min_balance_silver == 0)
     );
 }
 
@@ -64,9 +64,16 @@ fn the_shipped_rooms_cover_the_spec() {
 fn minimum_balance_defaults_to_the_worst_loss_capped() {
     let rooms = Rooms::defaults();
     let gomoku = rooms.get("gomoku-renju").unwrap();
-    assert_eq!(gomoku.min_balance_silver, 10 * gomoku.silver_per_point);
     assert_eq!(
-        rooms.get("doudizhu-classic").unwrap().min_balance_silver,
+        gomoku.stakes.min_balance_silver,
+        10 * gomoku.stakes.silver_per_point
+    );
+    assert_eq!(
+        rooms
+            .get("doudizhu-classic")
+            .unwrap()
+            .stakes
+            .min_balance_silver,
         DEFAULT_GAME_LOSS_CAP_SILVER
     );
     assert_eq!(default_min_balance(&GOMOKU, 100, 100, 50_000), 50_000);
@@ -124,7 +131,7 @@ fn from_pairs(pairs: &[(&str, &str)]) -> Result<MatchmakingConfig, ConfigError> 
 }
 
 fn min_balance(config: &MatchmakingConfig, room: &str) -> i64 {
-    config.rooms.get(room).unwrap().min_balance_silver
+    config.rooms.get(room).unwrap().stakes.min_balance_silver
 }
 
 #[test]
@@ -143,9 +150,9 @@ fn the_configured_per_game_loss_cap_bounds_default_minimum_balances() {
         "free rooms need nothing"
     );
     for room in config.rooms.iter() {
-        assert!(room.min_balance_silver <= 500, "{}", room.id);
-        if *room.game == DOUDIZHU && room.silver_per_point > 0 {
-            assert_eq!(room.min_balance_silver, 500, "{}", room.id);
+        assert!(room.stakes.min_balance_silver <= 500, "{}", room.id);
+        if *room.game == DOUDIZHU && room.stakes.silver_per_point > 0 {
+            assert_eq!(room.stakes.min_balance_silver, 500, "{}", room.id);
         }
     }
 }
