@@ -13,6 +13,7 @@ use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
 use gamehub_platform::auth::{Keys, Role};
 use gamehub_proto::ledger::{GrantSilverRequest, SettleGameRequest, SettleGameResponse};
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::postgres::ScratchDatabase;
 use gamehub_testkit::settlements::random_game;
 use rand::SeedableRng;
@@ -71,17 +72,19 @@ impl Ledger {
     }
 
     async fn wait_serving(&self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(true) = gamehub_platform::client::check_health(&self.url(), "").await {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the ledger did not become healthy"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        let url = self.url();
+        eventually(
+            "the ledger becomes healthy",
+            Duration::from_secs(60),
+            || async {
+                matches!(
+                    gamehub_platform::client::check_health(&url, "").await,
+                    Ok(true)
+                )
+                .then_some(())
+            },
+        )
+        .await;
     }
 }
 

@@ -20,6 +20,7 @@ use gamehub_proto::ledger::{
     Board, GetAccountRequest, GetGameRecordRequest, GetLeaderboardRequest, ListGamesRequest,
     ListHistoryRequest,
 };
+use gamehub_testkit::clock::eventually;
 use gamehub_testkit::pg_cluster::PgCluster;
 use gamehub_testkit::server::TestServer;
 use sqlx::PgPool;
@@ -28,16 +29,12 @@ use crate::support::{Client, client, gomoku};
 
 /// Probes until the replica reports `want`, at most 30 s (it is replaying WAL).
 async fn probe_until(replica: &ReadReplica, primary: &PgPool, want: ReplicaState) {
-    let mut last = None;
-    for _ in 0..600 {
-        let state = replica.probe(primary).await;
-        if state == want {
-            return;
-        }
-        last = Some(state);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the replica never became {want:?}; last {last:?}");
+    eventually(
+        &format!("the replica becomes {want:?}"),
+        Duration::from_secs(30),
+        || async { (replica.probe(primary).await == want).then_some(()) },
+    )
+    .await;
 }
 
 async fn game_ids(player: &mut Client) -> Vec<String> {
