@@ -149,10 +149,10 @@ mod tests {
             assert_eq!(RoomId::parse(bad), Err(RoomIdError::BadCharacter), "{bad}");
         }
         // Stored as plain text, and read back only when valid.
-        let id = RoomId::parse("doudizhu-classic").unwrap();
-        assert_eq!(serde_json::to_string(&id).unwrap(), "\"doudizhu-classic\"");
+        let id = RoomId::parse("friends-room-2").unwrap();
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"friends-room-2\"");
         assert_eq!(
-            serde_json::from_str::<RoomId>("\"doudizhu-classic\"").unwrap(),
+            serde_json::from_str::<RoomId>("\"friends-room-2\"").unwrap(),
             id
         );
         assert!(serde_json::from_str::<RoomId>("\"Bad Room\"").is_err());
