@@ -156,3 +156,140 @@ fn the_configured_per_game_loss_cap_bounds_default_minimum_balances() {
         }
     }
 }
+
+#[test]
+fn the_designated_opening_room_draws_every_game_at_random() {
+    let rooms = Rooms::defaults();
+    let room = rooms.get("gomoku-renju-opening").unwrap();
+    assert_eq!(
+        room.designated_opening,
+        Some(gomoku_rules::OpeningChoice::Random)
+    );
+    assert_eq!(room.to_proto(0).designated_opening, "random");
+    let others: Vec<_> = rooms
+        .iter()
+        .filter(|r| r.designated_opening.is_some())
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(others, ["gomoku-renju-opening"]);
+    assert_eq!(
+        rooms
+            .get("gomoku-renju")
+            .unwrap()
+            .to_proto(0)
+            .designated_opening,
+        ""
+    );
+}
+
+#[test]
+fn a_designated_opening_is_random_or_one_of_the_26_under_renju_only() {
+    let renju = ONE.replace("freestyle", "renju-claim");
+    let named = format!("{renju}designated_opening = \"花月\"\n");
+    let room = parse(&named).unwrap().get("r").unwrap().clone();
+    assert_eq!(
+        room.designated_opening,
+        Some(gomoku_rules::OpeningChoice::Fixed(
+            gomoku_rules::Opening::Kagetsu
+        ))
+    );
+    assert_eq!(room.to_proto(0).designated_opening, "kagetsu");
+
+    let e = error_of(&format!("{renju}designated_opening = \"nope\"\n"));
+    assert_eq!(e.field.as_deref(), Some("designated_opening"));
+    assert!(e.to_string().contains("random"), "{e}");
+    let e = error_of(&with("designated_opening = \"random\""));
+    assert_eq!(e.field.as_deref(), Some("designated_opening"));
+    assert!(e.to_string().contains("renju-lose"), "{e}");
+    let e = error_of(&ONE.replace("freestyle", "renju-swap").replace(
+        "total_time_ms = 60000",
+        "total_time_ms = 60000\ndesignated_opening = \"random\"",
+    ));
+    assert_eq!(e.field.as_deref(), Some("designated_opening"));
+}
+
+#[test]
+fn a_minimal_room_takes_the_defaults() {
+    let rooms = parse(ONE).unwrap();
+    let room = rooms.get("r").unwrap();
+    assert_eq!(room.stakes.points_base, 1);
+    assert_eq!(room.stakes.silver_per_point, 0);
+    assert_eq!(room.stakes.min_balance_silver, 0);
+    assert!(!room.stakes.rated);
+    assert!(!room.paired_games);
+}
+
+#[test]
+fn errors_name_the_room_and_the_field() {
+    let e = error_of(&ONE.replace("freestyle", "renju"));
+    assert_eq!(e.room.as_deref(), Some("\"r\""));
+    assert_eq!(e.field.as_deref(), Some("rules"));
+    assert!(e.to_string().contains("renju-lose"), "{e}");
+
+    let e = error_of(&ONE.replace("gomoku", "chess"));
+    assert_eq!(e.field.as_deref(), Some("game"));
+
+    let e = error_of(&ONE.replace("move_time_ms = 10000", "move_time_ms = 5"));
+    assert_eq!(e.field.as_deref(), Some("move_time_ms"));
+
+    let e = error_of(&ONE.replace("total_time_ms = 60000", "total_time_ms = 9000"));
+    assert_eq!(e.field.as_deref(), Some("total_time_ms"));
+
+    let e = error_of(&with("turn_time_ms = 3000"));
+    assert_eq!(e.field.as_deref(), Some("turn_time_ms"));
+
+    let e = error_of(&with("points_base = 0"));
+    assert_eq!(e.field.as_deref(), Some("points_base"));
+
+    let e = error_of(&with("silver_per_point = -1"));
+    assert_eq!(e.field.as_deref(), Some("silver_per_point"));
+
+    let e = error_of(&with("min_balance_silver = -5"));
+    assert_eq!(e.field.as_deref(), Some("min_balance_silver"));
+
+    let e = error_of(&ONE.replace("id = \"r\"", "id = \"Bad Id\""));
+    assert_eq!(e.room.as_deref(), Some("#1"));
+    assert_eq!(e.field.as_deref(), Some("id"));
+
+    let e = error_of(&ONE.replace("name = \"R\"\n", ""));
+    assert_eq!(e.field.as_deref(), Some("name"));
+}
+
+#[test]
+fn stakes_are_bounded_as_every_service_bounds_them() {
+    use gamehub_terms::stakes::{MAX_POINTS_BASE, MAX_SILVER_PER_POINT};
+    let largest = with(&format!(
+        "points_base = {MAX_POINTS_BASE}\nsilver_per_point = {MAX_SILVER_PER_POINT}"
+    ));
+    let rooms = parse(&largest).unwrap();
+    let room = rooms.get("r").unwrap();
+    assert_eq!(
+        (room.stakes.points_base, room.stakes.silver_per_point),
+        (MAX_POINTS_BASE, MAX_SILVER_PER_POINT)
+    );
+    assert_eq!(room.stakes.min_balance_silver, DEFAULT_GAME_LOSS_CAP_SILVER);
+
+    let e = error_of(&with(&format!(
+        "silver_per_point = {}",
+        MAX_SILVER_PER_POINT + 1
+    )));
+    assert_eq!(e.field.as_deref(), Some("silver_per_point"));
+    let e = error_of(&with(&format!("points_base = {}", MAX_POINTS_BASE + 1)));
+    assert_eq!(e.field.as_deref(), Some("points_base"));
+}
+
+#[test]
+fn duplicate_ids_unknown_fields_and_empty_files_are_refused() {
+    let e = error_of(&format!("{ONE}{ONE}"));
+    assert_eq!(e.field.as_deref(), Some("id"));
+    assert!(e.problem.contains("unique"));
+
+    let e = error_of(&with("colour = \"red\""));
+    assert!(e.to_string().contains("colour"), "{e}");
+
+    let e = error_of("");
+    assert!(e.problem.contains("no rooms"));
+
+    let e = error_of("[[rooms]\n");
+    assert!(e.problem.contains("TOML"));
+}
