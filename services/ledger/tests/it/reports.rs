@@ -2,8 +2,9 @@
 //! the ledger's words for what is wrong, for Gomoku and Dou Dizhu alike; and the
 //! canonical form a Dou Dizhu report is hashed in.
 
-use gamehub_ledger::domain::settle::{GameReport, Seat, Stakes};
-use gamehub_ledger::domain::{GameType, Outcome, PlayerId, Role};
+use gamehub_ledger::domain::caps::{Caps, Limit};
+use gamehub_ledger::domain::settle::{GameReport, PlayerSnapshot, Seat, Stakes, plan};
+use gamehub_ledger::domain::{GameType, HistoryKind, Outcome, PlayerId, Role};
 use gamehub_proto::common;
 use gamehub_proto::ledger::Role::{Bidder, Black, Farmer, Landlord, White};
 use gamehub_terms::games::{DOUDIZHU, GOMOKU, Game};
@@ -328,5 +329,107 @@ fn the_edge_lists_every_game_type_role_and_board() {
     assert_eq!(
         parse::settle_request(&request).unwrap_err().to_string(),
         "players: at most 3 players; got 4"
+    );
+}
+
+fn snapshot(id: &str, balance: i64) -> PlayerSnapshot {
+    PlayerSnapshot {
+        player_id: PlayerId::parse("player_id", id).unwrap(),
+        balance_silver: balance,
+        won_today_silver: 0,
+        lost_today_silver: 0,
+        points: 0,
+        gomoku_rating: 2000,
+        rated_games: 0,
+        professional_dan: 0,
+    }
+}
+
+#[test]
+fn only_a_drawn_player_offers_a_draw() {
+    let mut r = report(
+        &GOMOKU,
+        vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+    );
+    r.seats[0].offered_draw = true;
+    assert!(r.check().unwrap_err().to_string().contains("offered_draw"));
+}
+
+#[test]
+fn the_same_report_hashes_alike_and_any_change_differs() {
+    let r = report(
+        &GOMOKU,
+        vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+    );
+    assert_eq!(r.sha256(), r.clone().sha256());
+    let mut changed = r.clone();
+    changed.record_content.push('x');
+    assert_ne!(r.sha256(), changed.sha256());
+}
+
+#[test]
+fn the_canonical_form_is_pinned() {
+    let r = report(
+        &GOMOKU,
+        vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+    );
+    assert_eq!(
+        serde_json::to_string(&r).unwrap(),
+        r#"{"game_id":"g-1","game_type":"Gomoku","stakes":{"room_id":"room","points_base":1,"silver_per_point":100,"min_balance_silver":0,"rated":true},"seats":[{"player_id":"a","role":"Black","outcome":"Win","points":5,"offered_draw":false},{"player_id":"b","role":"White","outcome":"Loss","points":-5,"offered_draw":false}],"reason":"five","table_id":"t-1","started_at_unix_ms":1,"ended_at_unix_ms":2,"record_format":"gomoku-text","record_content":""}"#
+    );
+}
+
+#[test]
+fn a_plan_moves_points_silver_titles_and_ratings() {
+    let mut r = report(
+        &GOMOKU,
+        vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+    );
+    r.stakes.silver_per_point = 1000;
+    let mut a = snapshot("a", 0);
+    a.points = 998;
+    let plan = plan(&r, &[a, snapshot("b", 3000)], &Caps::default());
+    assert_eq!(plan.seats[0].silver_delta, 3000);
+    assert_eq!(plan.seats[0].limited_by, Some(Limit::Counterparty));
+    assert_eq!(plan.seats[1].limited_by, Some(Limit::Balance));
+    assert_eq!(plan.seats[0].points_after, 1003);
+    assert_eq!(plan.seats[0].title_after.level, 2);
+    assert_eq!(
+        (plan.seats[0].rating_after, plan.seats[1].rating_after),
+        (2010, 1990)
+    );
+    let kinds: Vec<_> = plan.history(&r).iter().map(|h| h.kind).collect();
+    use HistoryKind as K;
+    assert_eq!(
+        kinds,
+        vec![
+            K::Silver,
+            K::Points,
+            K::Title,
+            K::Rating,
+            K::Silver,
+            K::Points,
+            K::Rating
+        ]
+    );
+}
+
+#[test]
+fn an_escape_is_a_rated_loss() {
+    let r = report(
+        &GOMOKU,
+        vec![seat("a", Black, Escape, -10), seat("b", White, Win, 0)],
+    );
+    let plan = plan(
+        &r,
+        &[snapshot("a", 5000), snapshot("b", 0)],
+        &Caps::default(),
+    );
+    assert_eq!(plan.house_silver, 1000);
+    assert_eq!(plan.seats[0].silver_delta, -1000);
+    assert_eq!(plan.seats[1].silver_delta, 0);
+    assert_eq!(
+        (plan.seats[0].rating_after, plan.seats[1].rating_after),
+        (1990, 2010)
     );
 }
