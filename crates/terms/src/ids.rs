@@ -109,11 +109,16 @@ impl std::ops::Deref for RoomId {
     }
 }
 
+/// Read back from storage (tables in Redis, stored settlements): a stored id passed the
+/// check of its day, and ids were once any id of at most [`MAX_ID_LEN`] characters of
+/// ASCII letters, digits and `- _ . : @`. So a stored id is read by that older, wider
+/// check: a table stored then is never lost to the stricter one. New ids from a request
+/// or a rooms file go through [`RoomId::parse`].
 impl TryFrom<String> for RoomId {
-    type Error = RoomIdError;
+    type Error = IdError;
 
-    fn try_from(value: String) -> Result<Self, RoomIdError> {
-        Self::parse(&value)
+    fn try_from(value: String) -> Result<Self, IdError> {
+        check(&value, MAX_ID_LEN).map(|id| Self(id.to_owned()))
     }
 }
 
@@ -156,6 +161,9 @@ mod tests {
             id
         );
         assert!(serde_json::from_str::<RoomId>("\"Bad Room\"").is_err());
+        // A table stored when room ids were any plain id still loads.
+        let stored: RoomId = serde_json::from_str("\"Legacy_Room.1\"").unwrap();
+        assert_eq!(stored, "Legacy_Room.1");
     }
 
     #[test]

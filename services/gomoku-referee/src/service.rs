@@ -225,8 +225,9 @@ impl Referee {
     }
 
     /// Whether a player leaving between the two games of a pair is excused from the
-    /// second: the ledger (asked as NextGame asks it) no longer lets it play today, so
-    /// leaving is not an escape. Anywhere else there is nothing to excuse. A ledger that
+    /// second: the ledger (asked as NextGame asks it) no longer lets it, or its
+    /// opponent, play today, so the second game cannot be played and leaving is not an
+    /// escape. Anywhere else there is nothing to excuse. A ledger that
     /// cannot answer, or has not yet settled the first game, excuses nobody: a player
     /// refused by NextGame (`not_eligible`) knows it may leave.
     async fn excused_from_second_game(
@@ -242,8 +243,15 @@ impl Referee {
         if !state.owes_second_game() || state.seat_of(&caller.subject).is_none() {
             return Ok(false);
         }
-        let verdict = self.may_play_next(&table_id, &state, &caller.subject).await;
-        Ok(matches!(verdict, Err(ApiError::FailedPrecondition(_))))
+        // Either player refused makes the second game impossible: the leaver is excused
+        // whether the ledger stops it or its opponent.
+        for player in &state.players {
+            let verdict = self.may_play_next(&table_id, &state, player).await;
+            if matches!(verdict, Err(ApiError::FailedPrecondition(_))) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Applies a seated player's action as one atomic step.

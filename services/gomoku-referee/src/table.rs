@@ -527,14 +527,16 @@ impl TableState {
                     [false, true] => Some(Seat::ZERO),
                     _ => None,
                 };
-                match stayed_away {
-                    Some(seat) if self.owes_second_game() => {
-                        self.escape_from_second_game(
-                            seat,
-                            closes_at_ms,
-                            between_games_ms,
-                            &mut step,
-                        );
+                let escaped = match stayed_away {
+                    Some(seat) if self.owes_second_game() => self
+                        .escape_from_second_game(seat, closes_at_ms, between_games_ms, &mut step)
+                        .inspect_err(|e| tracing::error!(table_id = %self.table_id, error = %e, "the second game of a pair refused an escape; the table closes as idle"))
+                        .ok()
+                        .map(|()| seat),
+                    _ => None,
+                };
+                match escaped {
+                    Some(seat) => {
                         let reason = format!(
                             "{} did not come back for the second game of the pair",
                             self.players[seat.index()]
@@ -649,12 +651,19 @@ impl TableState {
         now_ms: u64,
         between_games_ms: u64,
         step: &mut Step,
-    ) {
+    ) -> Result<(), RefereeError> {
         debug_assert!(self.owes_second_game());
+        // Refused (never expected of a game just started), nothing of it stays: the
+        // table and the step are as they were.
+        let (before, events_before) = (self.clone(), step.events.len());
         self.start_next_game(now_ms, step);
         match self.game.escape(seat, now_ms) {
             Ok(events) => self.publish(&events, now_ms, between_games_ms, step),
-            Err(e) => debug_assert!(false, "a game just started takes an escape: {e}"),
+            Err(e) => {
+                *self = before;
+                step.events.truncate(events_before);
+                return Err(e.into());
+            }
         }
         self.left[seat.index()] = true;
         step.events.push(self.event(
@@ -664,6 +673,7 @@ impl TableState {
                 escaped: true,
             },
         ));
+        Ok(())
     }
 
     /// `seat` leaves: an escape while a game runs and, unless `excused` (the ledger no
@@ -685,7 +695,7 @@ impl TableState {
                 outcome.escaped = true;
             }
             Status::BetweenGames { .. } if self.owes_second_game() && !excused => {
-                self.escape_from_second_game(seat, now_ms, between_games_ms, &mut step);
+                self.escape_from_second_game(seat, now_ms, between_games_ms, &mut step)?;
                 outcome.escaped = true;
             }
             Status::BetweenGames { .. } => {}

@@ -635,3 +635,18 @@ async fn at_a_paired_table_a_player_the_ledger_refuses_leaves_without_an_escape(
     fx.assert_ledger("bob", -5, 1).await;
     fx.stop().await;
 }
+
+#[tokio::test]
+async fn at_a_paired_table_the_opponent_of_a_player_the_ledger_refuses_leaves_without_an_escape() {
+    // Game 1 costs bob 5 points × 10 silver: the whole daily loss cap. The second game
+    // cannot be played, so alice, who may play, leaves freely too.
+    let fx = Fixture::with_ledger(|config| config.caps.daily_loss_silver = 50, |_| {}).await;
+    fx.grant(&["alice", "bob"]).await;
+    let (alice, bob) = (fx.player("alice"), fx.player("bob"));
+    let id = &paired_table_after_game_one(&fx, &alice, &bob).await;
+    let left = alice.leave(id).await.unwrap();
+    assert!(!left.escaped, "bob may not play the second game: no escape");
+    assert_eq!(left.table.unwrap().close_reason(), pb::CloseReason::Left);
+    fx.assert_ledger("alice", 5, 1).await;
+    fx.stop().await;
+}
