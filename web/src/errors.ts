@@ -11,7 +11,15 @@ import { Code, ConnectError } from "@connectrpc/connect";
  * `snake_case: ` is dropped (a refusal may carry two, `not_eligible: daily_win_cap: …`).
  */
 export function withoutCodes(message: string): string {
-  return message.replace(/^(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)*: )+/, "");
+  const codes = /^(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)*: )+/.exec(message)?.[0] ?? "";
+  const sentence = message.slice(codes.length);
+  // A malformed field's message names the field, then says what is wrong with it
+  // ("room_id: is required"): keep the field, in words, or the sentence says nothing.
+  if (/^(is|are|must|may|cannot|has|needs) /.test(sentence)) {
+    const field = codes.split(": ").filter(Boolean).pop() ?? "";
+    return `${field.replace(/_/g, " ")} ${sentence}`;
+  }
+  return sentence;
 }
 
 /**

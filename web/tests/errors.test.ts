@@ -26,6 +26,11 @@ test("codes are stripped from every refusal a player sees, whatever its status",
   assert.equal(refused(Code.ResourceExhausted, "rate_limited: too many calls; retry shortly"), "too many calls; retry shortly");
 });
 
+test("a malformed field keeps its name, in words", () => {
+  assert.equal(refused(Code.InvalidArgument, "room_id: is required"), "room id is required");
+  assert.equal(refused(Code.InvalidArgument, "game_id: is longer than 64 characters"), "game id is longer than 64 characters");
+});
+
 test("a sentence keeps its own colons, and words with spaces are not codes", () => {
   assert.equal(withoutCodes("not_your_turn: not your turn: seat 2 is to act"), "not your turn: seat 2 is to act");
   assert.equal(withoutCodes("table_closed: the table is closed: alice left"), "the table is closed: alice left");

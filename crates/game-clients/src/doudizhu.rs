@@ -22,8 +22,13 @@ impl GameClient for Doudizhu {
         Box::pin(async move {
             let turn_time_ms = match table.time_control {
                 TimeControl::PerTurn { turn_time_ms } => to_i64(turn_time_ms),
-                // Not Dou Dizhu's clock (a rooms file cannot make one): 0 is refused.
-                TimeControl::PerMoveAndTotal { .. } => 0,
+                // Not Dou Dizhu's clock (a rooms file cannot make one): refused here, since
+                // the dealer would read 0 as its default.
+                TimeControl::PerMoveAndTotal { .. } => {
+                    return Err(Status::invalid_argument(
+                        "time_control: a Dou Dizhu table needs a per-turn clock",
+                    ));
+                }
             };
             // The dealer plays one rule set (`classic`), so the request names none.
             let request = pb::OpenTableRequest {

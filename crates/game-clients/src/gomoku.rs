@@ -25,8 +25,13 @@ impl GameClient for Gomoku {
                     move_time_ms,
                     total_time_ms,
                 } => (to_i64(move_time_ms), to_i64(total_time_ms)),
-                // Not Gomoku's clock (a rooms file cannot make one): 0 is refused.
-                TimeControl::PerTurn { .. } => (0, 0),
+                // Not Gomoku's clock (a rooms file cannot make one): refused here, since
+                // the referee would read 0 as "no limit".
+                TimeControl::PerTurn { .. } => {
+                    return Err(Status::invalid_argument(
+                        "time_control: a Gomoku table needs a per-move and total clock",
+                    ));
+                }
             };
             // RULE_SET_UNSPECIFIED, which the referee refuses, for a name that is not
             // Gomoku's (a rooms file cannot make one).

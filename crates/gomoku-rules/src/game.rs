@@ -194,6 +194,10 @@ pub struct GameResult {
     pub black_seat: Seat,
 }
 
+/// What an escaper loses, in units of the points base (黑逃跑 黑-10): the most a game
+/// costs one player, so it also sizes a room's default minimum balance.
+pub const ESCAPE_POINTS: i64 = 10;
+
 /// Points of one game, per seat and per color (docs/rules.md#gomoku-points × the points base).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Points {
@@ -220,8 +224,8 @@ impl GameResult {
             },
             EndReason::Resignation { seat } if seat == black => (-3, 3),
             EndReason::Resignation { .. } => (2, -2),
-            EndReason::Escape { seat } if seat == black => (-10, 0),
-            EndReason::Escape { .. } => (0, -10),
+            EndReason::Escape { seat } if seat == black => (-ESCAPE_POINTS, 0),
+            EndReason::Escape { .. } => (0, -ESCAPE_POINTS),
             EndReason::DrawAgreed { offered_by } if offered_by == black => (-1, 1),
             EndReason::DrawAgreed { .. } => (1, -1),
             EndReason::NaturalDraw => (0, 0),

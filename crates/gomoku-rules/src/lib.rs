@@ -29,8 +29,8 @@ pub use board::{
     Board, Color, ForbiddenKind, Occupied, Rules, Stone, Verdict, forbidden_points, warm_up,
 };
 pub use game::{
-    Action, EndReason, Event, Game, GameConfig, GameError, GameResult, LogEntry, Outcome, Phase,
-    Points, Seat, TimeControl, proposals_equivalent,
+    Action, ESCAPE_POINTS, EndReason, Event, Game, GameConfig, GameError, GameResult, LogEntry,
+    Outcome, Phase, Points, Seat, TimeControl, proposals_equivalent,
 };
 pub use opening::{Opening, OpeningChoice, OpeningError, OpeningFamily};
 pub use point::{Point, PointError, Symmetry};

@@ -184,9 +184,9 @@ pub static GOMOKU: Game = Game {
     },
     ratable: true,
     paired_games: true,
-    // An escape: −10 (seed 001); a win moves 5.
-    most_points_per_base: 10,
-    worst_loss: WorstLoss::Points(10),
+    // An escape (seed 001) is the most a game moves; a win moves 5.
+    most_points_per_base: gomoku_rules::ESCAPE_POINTS,
+    worst_loss: WorstLoss::Points(gomoku_rules::ESCAPE_POINTS),
     points_board: Board::GomokuPoints,
     service: Service {
         name: "gomoku referee",

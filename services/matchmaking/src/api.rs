@@ -329,10 +329,16 @@ impl MatchmakingApi {
     async fn ensure_eligible(&self, room: &Room, player: &str) -> Result<()> {
         match self.eligibility.check(player, room).await {
             Ok(verdict) => Ok(verdict.into_result()?),
-            Err(e) => Err(peer_unavailable(
+            Err(e @ PeerError::Unavailable(_)) => Err(peer_unavailable(
                 "the ledger (for the player's eligibility)",
                 &e,
             )),
+            // The ledger refused the question itself, for good: retrying would not help,
+            // and its words are for the operators.
+            Err(PeerError::Refused(why)) => Err(ApiError::internal(anyhow::anyhow!(
+                "the ledger refused an eligibility check: {why}"
+            ))
+            .into()),
         }
     }
 

@@ -85,7 +85,7 @@ impl LedgerApi {
     /// The cap day now, by the service's clock (a test moves it past midnight).
     fn today(&self) -> CapDay {
         let now_ms = i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX);
-        let now = chrono::DateTime::<Utc>::from_timestamp_millis(now_ms).unwrap_or_default();
+        let now = chrono::DateTime::<Utc>::from_timestamp_millis(now_ms).unwrap_or_else(Utc::now);
         CapDay::of(now, self.timezone)
     }
 

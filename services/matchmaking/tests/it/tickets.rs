@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use gamehub_platform::auth::Role;
 use gamehub_proto::common::GameType;
+use gamehub_proto::ledger::Refusal;
 use gamehub_proto::matchmaking::{
     CancelTicketRequest, EnqueueRequest, GetTicketRequest, ListRoomsRequest, LocatePlayerRequest,
     LocatePlayerResponse, TableStage, TicketState, WatchTicketRequest,
@@ -951,4 +952,55 @@ async fn a_seat_locate_player_confirms_is_remembered_for_another_seat_ttl() {
     // The game service confirms the seat: the record lives another seat_ttl.
     assert!(locate(&mut kim, "").await.seat.is_some());
     assert!(pttl(redis.clone(), key.clone()).await > seat_ttl_ms - 60_000);
+}
+
+#[tokio::test]
+async fn an_enqueue_the_ledger_cannot_judge_is_unavailable_and_leaves_nothing_behind() {
+    let (mm, ledger, _) = with_fakes().await;
+    let mut una = mm.player("una");
+    ledger.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    let refused = una
+        .enqueue(enqueue_request("gomoku-free", "first"))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::Unavailable, "{refused:?}");
+    assert!(
+        locate(&mut una, "").await.ticket.is_none(),
+        "no ticket made"
+    );
+    // Once the ledger answers, the same request makes the ticket.
+    ledger
+        .down
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    let made = una
+        .enqueue(enqueue_request("gomoku-free", "first"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!made.replayed);
+    assert!(locate(&mut una, "").await.ticket.is_some());
+}
+
+#[tokio::test]
+async fn an_enqueue_the_ledger_refuses_is_refused_with_the_reasons_code() {
+    let (mm, ledger, _) = with_fakes().await;
+    let mut vic = mm.player("vic");
+    ledger.refuse(
+        "vic",
+        Refusal::DailyWinCap as i32,
+        "today's wins reached the daily win cap",
+    );
+    let refused = vic
+        .enqueue(enqueue_request("gomoku-free", "first"))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(
+        refused
+            .message()
+            .starts_with("not_eligible: daily_win_cap: "),
+        "{}",
+        refused.message()
+    );
+    assert!(locate(&mut vic, "").await.ticket.is_none());
 }

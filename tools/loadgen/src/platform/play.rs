@@ -177,7 +177,15 @@ pub(super) async fn gomoku(
                 Ordering::Relaxed,
             );
             if table.status() == gm::TableStatus::BetweenGames && table.leaving_escapes {
-                next_gomoku_game(clients, table_id, stats).await?;
+                match next_gomoku_game(clients, table_id, stats).await {
+                    Ok(()) => {}
+                    // The table closed or a player may not play on: the pair is over.
+                    Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+                        stats.refused(&status);
+                        return Ok(());
+                    }
+                    Err(status) => return Err(status),
+                }
                 table = gomoku_table(&clients[0], table_id, stats).await?;
                 player = new_player(&table)?;
                 continue;
