@@ -269,6 +269,7 @@ async fn a_player_at_the_daily_loss_cap_is_refused_at_the_door_with_the_reason()
         referee
             .ledger
             .settle_game(lg::SettleGameRequest {
+                friends_table: false,
                 game_id: format!("cap-game-{i}"),
                 game_type: GameType::Gomoku as i32,
                 stakes: Some(RoomStakes {
@@ -694,6 +695,9 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
     let status = service
         .gomoku
         .open_table(gm::OpenTableRequest {
+            bot_seats: Vec::new(),
+            friends_table: false,
+            profiles: Vec::new(),
             request_id: request_id(),
             stakes: Some(too_much.clone()),
             rule_set: gm::RuleSet::Freestyle as i32,
@@ -716,6 +720,9 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
     let status = service
         .doudizhu
         .open_table(gamehub_proto::doudizhu::OpenTableRequest {
+            bot_seats: Vec::new(),
+            friends_table: false,
+            profiles: Vec::new(),
             request_id: request_id(),
             stakes: Some(too_much),
             turn_time_ms: 0,

@@ -254,6 +254,9 @@ impl Baselines {
             "gamehub.gomoku.v1.OpenTableRequest",
             Role::Service,
             gm::OpenTableRequest {
+                bot_seats: Vec::new(),
+                friends_table: false,
+                profiles: Vec::new(),
                 request_id: request_id(),
                 stakes: Some(free("gomoku-free")),
                 rule_set: gm::RuleSet::Freestyle as i32,
@@ -376,6 +379,9 @@ impl Baselines {
             "gamehub.doudizhu.v1.OpenTableRequest",
             Role::Service,
             ddz::OpenTableRequest {
+                bot_seats: Vec::new(),
+                friends_table: false,
+                profiles: Vec::new(),
                 request_id: request_id(),
                 stakes: Some(free("doudizhu-free")),
                 turn_time_ms: 0,
@@ -498,6 +504,7 @@ impl Baselines {
             "gamehub.ledger.v1.SettleGameRequest",
             Role::Service,
             lg::SettleGameRequest {
+                friends_table: false,
                 game_id: "gt-limits:1".into(),
                 game_type: GameType::Gomoku as i32,
                 stakes: Some(free("gomoku-free")),

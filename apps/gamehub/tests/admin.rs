@@ -159,6 +159,9 @@ async fn grant_pro_and_player_go_through_the_ledger_api_and_only_for_operators()
 async fn open_gomoku(matchmaker: &mut GomokuServiceClient<ServiceChannel>) -> String {
     matchmaker
         .open_table(gm::OpenTableRequest {
+            bot_seats: Vec::new(),
+            friends_table: false,
+            profiles: Vec::new(),
             request_id: uuid::Uuid::new_v4().to_string(),
             stakes: Some(RoomStakes {
                 room_id: "gomoku-free".into(),
@@ -230,6 +233,9 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
         DoudizhuServiceClient::new(channel(&dealer.url, &keys, "matchmaking", Role::Service));
     let deal_table = dealer_client
         .open_table(ddz::OpenTableRequest {
+            bot_seats: Vec::new(),
+            friends_table: false,
+            profiles: Vec::new(),
             request_id: uuid::Uuid::new_v4().to_string(),
             stakes: Some(stakes("doudizhu-free")),
             turn_time_ms: 30_000,

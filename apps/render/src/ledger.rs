@@ -209,6 +209,7 @@ mod tests {
     fn the_account_shows_balance_caps_standings_rating_and_places() {
         let account = lg::Account {
             player_id: "alice".into(),
+            name: String::new(),
             balance_silver: 12_500,
             today: Some(lg::DailyCaps {
                 day: "2026-11-30".into(),
@@ -248,6 +249,7 @@ mod tests {
                 player_id: "alice".into(),
                 value: 2010,
                 label: "无级别".into(),
+                name: String::new(),
             },
         )];
         let text = account_lines(&account, &places).join("\n");
@@ -337,12 +339,14 @@ mod tests {
                 player_id: "bob".into(),
                 value: 30,
                 label: "超轻蝇量级".into(),
+                name: String::new(),
             },
             lg::LeaderboardRow {
                 rank: 2,
                 player_id: "alice".into(),
                 value: 5,
                 label: "超轻蝇量级".into(),
+                name: String::new(),
             },
         ];
         let lines = leaderboard_lines(lg::Board::GomokuPoints, &rows, "alice");

@@ -6,7 +6,7 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_terms::games::TimeControl;
 use tonic::Status;
 
-use crate::{BoxFuture, GameClient, NewTable, TableSeat, to_i64};
+use crate::{BoxFuture, GameClient, NewTable, TableSeat, seats_i32, to_i64};
 
 /// The dealer's client.
 #[derive(Debug, Clone)]
@@ -37,6 +37,9 @@ impl GameClient for Doudizhu {
                 turn_time_ms,
                 player_ids: table.players.to_vec(),
                 test_seeds: Vec::new(),
+                profiles: table.profiles.to_vec(),
+                bot_seats: seats_i32(table.bot_seats),
+                friends_table: table.friends_table,
             };
             let mut client = self.0.clone();
             Ok(client.open_table(request).await?.into_inner().table_id)

@@ -6,7 +6,7 @@ use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_terms::games::TimeControl;
 use tonic::Status;
 
-use crate::{BoxFuture, GameClient, NewTable, TableSeat, to_i64};
+use crate::{BoxFuture, GameClient, NewTable, TableSeat, seats_i32, to_i64};
 
 /// The referee's client.
 #[derive(Debug, Clone)]
@@ -52,6 +52,9 @@ impl GameClient for Gomoku {
                 first_black_seat: 0,
                 designated_opening: table.designated_opening.to_owned(),
                 paired_games: table.paired_games,
+                profiles: table.profiles.to_vec(),
+                bot_seats: seats_i32(table.bot_seats),
+                friends_table: table.friends_table,
             };
             let mut client = self.0.clone();
             Ok(client.open_table(request).await?.into_inner().table_id)

@@ -20,7 +20,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use gamehub_platform::client::ServiceChannel;
-use gamehub_proto::common::RoomStakes;
+use gamehub_proto::common::{PlayerProfile, RoomStakes};
 use gamehub_terms::games::{self, Game, TimeControl};
 use tonic::Status;
 
@@ -45,6 +45,12 @@ pub struct NewTable<'a> {
     pub designated_opening: &'a str,
     /// Whether the table's games come in pairs, for a game that has them.
     pub paired_games: bool,
+    /// How each player is shown, parallel to `players` (may be empty: shown by id).
+    pub profiles: &'a [PlayerProfile],
+    /// The seats the platform's bot plays (a friends' table's bots).
+    pub bot_seats: &'a [u32],
+    /// Whether the table is a friends' table (never listed; its records say so).
+    pub friends_table: bool,
 }
 
 /// A player's seat at an open table, as the game service reports it.
@@ -91,6 +97,13 @@ pub fn connect(game: &Game, channel: ServiceChannel) -> Option<Box<dyn GameClien
         .iter()
         .find(|(g, _)| *g == game)
         .map(|(_, connect)| connect(channel))
+}
+
+fn seats_i32(seats: &[u32]) -> Vec<i32> {
+    seats
+        .iter()
+        .map(|&s| i32::try_from(s).unwrap_or(i32::MAX))
+        .collect()
 }
 
 fn to_i64(value: u64) -> i64 {

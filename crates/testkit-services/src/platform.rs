@@ -98,6 +98,9 @@ impl TestPlatform {
         self.clients("test-matchmaker", Role::Service)
             .gomoku
             .open_table(gm::OpenTableRequest {
+                bot_seats: Vec::new(),
+                friends_table: false,
+                profiles: Vec::new(),
                 request_id: gamehub::api::request_id(),
                 stakes: Some(RoomStakes {
                     room_id: "gomoku-free".into(),

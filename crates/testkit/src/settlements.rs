@@ -148,6 +148,7 @@ pub fn random_game(rng: &mut impl Rng, game_id: String, players: &[String]) -> S
         players: results,
         reason: reason.into(),
         table_id: format!("table-{}", rng.random_range(0..1000)),
+        friends_table: rng.random_bool(0.1),
         started_at_unix_ms: now_ms - 60_000,
         ended_at_unix_ms: now_ms,
         record: Some(GameRecord {

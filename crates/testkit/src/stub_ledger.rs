@@ -5,7 +5,7 @@
 //! while [`StubLedger::hold`] is on), or refuse a player once some of its games are
 //! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts what it
 //! was sent. Other RPCs are UNIMPLEMENTED,
-//! except GetAccount, which answers with the caller's identity (`subject/role`) so a
+//! except GetProfiles (nobody has a name) and GetAccount, which answers with the caller's identity (`subject/role`) so a
 //! test can see what the server's auth layer put in the request.
 
 use std::collections::{HashMap, HashSet};
@@ -245,5 +245,31 @@ impl LedgerService for StubLedger {
         _: Request<SetProfessionalRequest>,
     ) -> Result<Response<SetProfessionalResponse>, Status> {
         unimplemented()
+    }
+
+    async fn set_name(
+        &self,
+        _: Request<SetNameRequest>,
+    ) -> Result<Response<SetNameResponse>, Status> {
+        unimplemented()
+    }
+
+    /// Everyone without a name (the stub keeps none), in the order asked.
+    async fn get_profiles(
+        &self,
+        request: Request<GetProfilesRequest>,
+    ) -> Result<Response<GetProfilesResponse>, Status> {
+        let mut seen = HashSet::new();
+        let profiles = request
+            .into_inner()
+            .player_ids
+            .into_iter()
+            .filter(|id| seen.insert(id.clone()))
+            .map(|player_id| NamedProfile {
+                player_id,
+                profile: Some(Default::default()),
+            })
+            .collect();
+        Ok(Response::new(GetProfilesResponse { profiles }))
     }
 }

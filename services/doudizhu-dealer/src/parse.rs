@@ -246,6 +246,9 @@ mod tests {
     #[test]
     fn the_table_id_is_stable_per_caller_and_request() {
         let request = pb::OpenTableRequest {
+            bot_seats: Vec::new(),
+            friends_table: false,
+            profiles: Vec::new(),
             request_id: "m-1".into(),
             stakes: Some(gamehub_proto::common::RoomStakes {
                 room_id: "doudizhu-classic".into(),

@@ -821,6 +821,13 @@ impl DoudizhuService for Dealer {
         Ok(Response::new(self.watch_stream(&caller, &r, &table)?))
     }
 
+    async fn list_tables(
+        &self,
+        _request: Request<pb::ListTablesRequest>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
+        Err(Status::unimplemented("ListTables: in progress"))
+    }
+
     async fn get_deal_record(
         &self,
         request: Request<pb::GetDealRecordRequest>,

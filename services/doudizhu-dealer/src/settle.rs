@@ -56,6 +56,7 @@ pub fn settle_request(table: &Table) -> Option<SettleGameRequest> {
         .collect();
     let record = RecordDoc::of(table)?;
     Some(SettleGameRequest {
+        friends_table: false,
         game_id: deal_id(&table.id, table.deal_number),
         game_type: GameType::Doudizhu as i32,
         stakes: Some(view::stakes(&table.stakes)),

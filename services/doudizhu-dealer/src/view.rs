@@ -312,6 +312,7 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
     let seats = Seat::ALL
         .into_iter()
         .map(|s| pb::Seat {
+            profile: None,
             seat: seat(s),
             player_id: table.players[s.index()].clone(),
             cards_left: i32::from(view.cards_left[s.index()]),
@@ -362,6 +363,7 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
     });
     let must_lead = view.phase == Phase::Playing && view.to_act.is_some() && view.trick.is_none();
     pb::Table {
+        friends_table: false,
         table_id: table.id.clone(),
         stakes: Some(stakes(&table.stakes)),
         turn_time_ms: unix_ms(table.time.turn_ms),
@@ -408,6 +410,7 @@ pub fn record(doc: &RecordDoc, json: String) -> pb::DealRecord {
     let r = &doc.record;
     let by = |i: usize| doc.bid_actors.get(i).copied().unwrap_or_default();
     pb::DealRecord {
+        friends_table: false,
         table_id: doc.table_id.clone(),
         deal_number: int(doc.deal_number),
         deal_id: r.deal_id.clone(),

@@ -804,6 +804,13 @@ impl GomokuService for Referee {
         }))
     }
 
+    async fn list_tables(
+        &self,
+        _request: Request<pb::ListTablesRequest>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
+        Err(Status::unimplemented("ListTables: in progress"))
+    }
+
     async fn load_record(
         &self,
         request: Request<pb::LoadRecordRequest>,

@@ -365,6 +365,7 @@ pub fn table(
         _ => None,
     };
     pb::Table {
+        friends_table: false,
         table_id: state.table_id.clone(),
         room_id: state.room.stakes.room_id.to_string(),
         rule_set: rule_set(state.room.rule_set) as i32,
@@ -381,6 +382,7 @@ pub fn table(
                 color: game_colors(s),
                 wants_next_game: state.wants_next[s.index()],
                 left: state.left[s.index()],
+                profile: None,
             })
             .collect(),
         your_seat: viewer.map(seat),
@@ -470,6 +472,7 @@ pub fn game_record(
 ) -> pb::GetRecordResponse {
     let game = &record.game;
     pb::GetRecordResponse {
+        friends_table: false,
         game_id: finished.game_id.clone(),
         game_number: i32::try_from(finished.number).unwrap_or(i32::MAX),
         black_player_id: record.info.black.clone(),

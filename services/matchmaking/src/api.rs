@@ -438,6 +438,8 @@ impl MatchmakingApi {
                     }) as i32,
                     players: at.players,
                     ticket_id,
+                    profiles: Vec::new(),
+                    friends_code: String::new(),
                 });
                 break;
             }
@@ -453,6 +455,7 @@ impl MatchmakingApi {
             player_id: player,
             ticket,
             seat,
+            friends_table: None,
         })
     }
 
@@ -596,6 +599,73 @@ impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
     ) -> Result<Response<pb::LocatePlayerResponse>, Status> {
         let caller = caller(&request)?;
         respond(self.locate(&caller, request.get_ref()).await)
+    }
+
+    async fn open_friends_table(
+        &self,
+        _request: Request<pb::OpenFriendsTableRequest>,
+    ) -> Result<Response<pb::OpenFriendsTableResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn get_friends_table(
+        &self,
+        _request: Request<pb::GetFriendsTableRequest>,
+    ) -> Result<Response<pb::GetFriendsTableResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn join_friends_table(
+        &self,
+        _request: Request<pb::JoinFriendsTableRequest>,
+    ) -> Result<Response<pb::JoinFriendsTableResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn set_ready(
+        &self,
+        _request: Request<pb::SetReadyRequest>,
+    ) -> Result<Response<pb::SetReadyResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn leave_friends_table(
+        &self,
+        _request: Request<pb::LeaveFriendsTableRequest>,
+    ) -> Result<Response<pb::LeaveFriendsTableResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn remove_from_friends_table(
+        &self,
+        _request: Request<pb::RemoveFromFriendsTableRequest>,
+    ) -> Result<Response<pb::RemoveFromFriendsTableResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn add_bots(
+        &self,
+        _request: Request<pb::AddBotsRequest>,
+    ) -> Result<Response<pb::AddBotsResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    async fn close_friends_table(
+        &self,
+        _request: Request<pb::CloseFriendsTableRequest>,
+    ) -> Result<Response<pb::CloseFriendsTableResponse>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
+    }
+
+    type WatchFriendsTableStream = std::pin::Pin<
+        Box<dyn tokio_stream::Stream<Item = Result<pb::WatchFriendsTableResponse, Status>> + Send>,
+    >;
+
+    async fn watch_friends_table(
+        &self,
+        _request: Request<pb::WatchFriendsTableRequest>,
+    ) -> Result<Response<Self::WatchFriendsTableStream>, Status> {
+        Err(Status::unimplemented("friends' tables: in progress"))
     }
 
     type WatchTicketStream = WatchStream;

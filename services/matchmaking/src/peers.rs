@@ -204,6 +204,9 @@ impl TableOpener for GamePeers {
                 players,
                 designated_opening: room.designated_opening_name(),
                 paired_games: room.paired_games,
+                profiles: &[],
+                bot_seats: &[],
+                friends_table: false,
             };
             let table_id = self.client(game)?.open_table(table).await.map_err(|s| {
                 gamehub_platform::metrics::dependency_error(game.key);

@@ -217,6 +217,7 @@ impl Ticket {
                 seat: i32::try_from(s.seat).unwrap_or(i32::MAX),
                 match_id: s.match_id.clone(),
                 players: s.players.clone(),
+                profiles: Vec::new(),
             }),
             refusal: self.refusal,
             message: self.message.clone(),

@@ -256,6 +256,9 @@ async fn play_table(
     });
     let opened = service
         .open_table(pb::OpenTableRequest {
+            bot_seats: Vec::new(),
+            friends_table: false,
+            profiles: Vec::new(),
             request_id: format!("open-{}", players[0]),
             stakes: Some(RoomStakes {
                 room_id: "doudizhu-classic".into(),

@@ -342,6 +342,9 @@ impl TableDriver {
         let opened = self
             .service
             .open_table(pb::OpenTableRequest {
+                bot_seats: Vec::new(),
+                friends_table: false,
+                profiles: Vec::new(),
                 request_id: self.request_id.clone(),
                 stakes: Some(RoomStakes {
                     room_id: "loadgen".into(),

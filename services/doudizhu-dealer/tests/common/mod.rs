@@ -196,6 +196,9 @@ pub fn open_request(
     turn_time_ms: i64,
 ) -> pb::OpenTableRequest {
     pb::OpenTableRequest {
+        bot_seats: Vec::new(),
+        friends_table: false,
+        profiles: Vec::new(),
         request_id: format!("match-{}", uuid::Uuid::new_v4().simple()),
         stakes: Some(stakes()),
         turn_time_ms,

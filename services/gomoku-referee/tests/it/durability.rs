@@ -145,6 +145,7 @@ async fn a_game_the_ledger_settled_before_with_another_result_adopts_the_ledgers
         .ledger
         .client(gamehub_platform::auth::Role::Service)
         .settle_game(lg::SettleGameRequest {
+            friends_table: false,
             game_id: game_id.clone(),
             game_type: GameType::Gomoku as i32,
             stakes: open_request(pb::RuleSet::Freestyle, (0, 0), ["adopt-b", "adopt-w"]).stakes,

@@ -230,6 +230,9 @@ pub fn open_request(
     players: [&str; 2],
 ) -> pb::OpenTableRequest {
     pb::OpenTableRequest {
+        profiles: Vec::new(),
+        bot_seats: Vec::new(),
+        friends_table: false,
         request_id: format!("open-{}", uuid::Uuid::new_v4().simple()),
         stakes: Some(RoomStakes {
             room_id: "gomoku-test".into(),

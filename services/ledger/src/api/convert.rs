@@ -65,6 +65,7 @@ pub fn account(row: &AccountRow, day: &CapDay, caps: &Caps) -> pb::Account {
         })
         .collect();
     pb::Account {
+        name: String::new(),
         player_id: row.player_id.to_string(),
         balance_silver: row.balance_silver,
         today: Some(daily_caps(
@@ -91,6 +92,7 @@ pub fn settlement(report: &GameReport, plan: &SettlementPlan) -> pb::SettleGameR
         .iter()
         .zip(&plan.seats)
         .map(|(seat, p)| pb::PlayerSettlement {
+            name: String::new(),
             player_id: seat.player_id.to_string(),
             points_delta: seat.points,
             points_after: p.points_after,
@@ -237,6 +239,7 @@ pub fn finished_game(
         started_at_unix_ms: game.started_at_unix_ms,
         ended_at_unix_ms: game.ended_at_unix_ms,
         house_silver: response.house_silver,
+        friends_table: false,
     })
 }
 
@@ -251,5 +254,6 @@ pub fn board_row(board: Board, row: &BoardRow) -> pb::LeaderboardRow {
         player_id: row.player_id.clone(),
         value: row.value,
         label,
+        name: String::new(),
     }
 }

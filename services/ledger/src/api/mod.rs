@@ -403,4 +403,18 @@ impl LedgerService for LedgerApi {
     ) -> Result<Response<pb::SetProfessionalResponse>, Status> {
         respond(LedgerApi::set_professional(self, request).await)
     }
+
+    async fn set_name(
+        &self,
+        _request: Request<pb::SetNameRequest>,
+    ) -> Result<Response<pb::SetNameResponse>, Status> {
+        Err(Status::unimplemented("names: in progress"))
+    }
+
+    async fn get_profiles(
+        &self,
+        _request: Request<pb::GetProfilesRequest>,
+    ) -> Result<Response<pb::GetProfilesResponse>, Status> {
+        Err(Status::unimplemented("profiles: in progress"))
+    }
 }

@@ -170,6 +170,7 @@ pub fn game(
     seats: &[SeatSpec<'_>],
 ) -> SettleGameRequest {
     SettleGameRequest {
+        friends_table: false,
         game_id: game_id.into(),
         game_type: game_type as i32,
         stakes: Some(RoomStakes {

@@ -35,6 +35,7 @@ async fn settle_a_loss(ledger: &TestLedger, loser: &str, winner: &str) -> i64 {
     let settled = ledger
         .client(Role::Service)
         .settle_game(SettleGameRequest {
+            friends_table: false,
             game_id: format!("g-{}", uuid::Uuid::new_v4().simple()),
             game_type: GameType::Gomoku as i32,
             stakes: Some(RoomStakes {
