@@ -294,6 +294,7 @@ impl Baselines {
                     $name,
                     Role::Player,
                     gm::$ty {
+                        player_id: String::new(),
                         table_id,
                         request_id,
                     },
@@ -444,6 +445,7 @@ impl Baselines {
             "gamehub.doudizhu.v1.LeaveRequest",
             Role::Player,
             ddz::LeaveRequest {
+                player_id: String::new(),
                 table_id: ddz_table.clone(),
                 request_id: request_id(),
             },
