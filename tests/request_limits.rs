@@ -294,9 +294,9 @@ impl Baselines {
                     $name,
                     Role::Player,
                     gm::$ty {
-                        player_id: String::new(),
                         table_id,
                         request_id,
+                        ..Default::default()
                     },
                 );
             }};
