@@ -3,8 +3,8 @@
 //! PostgreSQL. Switches make it go down ([`StubLedger::down`]), refuse chosen games
 //! ([`StubLedger::refuse`], until [`StubLedger::allow`]), deliver slowly (settlements wait
 //! while [`StubLedger::hold`] is on), or refuse a player once some of its games are
-//! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts what it
-//! was sent. Other RPCs are UNIMPLEMENTED,
+//! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts and keeps
+//! what it was sent ([`StubLedger::requests`]). Other RPCs are UNIMPLEMENTED,
 //! except GetProfiles (nobody has a name) and GetAccount, which answers with the caller's identity (`subject/role`) so a
 //! test can see what the server's auth layer put in the request.
 
@@ -25,6 +25,9 @@ pub struct StubLedger {
     pub down: Arc<AtomicBool>,
     /// SettleGame calls received, answered or not.
     pub calls: Arc<AtomicUsize>,
+    /// The SettleGame requests received, in order, answered or not (a test reads what a
+    /// game service sent).
+    pub requests: Arc<Mutex<Vec<SettleGameRequest>>>,
     /// How many times each game was settled (more than once: replays).
     pub settled: Arc<Mutex<HashMap<String, usize>>>,
     /// Games refused with INVALID_ARGUMENT, as the ledger refuses a malformed one.
@@ -141,6 +144,10 @@ impl LedgerService for StubLedger {
         request: Request<SettleGameRequest>,
     ) -> Result<Response<SettleGameResponse>, Status> {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        self.requests
+            .lock()
+            .unwrap()
+            .push(request.get_ref().clone());
         loop {
             // Created before the check, so a release in between is not missed.
             let released = self.released.notified();
