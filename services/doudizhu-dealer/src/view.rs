@@ -15,9 +15,7 @@ use gamehub_proto::common::{PlayerProfile, RoomStakes};
 use gamehub_proto::doudizhu as pb;
 
 use crate::record::RecordDoc;
-use crate::table::{
-    CloseReason, EventKind, Profile, SeatSettled, Stage, Stakes, Table, TableEvent,
-};
+use crate::table::{CloseReason, EventKind, SeatSettled, Stage, Stakes, Table, TableEvent};
 
 /// Milliseconds as the API's `int64`.
 pub fn unix_ms(ms: u64) -> i64 {
@@ -61,7 +59,7 @@ pub fn stakes(stakes: &Stakes) -> RoomStakes {
 }
 
 /// How a seat's player is shown; `bot` for a seat the platform's bot plays.
-pub fn profile(profile: &Profile, bot: bool) -> PlayerProfile {
+pub fn profile(profile: &crate::table::Profile, bot: bool) -> PlayerProfile {
     PlayerProfile {
         name: profile.name.clone(),
         title: profile.title.clone(),
