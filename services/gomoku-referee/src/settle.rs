@@ -66,7 +66,7 @@ pub fn request(state: &TableState, step: &Step) -> Option<SettleGameRequest> {
         })
         .collect();
     Some(SettleGameRequest {
-        friends_table: false,
+        friends_table: state.friends_table,
         game_id: state.game_id(number),
         game_type: GameType::Gomoku as i32,
         stakes: Some(view::stakes(&state.room)),
