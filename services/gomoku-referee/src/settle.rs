@@ -132,6 +132,27 @@ mod tests {
     }
 
     #[test]
+    fn a_game_at_a_friends_table_is_settled_and_recorded_as_one() {
+        let mut state = open_with_bot(RuleSet::Freestyle);
+        let step = state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(gomoku_rules::Action::Resign),
+                1_100,
+                60_000,
+            )
+            .unwrap()
+            .0;
+        let settle = request(&state, &step).expect("the resignation settles the game");
+        assert!(settle.friends_table);
+        let record = &settle.record.as_ref().unwrap().content;
+        assert!(record.contains("[FriendsTable \"yes\"]"), "{record}");
+        let (mut plain, _) = open(RuleSet::Freestyle);
+        let step = black_wins_game_one(&mut plain);
+        assert!(!request(&plain, &step).unwrap().friends_table);
+    }
+
+    #[test]
     fn leaving_mid_game_is_an_escape_and_closes_the_table() {
         let (mut state, _) = open(RuleSet::Renju(ForbiddenPolicy::Lose));
         place(&mut state, 0, "h8", 1_100);

@@ -993,6 +993,19 @@ pub(crate) mod fixtures {
         )
     }
 
+    /// [`open`] with bob's seat (1, white in game 1) played by the referee's bot
+    /// "bot-bob", moving 700 ms into its turns, at a friends' table.
+    pub fn open_with_bot(rule_set: RuleSet) -> TableState {
+        let (mut state, _) = open(rule_set);
+        state.players[1] = "bot-bob".into();
+        state.bot = Some(Bot {
+            seat: Seat::ONE,
+            move_ms: 700,
+        });
+        state.friends_table = true;
+        state
+    }
+
     /// `seat` places a stone on `point` at `now`.
     pub fn place(state: &mut TableState, seat: u8, point: &str, now: u64) -> Step {
         let p = Point::parse(point).unwrap();
@@ -1243,6 +1256,113 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             (0..2_000).map(|n| drawn(n / 20, (n % 20) as u32)).collect();
         assert_eq!(openings.len(), 26);
+    }
+
+    #[test]
+    fn the_bot_moves_a_moment_into_its_turn_and_declines_a_draw() {
+        let mut state = open_with_bot(RuleSet::Renju(gomoku_rules::ForbiddenPolicy::Lose));
+        assert_eq!(
+            state.deadline_ms(),
+            Some(2_000),
+            "black's clock: not the bot's turn"
+        );
+        place(&mut state, 0, "h8", 1_100);
+        assert_eq!(
+            state.deadline_ms(),
+            Some(1_800),
+            "the bot moves 700 ms into its turn"
+        );
+        assert!(state.on_clock(1_799, 60_000).is_none());
+        state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(Action::OfferDraw),
+                1_200,
+                60_000,
+            )
+            .unwrap();
+        let step = state.on_clock(1_800, 60_000).expect("the bot is due");
+        let said: Vec<_> = step
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Rules { event, .. } => Some(event.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            matches!(
+                said.as_slice(),
+                [Event::DrawDeclined { .. }, Event::StonePlaced { .. }]
+            ),
+            "{said:?}"
+        );
+        assert_eq!(state.game.board().stone_count(), 2);
+        assert_eq!(state.game.to_act(), Some(Seat::ZERO));
+        assert_eq!(state.deadline_ms(), Some(2_800), "black's clock again");
+    }
+
+    #[test]
+    fn the_bot_plays_its_seat_only_and_only_on_its_turn() {
+        let mut state = open_with_bot(RuleSet::Freestyle);
+        assert!(state.is_bot(Seat::ONE) && !state.is_bot(Seat::ZERO));
+        assert!(state.bot_due_ms().is_none(), "black moves first");
+    }
+
+    #[test]
+    fn the_bot_asks_for_the_next_game_as_the_game_ends() {
+        let mut state = open_with_bot(RuleSet::Freestyle);
+        let step = state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(Action::Resign),
+                1_100,
+                60_000,
+            )
+            .unwrap()
+            .0;
+        assert_eq!(state.wants_next, [false, true]);
+        assert!(step.events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::NextGameRequested { seat } if seat == Seat::ONE
+        )));
+        let (_, outcome) = state
+            .act(Seat::ZERO, PlayerAction::NextGame, 1_200, 60_000)
+            .unwrap();
+        assert!(outcome.started, "the human's ask starts game 2");
+        assert_eq!(
+            state.game.config().black_seat,
+            Seat::ONE,
+            "the bot opens as black"
+        );
+        assert_eq!(state.deadline_ms(), Some(1_900));
+        state
+            .on_clock(1_900, 60_000)
+            .expect("the bot's first stone");
+        assert_eq!(state.game.board().stone_count(), 1);
+    }
+
+    #[test]
+    fn a_table_stored_before_profiles_bots_and_friends_tables_still_loads() {
+        let (state, _) = open(RuleSet::Freestyle);
+        let json = serde_json::to_value(&state).unwrap();
+        for field in ["profiles", "bot", "friends_table"] {
+            assert!(
+                json.get(field).is_none(),
+                "{field} is not written when unset"
+            );
+        }
+        let back: TableState = serde_json::from_value(json).unwrap();
+        assert_eq!(
+            (back.profiles, back.bot, back.friends_table),
+            (None, None, false)
+        );
+        let with_bot = open_with_bot(RuleSet::Freestyle);
+        let json = serde_json::to_vec(&with_bot).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<TableState>(&json).unwrap(),
+            with_bot
+        );
     }
 
     #[test]
