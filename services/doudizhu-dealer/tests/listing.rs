@@ -40,8 +40,8 @@ async fn list_tables_shows_a_rooms_tables_newest_first_page_by_page() {
     assert!(newest.opened_at_unix_ms > 0);
 
     let rest = list(&world, 1, &page.next_page_token).await;
-    let ids: Vec<_> = rest.tables.iter().map(|t| t.table_id.clone()).collect();
-    assert_eq!(ids, [first.table_id.clone()]);
+    let ids: Vec<&str> = rest.tables.iter().map(|t| t.table_id.as_str()).collect();
+    assert_eq!(ids, [first.table_id.as_str()]);
     assert_eq!(rest.next_page_token, "");
 
     let refused = world

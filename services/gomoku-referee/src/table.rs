@@ -934,7 +934,7 @@ impl TableState {
 }
 
 /// Set apart the bot's draws from the openings' (both come from the table's seed).
-const BOT_SEED: u64 = 0xb07_5eed_b07_5eed;
+const BOT_SEED: u64 = 0x00b0_75ee_db07_5eed;
 
 /// SplitMix64 of `seed` and a game's number: a well-spread number per game, from which
 /// [`OpeningChoice::opening`] picks.
@@ -1286,7 +1286,7 @@ mod tests {
             .events
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::Rules { event, .. } => Some(event.clone()),
+                EventKind::Rules { event, .. } => Some(*event),
                 _ => None,
             })
             .collect();
@@ -1304,7 +1304,7 @@ mod tests {
 
     #[test]
     fn the_bot_plays_its_seat_only_and_only_on_its_turn() {
-        let mut state = open_with_bot(RuleSet::Freestyle);
+        let state = open_with_bot(RuleSet::Freestyle);
         assert!(state.is_bot(Seat::ONE) && !state.is_bot(Seat::ZERO));
         assert!(state.bot_due_ms().is_none(), "black moves first");
     }

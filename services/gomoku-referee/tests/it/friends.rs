@@ -95,7 +95,8 @@ async fn profiles_show_to_seats_and_spectators_with_the_bot_marked() {
 #[tokio::test]
 async fn bad_profiles_and_bot_seats_are_refused_naming_the_field() {
     let fx = Fixture::new().await;
-    let cases: Vec<(Box<dyn Fn(&mut pb::OpenTableRequest)>, &str)> = vec![
+    type Spoil = Box<dyn Fn(&mut pb::OpenTableRequest)>;
+    let cases: Vec<(Spoil, &str)> = vec![
         (Box::new(|r| r.profiles.truncate(1)), "profiles: "),
         (
             Box::new(|r| r.profiles[1].name = "一二三四五六七八九十一二三".into()),
