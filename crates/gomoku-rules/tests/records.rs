@@ -78,7 +78,10 @@ fn text_record_round_trips_a_swap_game_with_every_action() {
     assert_eq!(back.info.black, "alice");
     assert_eq!(back.info.white, "bob 'the rock'");
     assert!(!back.info.friends_table);
-    assert!(!text.contains("FriendsTable"), "only friends' tables' records say so");
+    assert!(
+        !text.contains("FriendsTable"),
+        "only friends' tables' records say so"
+    );
 }
 
 #[test]
