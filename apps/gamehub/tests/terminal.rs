@@ -227,7 +227,8 @@ async fn gomoku_a_player_moves_sees_a_refusal_resigns_and_sees_the_silver() {
     };
     let screen = term
         .wait(&format!("my stone at {mine}"), 10, |s| {
-            s.contains(&format!("{mine} (t-alice (you))"))
+            // The move's log line and the board are drawn by separate updates.
+            s.contains(&format!("{mine} (t-alice (you))")) && stones_on_board(s) >= 1
         })
         .await;
     assert!(stones_on_board(&screen) >= 1, "{screen}");
