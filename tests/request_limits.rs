@@ -296,7 +296,6 @@ impl Baselines {
                     gm::$ty {
                         table_id,
                         request_id,
-                        ..Default::default()
                     },
                 );
             }};
@@ -308,7 +307,16 @@ impl Baselines {
         plain_action!("gamehub.gomoku.v1.ResignRequest", ResignRequest);
         plain_action!("gamehub.gomoku.v1.OfferDrawRequest", OfferDrawRequest);
         plain_action!("gamehub.gomoku.v1.SwapRequest", SwapRequest);
-        plain_action!("gamehub.gomoku.v1.LeaveRequest", LeaveRequest);
+        let (table_id, request_id_) = act();
+        b.add(
+            "gamehub.gomoku.v1.LeaveRequest",
+            Role::Player,
+            gm::LeaveRequest {
+                table_id,
+                request_id: request_id_,
+                player_id: String::new(),
+            },
+        );
         plain_action!("gamehub.gomoku.v1.NextGameRequest", NextGameRequest);
         let (table_id, request_id_) = act();
         b.add(
