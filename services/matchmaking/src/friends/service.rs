@@ -479,11 +479,11 @@ impl MatchmakingApi {
         let found = self.find(caller, &request.code).await?;
         let code = found.code.clone();
         let player = caller.subject.clone();
-        if found.seat_of(&player).is_some() {
-            return Ok(self.friends_view(&found));
-        }
         if found.is_closed() {
             return Err(Refusal::Closed(code).into());
+        }
+        if found.seat_of(&player).is_some() {
+            return Ok(self.friends_view(&found));
         }
         let room = self.room_of(&found)?;
         self.refuse_paid(&room)?;
