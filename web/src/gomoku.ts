@@ -3,6 +3,8 @@
 
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
+import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
+import { LOBBY_ROUTE, afterTable } from "./routes.js";
 import { clock, h, mount, num, signed, svg, toast } from "./ui.js";
 import {
   Color,
@@ -91,7 +93,13 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
   const nameOf = (seat: number | undefined) => {
     const p = seat === undefined ? undefined : table?.players[seat];
     if (!p) return "?";
-    return p.seat === mySeat() ? `${p.playerId} (you)` : p.playerId;
+    const name = displayName(p.playerId, p.profile);
+    return p.seat === mySeat() ? `${name} (you)` : name;
+  };
+  /** A settled player by its id: its name at this table. */
+  const nameOfId = (playerId: string) => {
+    const p = table?.players.find((x) => x.playerId === playerId);
+    return p ? nameOf(p.seat) : playerId;
   };
 
   /** Runs an action; its answer (the table) is shown at once, a refusal in words. */
@@ -287,7 +295,8 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       "div",
       { class: `player${acting ? " acting" : ""}${p?.left ? " left" : ""}`, "data-seat": seat, "data-color": c },
       h("span", { class: `dot ${c}` }),
-      h("span", { class: "name" }, nameOf(seat)),
+      h("span", { class: "name", title: p?.playerId ?? "" }, nameOf(seat), h("span", { class: "sub standing" }, ` ${standingLine(p?.profile)}`)),
+      p && isBot(p.playerId, p.profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
       p?.wantsNextGame ? h("span", { class: "badge" }, "ready") : null,
       p?.left ? h("span", { class: "badge" }, "left") : null,
       h("span", { class: "clocks" }, move, clockEl),
@@ -413,10 +422,10 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
                 toast(explain(err));
               }
             }
-            location.hash = "#/";
+            location.hash = afterTable(tableId, t.friendsTable);
           },
         },
-        leaving ? "Back to the lobby" : "Leave table",
+        leaving ? (t.friendsTable ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
       ),
     );
     return h("div", { class: "buttons" }, ...list);
@@ -489,6 +498,15 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       if (t.game?.phase !== Phase.PROPOSE_FIFTH) proposals = [];
       table = t;
       receivedAt = Date.now();
+      // A friends' table's game table closed: back to the friends' table's lobby.
+      if (t.status === TableStatus.CLOSED && t.friendsTable && !spectator) {
+        const back = afterTable(tableId, true);
+        if (back !== LOBBY_ROUTE) {
+          toast("The game table closed: back to the friends' table.", "info");
+          location.hash = back;
+          return;
+        }
+      }
       render();
     },
     status: (lines, state) => {
@@ -536,7 +554,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         return `The table closed: ${k.value.reason}.`;
       case "gameSettled":
         window.dispatchEvent(new Event("gamehub:settled"));
-        return `Game ${k.value.number} settled: ${(k.value.settlement?.seats ?? []).map((s) => `${s.playerId} ${signed(s.silverDelta)} silver`).join(", ")}.`;
+        return `Game ${k.value.number} settled: ${(k.value.settlement?.seats ?? []).map((s) => `${nameOfId(s.playerId)} ${signed(s.silverDelta)} silver`).join(", ")}.`;
       default:
         return null;
     }
