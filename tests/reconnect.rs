@@ -359,6 +359,7 @@ async fn a_seat_is_in_progress_then_between_games_then_gone_when_the_table_close
     tp.clients(gus, Role::Player)
         .gomoku
         .leave(gm::LeaveRequest {
+            player_id: String::new(),
             table_id: table_id.clone(),
             request_id: request_id(),
         })

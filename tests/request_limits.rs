@@ -296,6 +296,7 @@ impl Baselines {
                     gm::$ty {
                         table_id,
                         request_id,
+                        ..Default::default()
                     },
                 );
             }};
@@ -444,6 +445,7 @@ impl Baselines {
             "gamehub.doudizhu.v1.LeaveRequest",
             Role::Player,
             ddz::LeaveRequest {
+                player_id: String::new(),
                 table_id: ddz_table.clone(),
                 request_id: request_id(),
             },

@@ -213,6 +213,7 @@ async fn players_are_seated_at_real_gomoku_and_dou_dizhu_tables() {
     // Once she leaves (the table closes), she may queue again.
     p.gomoku("g-alice")
         .leave(gomoku::LeaveRequest {
+            player_id: String::new(),
             table_id: gomoku_table.clone(),
             request_id: "leave-1".into(),
         })

@@ -289,6 +289,7 @@ async fn leave(
     table_id: &str,
 ) -> Result<(), tonic::Status> {
     let request = ddz::LeaveRequest {
+        player_id: String::new(),
         table_id: table_id.to_owned(),
         request_id: request_id(),
     };

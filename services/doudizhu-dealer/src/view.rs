@@ -312,6 +312,7 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
     let seats = Seat::ALL
         .into_iter()
         .map(|s| pb::Seat {
+            left: false,
             profile: None,
             seat: seat(s),
             player_id: table.players[s.index()].clone(),

@@ -236,6 +236,7 @@ async fn gomoku_perform(
         }
         Action::Leave => {
             let request = gm::LeaveRequest {
+                player_id: String::new(),
                 table_id,
                 request_id,
             };
@@ -402,6 +403,7 @@ async fn doudizhu_perform(
         }
         Action::Leave => {
             let request = ddz::LeaveRequest {
+                player_id: String::new(),
                 table_id,
                 request_id,
             };

@@ -297,6 +297,7 @@ impl Driver {
     pub async fn leave(&self, seat: usize) -> Result<pb::LeaveResponse, Status> {
         self.client(seat)
             .leave(pb::LeaveRequest {
+                player_id: String::new(),
                 table_id: self.table_id.clone(),
                 request_id: rid(),
             })

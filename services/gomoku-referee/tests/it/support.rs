@@ -416,6 +416,7 @@ impl Player {
             .client
             .clone()
             .leave(pb::LeaveRequest {
+                player_id: String::new(),
                 table_id: table_id.to_owned(),
                 request_id: rid(),
             })

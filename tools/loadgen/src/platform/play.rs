@@ -85,6 +85,7 @@ pub(super) async fn leave(
     let left = match game {
         GameType::Gomoku => {
             let request = gm::LeaveRequest {
+                player_id: String::new(),
                 table_id: table_id.to_owned(),
                 request_id,
             };
@@ -98,6 +99,7 @@ pub(super) async fn leave(
         }
         _ => {
             let request = ddz::LeaveRequest {
+                player_id: String::new(),
                 table_id: table_id.to_owned(),
                 request_id,
             };
