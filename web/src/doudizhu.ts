@@ -177,6 +177,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         ),
         isBot(s.playerId, s.profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
         s.autoPlay ? h("span", { class: "badge" }, "托管 auto") : null,
+        s.left ? h("span", { class: "badge" }, "left") : null,
         s.ready && t.status !== TableStatus.DEALING ? h("span", { class: "badge" }, "ready") : null,
       ),
       position === "bottom"
