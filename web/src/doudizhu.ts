@@ -5,7 +5,7 @@
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
-import { LOBBY_ROUTE, afterTable } from "./routes.js";
+import { LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { clock, h, mount, num, signed, toast } from "./ui.js";
 import {
   Actor,
@@ -257,7 +257,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
             location.hash = afterTable(tableId, t.friendsTable);
           },
         },
-        closed ? (t.friendsTable ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
+        closed ? (t.friendsTable && friendsCode() ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
       ),
     );
     return h("div", { class: "buttons" }, ...list);

@@ -102,14 +102,14 @@ export function explainFriends(err: unknown): string {
 }
 
 /**
- * A refusal of one field of a form (`name: must not end with a space`): the sentence
- * after the field's name, to show beside the field; null when the error is about
- * something else (then `explain` says it).
+ * A refusal of one field of a form (`name: must not end with a space`), to show beside
+ * the field: the sentence after the field's name, which stays in words where the
+ * sentence needs it ("Name is required"), as `withoutCodes` keeps it; null when the
+ * error is about something else (then `explain` says it).
  */
 export function fieldRefusal(err: unknown, field: string): string | null {
   if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) return null;
-  const prefix = `${field}: `;
-  if (!err.rawMessage.startsWith(prefix)) return null;
-  const sentence = err.rawMessage.slice(prefix.length).trim();
+  if (!err.rawMessage.startsWith(`${field}: `)) return null;
+  const sentence = withoutCodes(err.rawMessage).trim();
   return sentence === "" ? null : sentence.charAt(0).toUpperCase() + sentence.slice(1);
 }

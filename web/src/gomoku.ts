@@ -4,7 +4,7 @@
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
-import { LOBBY_ROUTE, afterTable } from "./routes.js";
+import { LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { clock, h, mount, num, signed, svg, toast } from "./ui.js";
 import {
   Color,
@@ -425,7 +425,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
             location.hash = afterTable(tableId, t.friendsTable);
           },
         },
-        leaving ? (t.friendsTable ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
+        leaving ? (t.friendsTable && friendsCode() ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
       ),
     );
     return h("div", { class: "buttons" }, ...list);

@@ -7,7 +7,7 @@ import { explain, follow, requestId, type Api } from "./api.js";
 import { explainFriends, fieldRefusal } from "./errors.js";
 import { RULES, designatedOpening } from "./gomoku.js";
 import { codeProblem, displayName, normaliseCode } from "./names.js";
-import { friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
+import { friendsCode, friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
 import { clock, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import { Board, type Account, type LeaderboardRow } from "./gen/gamehub/ledger/v1/ledger_pb.js";
@@ -123,6 +123,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
 
   /** Joining a friends' table by its code: sit down, else look at it (a full table can be watched). */
   function joinByCode() {
+    const mine = friendsCode();
     const input = h("input", { id: "join-code", placeholder: "K7QX2M", spellcheck: "false", autocomplete: "off", "aria-label": "friends' table code" });
     const problem = h("div", { class: "field-problem", id: "join-problem", role: "alert" });
     const join = async () => {
@@ -158,6 +159,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       ),
       problem,
       h("div", { class: "sub" }, "The 6-character code a friend shares; or open the link it sends."),
+      mine ? h("a", { class: "button", id: "back-to-friends", href: friendsRoute(mine) }, `Back to your table ${mine}`) : null,
     );
   }
 

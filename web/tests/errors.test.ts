@@ -84,7 +84,8 @@ test("a friends' table refusal whose sentence names something keeps the server's
 test("a refused name shows the sentence after the field's name, beside the field", () => {
   const refusal = (message: string, code = Code.InvalidArgument) => fieldRefusal(new ConnectError(message, code), "name");
   assert.equal(refusal("name: at most 12 characters; this one has 13"), "At most 12 characters; this one has 13");
-  assert.equal(refusal("name: must not end with a space"), "Must not end with a space");
+  assert.equal(refusal("name: must not end with a space"), "Name must not end with a space");
+  assert.equal(refusal("name: is longer than 12 characters"), "Name is longer than 12 characters");
   assert.equal(refusal("player_id: is longer than 64 characters"), null, "another field");
   assert.equal(refusal("name: x", Code.PermissionDenied), null, "not a malformed field");
   assert.equal(fieldRefusal(new Error("name: x"), "name"), null);
