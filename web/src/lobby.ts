@@ -230,7 +230,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
         "div",
         { class: "room-buttons" },
         h("button", { class: "primary", "data-action": "play", disabled: queued || tooPoor, onclick: () => void enqueue(room) }, tooPoor ? "Not enough silver" : "Play"),
-        h("button", { "data-action": "friends", disabled: queued || tooPoor, onclick: () => void openFriends(room) }, "Play with friends 好友房"),
+        h("button", { "data-action": "friends", disabled: queued || tooPoor, onclick: () => void openFriends(room) }, "With friends 好友房"),
         h("a", { class: "button", "data-action": "tables", href: tablesRoute(room.roomId) }, "Watch"),
       ),
     );

@@ -88,7 +88,9 @@ export function tableList(api: Api, root: HTMLElement, roomId: string): TablesVi
       problem ? h("div", { class: "notice", role: "alert" }, problem) : null,
       !loaded
         ? h("p", { class: "loading" }, "Loading…")
-        : tables.length === 0
+        : problem
+          ? null
+          : tables.length === 0
           ? h("p", { class: "sub", id: "no-tables" }, previous.length ? "No more tables." : "No table is playing in this room right now.")
           : h(
               "table",
