@@ -342,7 +342,13 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       h(
         "header",
         { class: "table-head" },
-        h("h2", {}, "Dou Dizhu 斗地主", spectator ? h("span", { class: "badge" }, "spectating: no hand is shown") : null),
+        h(
+          "h2",
+          {},
+          "Dou Dizhu 斗地主",
+          spectator ? h("span", { class: "badge" }, "spectating: no hand is shown") : null,
+          t.friendsTable ? h("span", { class: "badge" }, "friends' table 好友房") : null,
+        ),
         h(
           "div",
           { class: "sub" },

@@ -444,7 +444,13 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       h(
         "header",
         { class: "table-head" },
-        h("h2", {}, "Gomoku 五子棋", spectator ? h("span", { class: "badge" }, "spectating") : null),
+        h(
+          "h2",
+          {},
+          "Gomoku 五子棋",
+          spectator ? h("span", { class: "badge" }, "spectating") : null,
+          t.friendsTable ? h("span", { class: "badge" }, "friends' table 好友房") : null,
+        ),
         h("div", { class: "sub" }, `${t.roomId} · game ${t.game?.number ?? 1} · table ${t.tableId}`),
         t.game?.opening ? h("div", { class: "sub", id: "opening" }, `Opening 开局: ${openingName(t.game.opening)} · white plays move 4`) : null,
       ),

@@ -79,7 +79,8 @@ async function rejoin(api: Api, shared: boolean): Promise<void> {
         history.replaceState(null, "", route);
         const game = seat.gameType === GameType.DOUDIZHU ? "Dou Dizhu" : "Gomoku";
         const stage = seat.stage === TableStage.BETWEEN_GAMES ? "between games" : "game in progress";
-        toast(`Back at your ${game} table (${seat.roomId}, ${stage}).`, "info");
+        const others = seat.players.flatMap((id, i) => (id === api.player ? [] : [displayName(id, seat.profiles[i])]));
+        toast(`Back at your ${game} table (${seat.roomId}, ${stage})${others.length ? ` with ${others.join(" and ")}` : ""}.`, "info");
       }
     } else if (friends && friends.state !== FriendsTableState.CLOSED && !shared) {
       const route = friendsRoute(friends.code);
