@@ -6,7 +6,7 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_terms::games::TimeControl;
 use tonic::Status;
 
-use crate::{BoxFuture, GameClient, NewTable, TableSeat, seats_i32, to_i64};
+use crate::{BoxFuture, GameClient, NewTable, TableInfo, seats_i32, to_i64};
 
 /// The dealer's client.
 #[derive(Debug, Clone)]
@@ -46,38 +46,66 @@ impl GameClient for Doudizhu {
         })
     }
 
-    fn seat_at<'a>(
-        &'a self,
-        table_id: &'a str,
-        player_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TableSeat>, Status>> {
+    fn table<'a>(&'a self, table_id: &'a str) -> BoxFuture<'a, Result<TableInfo, Status>> {
         Box::pin(async move {
             let request = pb::GetTableRequest {
                 table_id: table_id.to_owned(),
                 as_spectator: true,
             };
             let mut client = self.0.clone();
-            let table = client.get_table(request).await?.into_inner().table;
-            Ok(table.and_then(|t| seat(&t, player_id)))
+            let table = client
+                .get_table(request)
+                .await?
+                .into_inner()
+                .table
+                .unwrap_or_default();
+            Ok(info(&table))
+        })
+    }
+
+    fn leave_for<'a>(
+        &'a self,
+        table_id: &'a str,
+        player_id: &'a str,
+        request_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), Status>> {
+        Box::pin(async move {
+            let request = pb::LeaveRequest {
+                table_id: table_id.to_owned(),
+                request_id: request_id.to_owned(),
+                player_id: player_id.to_owned(),
+            };
+            let mut client = self.0.clone();
+            client.leave(request).await?;
+            Ok(())
         })
     }
 }
 
-/// The player's seat at a table that goes on.
-fn seat(table: &pb::Table, player_id: &str) -> Option<TableSeat> {
-    if table.status() == pb::TableStatus::Closed {
-        return None;
-    }
-    let me = table.seats.iter().find(|s| s.player_id == player_id)?;
-    Some(TableSeat {
-        seat: u32::try_from(me.seat).ok()?,
+/// The table as the shared services need it.
+fn info(table: &pb::Table) -> TableInfo {
+    let status = table.status();
+    // A deal about to be dealt counts as going on: every seat asked for it.
+    let in_progress = !matches!(
+        status,
+        pb::TableStatus::BetweenDeals | pb::TableStatus::Closed
+    );
+    TableInfo {
         room_id: table
             .stakes
             .as_ref()
             .map(|s| s.room_id.clone())
             .unwrap_or_default(),
-        // A deal about to be dealt counts as going on: every seat asked for it.
-        in_progress: table.status() != pb::TableStatus::BetweenDeals,
+        open: status != pb::TableStatus::Closed,
+        in_progress,
+        // Leaving a deal is an escape; between deals it is not.
+        leaving_escapes: in_progress,
         players: table.seats.iter().map(|s| s.player_id.clone()).collect(),
-    })
+        left: table
+            .seats
+            .iter()
+            .filter(|s| s.left)
+            .map(|s| s.player_id.clone())
+            .collect(),
+    }
 }

@@ -6,7 +6,7 @@ use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_terms::games::TimeControl;
 use tonic::Status;
 
-use crate::{BoxFuture, GameClient, NewTable, TableSeat, seats_i32, to_i64};
+use crate::{BoxFuture, GameClient, NewTable, TableInfo, seats_i32, to_i64};
 
 /// The referee's client.
 #[derive(Debug, Clone)]
@@ -61,35 +61,55 @@ impl GameClient for Gomoku {
         })
     }
 
-    fn seat_at<'a>(
-        &'a self,
-        table_id: &'a str,
-        player_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TableSeat>, Status>> {
+    fn table<'a>(&'a self, table_id: &'a str) -> BoxFuture<'a, Result<TableInfo, Status>> {
         Box::pin(async move {
             let request = pb::GetTableRequest {
                 table_id: table_id.to_owned(),
             };
             let mut client = self.0.clone();
-            let table = client.get_table(request).await?.into_inner().table;
-            Ok(table.and_then(|t| seat(&t, player_id)))
+            let table = client
+                .get_table(request)
+                .await?
+                .into_inner()
+                .table
+                .unwrap_or_default();
+            Ok(info(&table))
+        })
+    }
+
+    fn leave_for<'a>(
+        &'a self,
+        table_id: &'a str,
+        player_id: &'a str,
+        request_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), Status>> {
+        Box::pin(async move {
+            let request = pb::LeaveRequest {
+                table_id: table_id.to_owned(),
+                request_id: request_id.to_owned(),
+                player_id: player_id.to_owned(),
+            };
+            let mut client = self.0.clone();
+            client.leave(request).await?;
+            Ok(())
         })
     }
 }
 
-/// The player's seat at a table that goes on.
-fn seat(table: &pb::Table, player_id: &str) -> Option<TableSeat> {
-    if table.status() == pb::TableStatus::Closed {
-        return None;
-    }
-    let me = table
-        .players
-        .iter()
-        .find(|p| p.player_id == player_id && !p.left)?;
-    Some(TableSeat {
-        seat: u32::try_from(me.seat).ok()?,
+/// The table as the shared services need it.
+fn info(table: &pb::Table) -> TableInfo {
+    let status = table.status();
+    TableInfo {
         room_id: table.room_id.clone(),
-        in_progress: table.status() != pb::TableStatus::BetweenGames,
+        open: status != pb::TableStatus::Closed,
+        in_progress: status == pb::TableStatus::Playing,
+        leaving_escapes: table.leaving_escapes,
         players: table.players.iter().map(|p| p.player_id.clone()).collect(),
-    })
+        left: table
+            .players
+            .iter()
+            .filter(|p| p.left)
+            .map(|p| p.player_id.clone())
+            .collect(),
+    }
 }

@@ -66,19 +66,69 @@ pub struct TableSeat {
     pub players: Vec<String>,
 }
 
+/// A table as the shared services need to know it, whatever its game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The room the table was opened for.
+    pub room_id: String,
+    /// The table goes on (not closed).
+    pub open: bool,
+    /// A game (a deal, also one about to be dealt) is going on, rather than the table
+    /// waiting between games.
+    pub in_progress: bool,
+    /// Leaving now is an escape: during a game, and between the two games of a pair.
+    pub leaving_escapes: bool,
+    /// Every player, in seat order.
+    pub players: Vec<String>,
+    /// The players who left the table.
+    pub left: Vec<String>,
+}
+
+impl TableInfo {
+    /// Where `player_id` sits, if the table goes on and the player has not left it.
+    pub fn seat_of(&self, player_id: &str) -> Option<TableSeat> {
+        if !self.open || self.left.iter().any(|p| p == player_id) {
+            return None;
+        }
+        let seat = self.players.iter().position(|p| p == player_id)?;
+        Some(TableSeat {
+            seat: u32::try_from(seat).ok()?,
+            room_id: self.room_id.clone(),
+            in_progress: self.in_progress,
+            players: self.players.clone(),
+        })
+    }
+}
+
 /// One game's service.
 pub trait GameClient: Send + Sync + fmt::Debug + 'static {
     /// Opens a table (`OpenTable`) and answers its id.
     fn open_table<'a>(&'a self, table: NewTable<'a>) -> BoxFuture<'a, Result<String, Status>>;
 
-    /// Where `player_id` sits at `table_id` (`GetTable`): None when the table is closed or
-    /// the player is not (or no longer) seated there. An unknown table is the service's
+    /// The table `table_id` as it is now (`GetTable` as a spectator). An unknown table
+    /// is the service's `NOT_FOUND`.
+    fn table<'a>(&'a self, table_id: &'a str) -> BoxFuture<'a, Result<TableInfo, Status>>;
+
+    /// Makes `player_id` leave `table_id` (`Leave` with a service token naming the
+    /// player): during a game an escape, paid as at any table. Idempotent on
+    /// `request_id`.
+    fn leave_for<'a>(
+        &'a self,
+        table_id: &'a str,
+        player_id: &'a str,
+        request_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), Status>>;
+
+    /// Where `player_id` sits at `table_id`: None when the table is closed or the player
+    /// is not (or no longer) seated there. An unknown table is the service's
     /// `NOT_FOUND`.
     fn seat_at<'a>(
         &'a self,
         table_id: &'a str,
         player_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<TableSeat>, Status>>;
+    ) -> BoxFuture<'a, Result<Option<TableSeat>, Status>> {
+        Box::pin(async move { Ok(self.table(table_id).await?.seat_of(player_id)) })
+    }
 }
 
 /// Makes a game's client on a channel to its service.

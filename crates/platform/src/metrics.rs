@@ -19,6 +19,8 @@
 //! | `gamehub_settlements_total` | counter | `game`, `result` | settlement deliveries (`ok`, `retry`, `dead`) |
 //! | `gamehub_timeouts_applied_total` | counter | `game` | clock deadlines applied by the sweeper |
 //! | `gamehub_rate_limited_total` | counter | | calls refused by the per-player rate limit |
+//! | `gamehub_friends_code_misses_total` | counter | | friends' table codes asked for that no table ever had |
+//! | `gamehub_friends_code_refusals_total` | counter | | code lookups refused because the caller tried too many unknown codes |
 
 use std::sync::LazyLock;
 
@@ -53,6 +55,10 @@ pub struct Metrics {
     pub timeouts_applied: IntCounterVec,
     /// See the module table.
     pub rate_limited: IntCounter,
+    /// See the module table.
+    pub friends_code_misses: IntCounter,
+    /// See the module table.
+    pub friends_code_refusals: IntCounter,
 }
 
 fn build() -> Result<Metrics, prometheus::Error> {
@@ -135,7 +141,17 @@ fn build() -> Result<Metrics, prometheus::Error> {
     registry.register(Box::new(settlement_lag_seconds.clone()))?;
     registry.register(Box::new(settlements.clone()))?;
     registry.register(Box::new(timeouts_applied.clone()))?;
+    let friends_code_misses = IntCounter::new(
+        "gamehub_friends_code_misses_total",
+        "friends' table codes asked for that no table ever had",
+    )?;
+    let friends_code_refusals = IntCounter::new(
+        "gamehub_friends_code_refusals_total",
+        "code lookups refused after too many unknown codes",
+    )?;
     registry.register(Box::new(rate_limited.clone()))?;
+    registry.register(Box::new(friends_code_misses.clone()))?;
+    registry.register(Box::new(friends_code_refusals.clone()))?;
     Ok(Metrics {
         registry,
         rpc_requests,
@@ -149,6 +165,8 @@ fn build() -> Result<Metrics, prometheus::Error> {
         settlements,
         timeouts_applied,
         rate_limited,
+        friends_code_misses,
+        friends_code_refusals,
     })
 }
 

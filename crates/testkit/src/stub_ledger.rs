@@ -3,12 +3,12 @@
 //! PostgreSQL. Switches make it go down ([`StubLedger::down`]), refuse chosen games
 //! ([`StubLedger::refuse`], until [`StubLedger::allow`]), deliver slowly (settlements wait
 //! while [`StubLedger::hold`] is on), or refuse a player once some of its games are
-//! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts what it
-//! was sent. Other RPCs are UNIMPLEMENTED,
+//! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts and keeps
+//! what it was sent ([`StubLedger::requests`]). Other RPCs are UNIMPLEMENTED,
 //! except GetProfiles (nobody has a name) and GetAccount, which answers with the caller's identity (`subject/role`) so a
 //! test can see what the server's auth layer put in the request.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +18,9 @@ use gamehub_proto::ledger::ledger_service_server::{LedgerService, LedgerServiceS
 use gamehub_proto::ledger::*;
 use tonic::{Request, Response, Status};
 
+/// SettleGame requests a stub ledger keeps, the latest.
+pub const KEPT_REQUESTS: usize = 1_000;
+
 /// The stand-in ledger; clones share their state.
 #[derive(Debug, Default, Clone)]
 pub struct StubLedger {
@@ -25,6 +28,9 @@ pub struct StubLedger {
     pub down: Arc<AtomicBool>,
     /// SettleGame calls received, answered or not.
     pub calls: Arc<AtomicUsize>,
+    /// The last [`KEPT_REQUESTS`] SettleGame requests received, in order, answered or not
+    /// (a test reads what a game service sent; a load run keeps no more).
+    pub requests: Arc<Mutex<VecDeque<SettleGameRequest>>>,
     /// How many times each game was settled (more than once: replays).
     pub settled: Arc<Mutex<HashMap<String, usize>>>,
     /// Games refused with INVALID_ARGUMENT, as the ledger refuses a malformed one.
@@ -141,6 +147,13 @@ impl LedgerService for StubLedger {
         request: Request<SettleGameRequest>,
     ) -> Result<Response<SettleGameResponse>, Status> {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        {
+            let mut requests = self.requests.lock().unwrap();
+            if requests.len() == KEPT_REQUESTS {
+                requests.pop_front();
+            }
+            requests.push_back(request.get_ref().clone());
+        }
         loop {
             // Created before the check, so a release in between is not missed.
             let released = self.released.notified();

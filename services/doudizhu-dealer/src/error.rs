@@ -53,6 +53,10 @@ pub enum DealerError {
         "test seeds are refused: this dealer does not run with GAMEHUB_DEALER_TEST_SEEDS=1 in development"
     )]
     TestSeedsRefused,
+    /// A bot seat's moves are auto-play's: its own bids, plays and passes, and taking it
+    /// off auto-play, are refused (seat number).
+    #[error("bot_seat: seat {0} is played by the platform's bot, on auto-play for good")]
+    BotSeat(u8),
     /// The next deal is not due (another step dealt it, or the table moved on).
     #[error("next_deal_not_due: the next deal is not due")]
     NotDue,
@@ -101,6 +105,7 @@ impl From<DealerError> for ApiError {
             | DealerError::DealOver
             | DealerError::DealInProgress
             | DealerError::DealNotFinished(_)
+            | DealerError::BotSeat(_)
             | DealerError::NotDue => ApiError::FailedPrecondition(message),
             DealerError::RequestIdReused(_) => ApiError::AlreadyExists(message),
             DealerError::NewDeal(_) | DealerError::NoSeed => {
@@ -146,6 +151,7 @@ mod tests {
             (DealerError::DealOver, "no_deal_in_progress: "),
             (DealerError::DealInProgress, "deal_in_progress: "),
             (DealerError::DealNotFinished(2), "deal_not_finished: deal 2"),
+            (DealerError::BotSeat(1), "bot_seat: seat 1 "),
         ];
         for (error, start) in cases {
             let (code, text) = message(error);

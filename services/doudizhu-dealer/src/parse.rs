@@ -6,7 +6,7 @@ use gamehub_proto::doudizhu as pb;
 use sha2::{Digest, Sha256};
 
 use crate::error::DealerError;
-use crate::table::{PlayCards, Stakes};
+use crate::table::{PlayCards, Profile, Stakes};
 
 /// Longest id accepted (table, request, player, room).
 pub use gamehub_terms::ids::MAX_ID_LEN;
@@ -52,6 +52,15 @@ pub const MAX_RANKS_CHARS: usize = 64;
 pub const MAX_CARD_CHARS: usize = 8;
 /// The most test seeds an OpenTable may carry (one per deal).
 pub const MAX_TEST_SEEDS: usize = 64;
+
+/// The longest display name of a profile, in characters (docs/rules.md#names).
+pub const MAX_NAME_CHARS: usize = 12;
+/// The longest title or rank name of a profile, in characters.
+pub const MAX_PROFILE_TEXT_CHARS: usize = 32;
+/// The most seats the platform's bot may play: a table keeps a human.
+pub const MAX_BOT_SEATS: usize = 2;
+/// How the player id of a bot seat starts.
+pub const BOT_ID_PREFIX: &str = "bot-";
 
 /// The cards of a play: rank text or card text, exactly one of them. Their lengths are
 /// checked before anything else reads them.
@@ -114,6 +123,11 @@ pub struct OpenTable {
     pub turn_ms: u64,
     pub players: [String; 3],
     pub test_seeds: Vec<Seed>,
+    /// How each seat's player is shown (all empty when the request gave none).
+    pub profiles: [Profile; 3],
+    /// Seats the platform's bot plays.
+    pub bots: [bool; 3],
+    pub friends_table: bool,
 }
 
 impl OpenTable {
@@ -183,12 +197,17 @@ impl OpenTable {
                     .map_err(|_| DealerError::invalid("test_seeds", "each seed is 64 hex digits"))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let profiles = profiles(&request.profiles)?;
+        let bots = bot_seats(&request.bot_seats, &players)?;
         Ok(OpenTable {
             request_id,
             stakes,
             turn_ms,
             players,
             test_seeds,
+            profiles,
+            bots,
+            friends_table: request.friends_table,
         })
     }
 
@@ -215,8 +234,112 @@ impl OpenTable {
         for seed in &self.test_seeds {
             hasher.update(seed.bytes());
         }
+        // Only what a request of before could not ask for is added, so the retry of an
+        // OpenTable sent before profiles, bots and friends' tables still matches.
+        if self.bots.contains(&true) {
+            hasher.update(b"bots");
+            hasher.update(self.bots.map(u8::from));
+        }
+        if self.friends_table {
+            hasher.update(b"friends_table");
+        }
+        if self.profiles != <[Profile; 3]>::default() {
+            hasher.update(b"profiles");
+            for profile in &self.profiles {
+                for text in [&profile.name, &profile.title, &profile.rank_name] {
+                    hasher.update(text.as_bytes());
+                    hasher.update([0]);
+                }
+                hasher.update(profile.rating.to_le_bytes());
+            }
+        }
         hex::encode(hasher.finalize())
     }
+}
+
+/// The players' profiles: none, or one per seat with a name of at most 12 characters and
+/// a title and rank name of at most 32. The `bot` flag is not taken from them: the bot
+/// seats are `bot_seats`.
+fn profiles(
+    profiles: &[gamehub_proto::common::PlayerProfile],
+) -> Result<[Profile; 3], DealerError> {
+    if profiles.is_empty() {
+        return Ok(Default::default());
+    }
+    let [a, b, c] = profiles else {
+        return Err(DealerError::invalid(
+            "profiles",
+            format!(
+                "give none or exactly 3, one per seat, not {}",
+                profiles.len()
+            ),
+        ));
+    };
+    let text = |field: &'static str, seat: usize, value: &str, max: usize| {
+        let chars = value.chars().count();
+        if chars > max {
+            return Err(DealerError::invalid(
+                field,
+                format!("seat {seat}'s is {chars} characters; at most {max}"),
+            ));
+        }
+        Ok(value.to_owned())
+    };
+    let mut parsed: [Profile; 3] = Default::default();
+    for (seat, (given, profile)) in [a, b, c].into_iter().zip(&mut parsed).enumerate() {
+        *profile = Profile {
+            name: text("profiles.name", seat, &given.name, MAX_NAME_CHARS)?,
+            title: text("profiles.title", seat, &given.title, MAX_PROFILE_TEXT_CHARS)?,
+            rating: given.rating,
+            rank_name: text(
+                "profiles.rank_name",
+                seat,
+                &given.rank_name,
+                MAX_PROFILE_TEXT_CHARS,
+            )?,
+        };
+    }
+    Ok(parsed)
+}
+
+/// The seats the platform's bot plays: at most two distinct seats 0–2, each of a player
+/// whose id starts with `bot-`.
+fn bot_seats(seats: &[i32], players: &[String; 3]) -> Result<[bool; 3], DealerError> {
+    if seats.len() > MAX_BOT_SEATS {
+        return Err(DealerError::invalid(
+            "bot_seats",
+            format!(
+                "at most {MAX_BOT_SEATS} seats, not {}: a table keeps a human",
+                seats.len()
+            ),
+        ));
+    }
+    let mut bots = [false; 3];
+    for &seat in seats {
+        let index = usize::try_from(seat)
+            .ok()
+            .filter(|i| *i < bots.len())
+            .ok_or_else(|| {
+                DealerError::invalid("bot_seats", format!("a seat is 0, 1 or 2, not {seat}"))
+            })?;
+        if bots[index] {
+            return Err(DealerError::invalid(
+                "bot_seats",
+                format!("seat {seat} is given twice"),
+            ));
+        }
+        if !players[index].starts_with(BOT_ID_PREFIX) {
+            return Err(DealerError::invalid(
+                "bot_seats",
+                format!(
+                    "seat {seat}'s player {} is no bot: a bot's id starts with {BOT_ID_PREFIX:?}",
+                    players[index]
+                ),
+            ));
+        }
+        bots[index] = true;
+    }
+    Ok(bots)
 }
 
 #[cfg(test)]
@@ -269,5 +392,142 @@ mod tests {
         let mut same_players = request.clone();
         same_players.player_ids = vec!["a".into(), "a".into(), "c".into()];
         assert!(OpenTable::parse(&same_players).is_err());
+    }
+
+    fn request_with(
+        players: [&str; 3],
+        profiles: Vec<gamehub_proto::common::PlayerProfile>,
+        bot_seats: Vec<i32>,
+    ) -> pb::OpenTableRequest {
+        pb::OpenTableRequest {
+            bot_seats,
+            friends_table: true,
+            profiles,
+            request_id: "m-1".into(),
+            stakes: Some(gamehub_proto::common::RoomStakes {
+                room_id: "doudizhu-free".into(),
+                points_base: 1,
+                silver_per_point: 0,
+                min_balance_silver: 0,
+                rated: false,
+            }),
+            turn_time_ms: 0,
+            player_ids: players.map(str::to_owned).to_vec(),
+            test_seeds: vec![],
+        }
+    }
+
+    fn named(name: &str) -> gamehub_proto::common::PlayerProfile {
+        gamehub_proto::common::PlayerProfile {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    fn refusal(request: &pb::OpenTableRequest) -> String {
+        match OpenTable::parse(request) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{request:?} accepted"),
+        }
+    }
+
+    #[test]
+    fn profiles_are_none_or_one_per_seat_within_their_lengths() {
+        let players = ["a", "b", "c"];
+        let twelve = "张三李四王五赵六钱七孙八";
+        let ok = OpenTable::parse(&request_with(
+            players,
+            vec![named(twelve), named(""), named("Zoë")],
+            vec![],
+        ))
+        .unwrap();
+        assert_eq!(ok.profiles[0].name, twelve);
+        assert!(ok.friends_table);
+        assert!(
+            refusal(&request_with(players, vec![named("x")], vec![])).starts_with("profiles: ")
+        );
+        let thirteen = format!("{twelve}九");
+        assert!(
+            refusal(&request_with(
+                players,
+                vec![named(""), named(&thirteen), named("")],
+                vec![]
+            ))
+            .starts_with("profiles.name: seat 1's is 13 characters")
+        );
+        let titled = gamehub_proto::common::PlayerProfile {
+            title: "t".repeat(33),
+            ..Default::default()
+        };
+        assert!(
+            refusal(&request_with(
+                players,
+                vec![named(""), named(""), titled.clone()],
+                vec![]
+            ))
+            .starts_with("profiles.title: seat 2's")
+        );
+        let ranked = gamehub_proto::common::PlayerProfile {
+            rank_name: "r".repeat(33),
+            ..Default::default()
+        };
+        assert!(
+            refusal(&request_with(
+                players,
+                vec![ranked, named(""), named("")],
+                vec![]
+            ))
+            .starts_with("profiles.rank_name: seat 0's")
+        );
+    }
+
+    #[test]
+    fn bot_seats_are_at_most_two_distinct_seats_of_bot_players() {
+        let players = ["alice", "bot-1", "bot-2"];
+        let ok = OpenTable::parse(&request_with(players, vec![], vec![2, 1])).unwrap();
+        assert_eq!(ok.bots, [false, true, true]);
+        for (players, seats, problem) in [
+            (
+                ["bot-0", "bot-1", "bot-2"],
+                vec![0, 1, 2],
+                "at most 2 seats",
+            ),
+            (players, vec![1, 1], "seat 1 is given twice"),
+            (players, vec![3], "a seat is 0, 1 or 2, not 3"),
+            (players, vec![-1], "a seat is 0, 1 or 2, not -1"),
+            (players, vec![0], "seat 0's player alice is no bot"),
+        ] {
+            let text = refusal(&request_with(players, vec![], seats));
+            assert!(text.starts_with(&format!("bot_seats: {problem}")), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_digest_of_a_request_without_profiles_or_bots_is_as_before() {
+        let mut plain = request_with(["a", "b", "c"], vec![], vec![]);
+        plain.friends_table = false;
+        let digest = OpenTable::parse(&plain).unwrap().digest();
+        // What the dealer computed for this request before profiles, bots and friends'
+        // tables (SHA-256 of the room, 0, the three amounts and the turn time as
+        // little-endian 64-bit words, each player and 0; computed apart, in Python): a
+        // retry of an OpenTable from before still finds its table.
+        assert_eq!(
+            digest,
+            "6712c71d8ff139d5b8e58de051b9dc95d16b7d47c9903563ce521df368731bc2"
+        );
+        let mut friends = plain.clone();
+        friends.friends_table = true;
+        let mut bots = request_with(["a", "b", "bot-c"], vec![], vec![2]);
+        bots.friends_table = false;
+        let mut bots_plain = bots.clone();
+        bots_plain.bot_seats.clear();
+        let mut named_plain = plain.clone();
+        named_plain.profiles = vec![named("A"), named(""), named("")];
+        assert_ne!(OpenTable::parse(&friends).unwrap().digest(), digest);
+        assert_ne!(OpenTable::parse(&named_plain).unwrap().digest(), digest);
+        assert_ne!(
+            OpenTable::parse(&bots).unwrap().digest(),
+            OpenTable::parse(&bots_plain).unwrap().digest()
+        );
     }
 }

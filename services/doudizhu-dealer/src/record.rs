@@ -36,6 +36,10 @@ pub struct RecordDoc {
     #[serde(default)]
     pub bid_actors: Vec<Actor>,
     pub record: DealRecord,
+    /// Played at a friends' table (好友房). Written only when true, so the documents of
+    /// other tables read as before, and read as false from a document without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub friends_table: bool,
 }
 
 /// Why a record does not check out.
@@ -67,6 +71,7 @@ impl RecordDoc {
             ended_ms: table.deal_ended_ms,
             bid_actors: table.bid_actors.clone(),
             record,
+            friends_table: table.friends_table,
         })
     }
 
@@ -157,5 +162,32 @@ impl Archive {
             .query_async(&mut conn)
             .await?;
         Ok(json)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::fixtures::*;
+
+    #[test]
+    fn friends_table_is_written_only_when_true_and_read_from_either_shape() {
+        let (mut table, _) = open();
+        table
+            .leave(doudizhu_rules::Seat::ALL[1], 2_000, TIMING)
+            .unwrap();
+        let plain = RecordDoc::of(&table).unwrap();
+        let json = plain.to_json();
+        assert!(!json.contains("friends_table"), "{json}");
+        assert_eq!(RecordDoc::from_json(&json).unwrap(), plain);
+        plain.verify().unwrap();
+
+        table.friends_table = true;
+        let friends = RecordDoc::of(&table).unwrap();
+        let json = friends.to_json();
+        assert!(json.contains(r#""friends_table":true"#), "{json}");
+        let back = RecordDoc::from_json(&json).unwrap();
+        assert!(back.friends_table);
+        back.verify().unwrap();
     }
 }

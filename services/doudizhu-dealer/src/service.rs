@@ -229,7 +229,7 @@ impl Dealer {
         rpc: &'static str,
         table_id: &str,
         request_id: &str,
-        mut action: F,
+        action: F,
     ) -> Result<Acted, ApiError>
     where
         F: FnMut(&mut Table, Seat, u64, Timing) -> Result<(Step, bool), DealerError>,
@@ -237,10 +237,24 @@ impl Dealer {
         if caller.role != Role::Player {
             return Err(DealerError::PlayersOnly(rpc).into());
         }
+        self.act_for(&caller.subject, table_id, request_id, action)
+            .await
+    }
+
+    /// [`Dealer::act`] for `player`'s seat, whoever asks (the caller checked who may).
+    async fn act_for<F>(
+        &self,
+        player: &str,
+        table_id: &str,
+        request_id: &str,
+        mut action: F,
+    ) -> Result<Acted, ApiError>
+    where
+        F: FnMut(&mut Table, Seat, u64, Timing) -> Result<(Step, bool), DealerError>,
+    {
         let table_id = parse::table_id(table_id)?;
         let request_id = parse::request_id(request_id)?;
-        let key = player_request_key(&caller.subject, &request_id);
-        let player = caller.subject.as_str();
+        let key = player_request_key(player, &request_id);
         let timing = self.inner.timing;
         let now = self.store().clock().now_ms();
         let updated = self
@@ -417,6 +431,9 @@ impl Dealer {
                 open_digest: digest.clone(),
                 first_bidder,
                 seeds,
+                profiles: open.profiles.clone(),
+                bots: open.bots,
+                friends_table: open.friends_table,
             },
             self.inner.timing,
             now,
@@ -770,15 +787,29 @@ impl DoudizhuService for Dealer {
         request: Request<pb::LeaveRequest>,
     ) -> Result<Response<pb::LeaveResponse>, Status> {
         let (caller, r) = caller_and_message(request)?;
-        let acted = self
-            .act(
-                &caller,
-                "Leave",
-                &r.table_id,
-                &r.request_id,
-                |table, seat, now, timing| table.leave(seat, now, timing),
-            )
-            .await?;
+        let leave = |table: &mut Table, seat, now, timing| table.leave(seat, now, timing);
+        let acted = match caller.role {
+            // Matchmaking leaves for a player at a friends' table.
+            Role::Service if !r.player_id.is_empty() => {
+                let player = gamehub_platform::error::id(
+                    "player_id",
+                    &r.player_id,
+                    gamehub_platform::auth::MAX_SUBJECT_LEN,
+                )?;
+                self.act_for(player, &r.table_id, &r.request_id, leave)
+                    .await?
+            }
+            _ => {
+                if !r.player_id.is_empty() && r.player_id != caller.subject {
+                    return Err(ApiError::PermissionDenied(
+                        "player_id: a player leaves only its own seat; leave it empty".into(),
+                    )
+                    .into());
+                }
+                self.act(&caller, "Leave", &r.table_id, &r.request_id, leave)
+                    .await?
+            }
+        };
         Ok(Response::new(pb::LeaveResponse {
             table: Some(acted.table),
             replayed: acted.replayed,

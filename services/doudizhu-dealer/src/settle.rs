@@ -56,7 +56,7 @@ pub fn settle_request(table: &Table) -> Option<SettleGameRequest> {
         .collect();
     let record = RecordDoc::of(table)?;
     Some(SettleGameRequest {
-        friends_table: false,
+        friends_table: table.friends_table,
         game_id: deal_id(&table.id, table.deal_number),
         game_type: GameType::Doudizhu as i32,
         stakes: Some(view::stakes(&table.stakes)),
@@ -132,5 +132,17 @@ mod tests {
                 PlayerOutcome::Void as i32
             ]
         );
+    }
+
+    #[test]
+    fn a_friends_tables_deal_says_so_to_the_ledger() {
+        let (mut table, _) = open();
+        table.leave(Seat::ALL[0], 2_000, TIMING).unwrap();
+        assert!(!settle_request(&table).unwrap().friends_table);
+        table.friends_table = true;
+        let request = settle_request(&table).unwrap();
+        assert!(request.friends_table);
+        let record = RecordDoc::from_json(&request.record.unwrap().content).unwrap();
+        assert!(record.friends_table);
     }
 }

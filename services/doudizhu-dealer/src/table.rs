@@ -10,6 +10,11 @@
 //! scoring are the crate's. The plays of a seat on auto-play (托管) are the bots crate's
 //! Dou Dizhu bot ([`AutoPlay`]), chosen from that seat's view and checked by the crate;
 //! it is deterministic, so a step re-run after a lost race plays the same.
+//!
+//! A bot seat (a friends' table's owner added the platform's bot, [`Table::bots`]) is on
+//! auto-play for good: put on it as each deal is dealt (announced once, at the opening),
+//! never taken off it (its own bids, plays, passes and `SetAutoPlay(off)` are refused),
+//! and ready for the next deal from the step that ended the last one.
 
 use doudizhu_rules::{
     Actor, Audience, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts, Seat, Seed,
@@ -83,6 +88,32 @@ pub struct SeatSettled {
     pub silver_delta: i64,
 }
 
+/// How a seat's player is shown at the table: what OpenTable gave (the name, title and
+/// rating it had when the table opened), kept as is for the table's life.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Display name (昵称); empty: shown by its id.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Title (称号) in Dou Dizhu; empty when unknown.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// A rating, as given (Gomoku's; 0 for Dou Dizhu).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rating: i64,
+    /// The rating's rank name, as given.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rank_name: String,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+fn all_default<T: Default + PartialEq>(items: &[T; 3]) -> bool {
+    items.iter().all(|item| *item == T::default())
+}
+
 /// One table, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Table {
@@ -124,6 +155,21 @@ pub struct Table {
     /// An operator's close: "closed by operator NAME: REASON".
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub closed_note: String,
+    /// How each seat's player is shown, by seat. Tables stored before profiles have
+    /// none: their players are shown by id.
+    #[serde(default, skip_serializing_if = "all_default")]
+    pub profiles: [Profile; 3],
+    /// Seats the platform's bot plays (at most two): on auto-play (托管) for good and
+    /// always ready for the next deal.
+    #[serde(default, skip_serializing_if = "all_default")]
+    pub bots: [bool; 3],
+    /// A friends' table (好友房): its deals' records and settlements say so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub friends_table: bool,
+    /// The seat whose player left (the table closed then); tables stored before this
+    /// was kept do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<usize>,
 }
 
 /// Something that happened at the table, as its watchers are told: when, in which
@@ -222,6 +268,12 @@ pub struct Opening {
     pub first_bidder: Seat,
     /// Seeds for the deals, first one first (only the first is required).
     pub seeds: Vec<Seed>,
+    /// How each seat's player is shown.
+    pub profiles: [Profile; 3],
+    /// Seats the platform's bot plays (at most two).
+    pub bots: [bool; 3],
+    /// A friends' table.
+    pub friends_table: bool,
 }
 
 /// Redeals in a row without any seat's own bid that close a table as abandoned.
@@ -281,7 +333,11 @@ impl Table {
             auto_turn_ms: timing.auto_turn_ms,
         };
         let rules = deal_rules(&opening.stakes, time);
-        let (deal, deal_events) = Deal::new(
+        debug_assert!(
+            opening.bots.iter().filter(|b| **b).count() < 3,
+            "a table has a human seat"
+        );
+        let (deal, mut deal_events) = Deal::new(
             &deal_id(&opening.table_id, 1),
             first_seed,
             opening.first_bidder,
@@ -307,7 +363,12 @@ impl Table {
             idle_redeals: 0,
             test_seeds: seeds.collect(),
             closed_note: String::new(),
+            profiles: opening.profiles,
+            bots: opening.bots,
+            friends_table: opening.friends_table,
+            left: None,
         };
+        table.bots_on_auto_play(&mut deal_events, now_ms, true);
         let mut step = Step::default();
         let emit = Emitter::new(&table, now_ms);
         emit.public(
@@ -320,6 +381,48 @@ impl Table {
         );
         table.after(deal_events, now_ms, timing, &mut step);
         Ok((table, step))
+    }
+
+    /// Whether the platform's bot plays `seat`.
+    pub fn is_bot(&self, seat: Seat) -> bool {
+        self.bots[seat.index()]
+    }
+
+    /// Refuses an action only the seat's player makes: a bot seat's moves are auto-play's.
+    fn played_by_its_player(&self, seat: Seat) -> Result<(), DealerError> {
+        if self.is_bot(seat) {
+            return Err(DealerError::BotSeat(seat.number()));
+        }
+        Ok(())
+    }
+
+    /// Puts the bot seats of a deal just dealt on auto-play (every deal starts with it
+    /// off), before its first turn: `events` are the deal's opening events, whose turn
+    /// deadline becomes a bot's when a bot bids first. Watchers hear of it only when
+    /// `announce` (the table's opening): a bot seat stays on auto-play for good.
+    fn bots_on_auto_play(&mut self, events: &mut Vec<Event>, now_ms: u64, announce: bool) {
+        let mut changed = Vec::new();
+        let bots = self.bots;
+        for seat in Seat::ALL.into_iter().filter(|s| bots[s.index()]) {
+            // A deal just dealt is not over, so the crate never refuses this.
+            if let Ok(on) = self.deal.set_auto_play(seat, true, now_ms) {
+                changed.extend(on);
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        let deadline = self.deal.deadline_ms();
+        let mut at = events.len();
+        for (i, event) in events.iter_mut().enumerate() {
+            if let EventBody::TurnStarted { deadline_ms, .. } = &mut event.body {
+                *deadline_ms = deadline.unwrap_or(*deadline_ms);
+                at = at.min(i);
+            }
+        }
+        if announce {
+            events.splice(at..at, changed);
+        }
     }
 
     /// The seat of `player_id`, if seated here.
@@ -366,6 +469,7 @@ impl Table {
         timing: Timing,
     ) -> Result<Step, DealerError> {
         self.dealing()?;
+        self.played_by_its_player(seat)?;
         let events = self.deal.bid(seat, bid, now_ms)?;
         Ok(self.step(events, now_ms, timing))
     }
@@ -378,6 +482,7 @@ impl Table {
         timing: Timing,
     ) -> Result<Step, DealerError> {
         self.dealing()?;
+        self.played_by_its_player(seat)?;
         let cards = match cards {
             PlayCards::Cards(cards) => cards.clone(),
             PlayCards::Ranks(ranks) => match self.deal.hand(seat).pick(ranks) {
@@ -395,10 +500,12 @@ impl Table {
 
     pub fn pass(&mut self, seat: Seat, now_ms: u64, timing: Timing) -> Result<Step, DealerError> {
         self.dealing()?;
+        self.played_by_its_player(seat)?;
         let events = self.deal.pass(seat, now_ms)?;
         Ok(self.step(events, now_ms, timing))
     }
 
+    /// 托管 on or off; a bot seat's stays on (turning it on again changes nothing).
     pub fn set_auto_play(
         &mut self,
         seat: Seat,
@@ -407,6 +514,9 @@ impl Table {
         timing: Timing,
     ) -> Result<Step, DealerError> {
         self.dealing()?;
+        if !on {
+            self.played_by_its_player(seat)?;
+        }
         let events = self.deal.set_auto_play(seat, on, now_ms)?;
         Ok(self.step(events, now_ms, timing))
     }
@@ -423,9 +533,11 @@ impl Table {
             Stage::Closed { .. } => Err(DealerError::TableClosed),
             Stage::Dealing => {
                 let events = self.deal.escape(seat, now_ms)?;
+                self.left = Some(seat.index());
                 Ok((self.step(events, now_ms, timing), true))
             }
             Stage::BetweenDeals { .. } | Stage::NextDealDue { .. } => {
+                self.left = Some(seat.index());
                 let mut step = Step::default();
                 self.close(CloseReason::Left, now_ms, &mut step);
                 Ok((step, false))
@@ -499,7 +611,7 @@ impl Table {
         let number = self.deal_number + 1;
         let first_bidder = next_first_bidder(self.first_bidder);
         let rules = deal_rules(&self.stakes, self.time);
-        let (deal, events) = Deal::new(
+        let (deal, mut events) = Deal::new(
             &deal_id(&self.id, number),
             seed,
             first_bidder,
@@ -515,6 +627,7 @@ impl Table {
         self.settled = None;
         self.settled_adopted = false;
         self.stage = Stage::Dealing;
+        self.bots_on_auto_play(&mut events, now_ms, false);
         let mut step = Step::default();
         self.after(events, now_ms, timing, &mut step);
         Ok(step)
@@ -548,6 +661,13 @@ impl Table {
         if ended {
             self.deal_ended(now_ms, timing, step);
         }
+        debug_assert!(
+            self.stage != Stage::Dealing
+                || Seat::ALL
+                    .into_iter()
+                    .all(|s| !self.is_bot(s) || self.deal.is_on_auto_play(s)),
+            "a bot seat is on auto-play for good"
+        );
     }
 
     fn deal_ended(&mut self, now_ms: u64, timing: Timing, step: &mut Step) {
@@ -578,8 +698,9 @@ impl Table {
             Outcome::LandlordWon | Outcome::FarmersWon { .. } => {
                 self.idle_redeals = 0;
                 step.ended = Some(self.deal_number);
+                // A bot seat is ready at once; the humans' NextDeal deals the next one.
                 self.stage = Stage::BetweenDeals {
-                    ready: [false; 3],
+                    ready: self.bots,
                     until_ms: now_ms.saturating_add(timing.next_deal_timeout_ms),
                 };
             }
@@ -673,8 +794,47 @@ pub(crate) mod fixtures {
                 open_digest: "digest".into(),
                 first_bidder: Seat::ALL[0],
                 seeds: vec![Seed::from_bytes([7; 32])],
+                profiles: Default::default(),
+                bots: [false; 3],
+                friends_table: false,
             },
             TIMING,
+            1_000,
+        )
+        .unwrap()
+    }
+
+    /// A friends' table of alice (seat 0, named 阿丽) and two bots, opened like
+    /// [`open`] with `timing`: alice bids first.
+    pub fn open_with_bots(timing: Timing) -> (Table, Step) {
+        Table::open(
+            Opening {
+                table_id: "dt-2".into(),
+                stakes: Stakes {
+                    room_id: gamehub_terms::RoomId::parse("doudizhu-free").unwrap(),
+                    points_base: 1,
+                    silver_per_point: 0,
+                    min_balance_silver: 0,
+                    rated: false,
+                },
+                turn_ms: 20_000,
+                players: ["alice".into(), "bot-1".into(), "bot-2".into()],
+                open_digest: "digest".into(),
+                first_bidder: Seat::ALL[0],
+                seeds: vec![Seed::from_bytes([7; 32]), Seed::from_bytes([8; 32])],
+                profiles: [
+                    Profile {
+                        name: "阿丽".into(),
+                        title: "新手".into(),
+                        ..Profile::default()
+                    },
+                    Profile::default(),
+                    Profile::default(),
+                ],
+                bots: [false, true, true],
+                friends_table: true,
+            },
+            timing,
             1_000,
         )
         .unwrap()
@@ -695,6 +855,172 @@ mod tests {
         let back: Table = serde_json::from_value(json).unwrap();
         assert_eq!(back.stakes, table.stakes);
         assert!(!back.stakes.rated);
+    }
+
+    #[test]
+    fn a_table_stored_before_profiles_bots_and_friends_tables_still_loads() {
+        let (table, _) = open();
+        let json = serde_json::to_value(&table).unwrap();
+        // Nothing new is written for a table without them: a stored table of before is
+        // exactly this shape.
+        for key in ["profiles", "bots", "friends_table"] {
+            assert!(json.get(key).is_none(), "{key} written");
+        }
+        let back: Table = serde_json::from_value(json).unwrap();
+        assert_eq!(back.profiles, <[Profile; 3]>::default());
+        assert_eq!(back.bots, [false; 3]);
+        assert!(!back.friends_table);
+
+        let (table, _) = open_with_bots(TIMING);
+        let back: Table = serde_json::from_str(&serde_json::to_string(&table).unwrap()).unwrap();
+        assert_eq!(back.profiles, table.profiles);
+        assert_eq!(back.bots, [false, true, true]);
+        assert!(back.friends_table);
+    }
+
+    /// Alice (seat 0) bids 3 and plays her smallest play each turn until the deal ends;
+    /// the bots play in the same steps (no auto-play pause).
+    fn alice_plays_a_deal_out(table: &mut Table, now_ms: u64) -> Vec<TableEvent> {
+        let alice = Seat::ALL[0];
+        let mut events = table.bid(alice, Bid::Three, now_ms, TIMING).unwrap().events;
+        while table.stage == Stage::Dealing {
+            assert_eq!(table.deal.to_act(), Some(alice), "the bots play at once");
+            let step = match table.deal.legal_plays(alice).unwrap().first() {
+                Some(smallest) => {
+                    table.play(alice, &PlayCards::Ranks(smallest.ranks), now_ms, TIMING)
+                }
+                None => table.pass(alice, now_ms, TIMING),
+            }
+            .unwrap();
+            events.extend(step.events);
+        }
+        events
+    }
+
+    fn auto_play_changes(events: &[TableEvent]) -> Vec<(Seat, bool)> {
+        events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Deal(EventBody::AutoPlayChanged { seat, on }) => Some((seat, on)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bot_seats_are_on_auto_play_from_the_opening_announced_once() {
+        let (mut table, opened) = open_with_bots(TIMING);
+        assert!(
+            table.deal.is_on_auto_play(Seat::ALL[1]) && table.deal.is_on_auto_play(Seat::ALL[2])
+        );
+        assert!(!table.deal.is_on_auto_play(Seat::ALL[0]));
+        assert_eq!(
+            auto_play_changes(&opened.events),
+            [(Seat::ALL[1], true), (Seat::ALL[2], true)]
+        );
+        // Announced before the first turn, whose deadline is the human's.
+        let kinds: Vec<&EventKind> = opened.events.iter().map(|e| &e.kind).collect();
+        assert!(matches!(
+            kinds.last(),
+            Some(EventKind::Deal(EventBody::TurnStarted {
+                deadline_ms: 21_000,
+                ..
+            }))
+        ));
+
+        let played = alice_plays_a_deal_out(&mut table, 2_000);
+        assert!(auto_play_changes(&played).is_empty(), "no change in play");
+        // Between deals the bots are ready already; alice's NextDeal deals the next.
+        assert!(matches!(
+            table.stage,
+            Stage::BetweenDeals {
+                ready: [false, true, true],
+                ..
+            }
+        ));
+        let step = table.ready(Seat::ALL[0], 3_000).unwrap();
+        assert!(step.advance);
+        let step = table
+            .start_next_deal(Seed::from_bytes([9; 32]), 3_000, TIMING)
+            .unwrap();
+        assert_eq!(table.deal_number, 2);
+        assert!(
+            table.deal.is_on_auto_play(Seat::ALL[1]) && table.deal.is_on_auto_play(Seat::ALL[2])
+        );
+        assert!(
+            auto_play_changes(&step.events).is_empty(),
+            "a bot seat stays on auto-play without a word"
+        );
+    }
+
+    #[test]
+    fn a_bot_that_bids_first_has_the_auto_play_turn() {
+        let timing = Timing {
+            auto_turn_ms: 1_000,
+            ..TIMING
+        };
+        let (mut table, _) = open_with_bots(timing);
+        table.bid(Seat::ALL[0], Bid::Pass, 2_000, timing).unwrap();
+        // Bidding goes on to bot-1, played for after the auto-play turn, never by a timeout.
+        assert_eq!(table.deal.deadline_ms(), Some(3_000));
+        let Clock::Applied(step) = table.on_clock(3_000, timing) else {
+            panic!("bot-1's turn is due");
+        };
+        assert!(step.events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::Deal(EventBody::BidMade {
+                by: Actor::AutoPlay,
+                ..
+            })
+        )));
+        // All passed: a redeal, whose first bidder is bot-1, on auto-play from the start.
+        let Clock::Applied(step) = table.on_clock(4_000, timing) else {
+            panic!("bot-2's turn is due");
+        };
+        assert!(step.advance);
+        let step = table
+            .start_next_deal(Seed::from_bytes([9; 32]), 4_000, timing)
+            .unwrap();
+        assert_eq!(table.deal.to_act(), Some(Seat::ALL[1]));
+        assert!(step.events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::Deal(EventBody::TurnStarted {
+                deadline_ms: 5_000,
+                ..
+            })
+        )));
+        assert_eq!(table.idle_redeals, 0, "alice passed herself");
+    }
+
+    #[test]
+    fn a_bot_seat_never_leaves_auto_play() {
+        // With an auto-play pause, so a human on auto-play is not played for at once.
+        let timing = Timing {
+            auto_turn_ms: 1_000,
+            ..TIMING
+        };
+        let (mut table, _) = open_with_bots(timing);
+        let bot = Seat::ALL[1];
+        let refused = |r: Result<Step, DealerError>| matches!(r, Err(DealerError::BotSeat(1)));
+        assert!(refused(table.set_auto_play(bot, false, 2_000, timing)));
+        assert!(refused(table.bid(bot, Bid::One, 2_000, timing)));
+        assert!(refused(table.pass(bot, 2_000, timing)));
+        let on = table.set_auto_play(bot, true, 2_000, timing).unwrap();
+        assert!(on.events.is_empty(), "already on");
+        table.bid(Seat::ALL[0], Bid::Three, 2_000, timing).unwrap();
+        let any = PlayCards::Cards(table.deal.hand(bot).iter().take(1).collect());
+        assert!(matches!(
+            table.play(bot, &any, 2_000, timing),
+            Err(DealerError::BotSeat(1))
+        ));
+        assert!(table.deal.is_on_auto_play(bot));
+        // The human's own switch works as ever.
+        table
+            .set_auto_play(Seat::ALL[0], true, 2_000, timing)
+            .unwrap();
+        table
+            .set_auto_play(Seat::ALL[0], false, 2_000, timing)
+            .unwrap();
     }
 
     #[test]

@@ -11,7 +11,7 @@ use doudizhu_rules::{
     Actor, Card, CardSet, Combination, EventBody, Kind, Outcome, Phase, PlayView, RankCounts, Seat,
     SeatView, Settlement,
 };
-use gamehub_proto::common::RoomStakes;
+use gamehub_proto::common::{PlayerProfile, RoomStakes};
 use gamehub_proto::doudizhu as pb;
 
 use crate::record::RecordDoc;
@@ -56,6 +56,17 @@ fn ranks_of(cards: &[Card]) -> String {
 
 pub fn stakes(stakes: &Stakes) -> RoomStakes {
     stakes.to_proto()
+}
+
+/// How a seat's player is shown; `bot` for a seat the platform's bot plays.
+pub fn profile(profile: &crate::table::Profile, bot: bool) -> PlayerProfile {
+    PlayerProfile {
+        name: profile.name.clone(),
+        title: profile.title.clone(),
+        rating: profile.rating,
+        rank_name: profile.rank_name.clone(),
+        bot,
+    }
 }
 
 pub fn close_reason(reason: CloseReason) -> pb::CloseReason {
@@ -312,8 +323,8 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
     let seats = Seat::ALL
         .into_iter()
         .map(|s| pb::Seat {
-            left: false,
-            profile: None,
+            profile: Some(profile(&table.profiles[s.index()], table.is_bot(s))),
+            left: table.left == Some(s.index()),
             seat: seat(s),
             player_id: table.players[s.index()].clone(),
             cards_left: i32::from(view.cards_left[s.index()]),
@@ -364,7 +375,7 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
     });
     let must_lead = view.phase == Phase::Playing && view.to_act.is_some() && view.trick.is_none();
     pb::Table {
-        friends_table: false,
+        friends_table: table.friends_table,
         table_id: table.id.clone(),
         stakes: Some(stakes(&table.stakes)),
         turn_time_ms: unix_ms(table.time.turn_ms),
@@ -411,7 +422,7 @@ pub fn record(doc: &RecordDoc, json: String) -> pb::DealRecord {
     let r = &doc.record;
     let by = |i: usize| doc.bid_actors.get(i).copied().unwrap_or_default();
     pb::DealRecord {
-        friends_table: false,
+        friends_table: doc.friends_table,
         table_id: doc.table_id.clone(),
         deal_number: int(doc.deal_number),
         deal_id: r.deal_id.clone(),
@@ -481,5 +492,39 @@ mod tests {
         assert!(d.adopted);
         let names: Vec<&str> = d.seats.iter().map(|s| s.player_id.as_str()).collect();
         assert_eq!(names, ["alice", "bob", "carol"]);
+    }
+
+    #[test]
+    fn every_viewer_sees_each_seats_profile_and_the_bots() {
+        let (table, _) = open_with_bots(TIMING);
+        for viewer in [None, Some(Seat::ALL[0]), Some(Seat::ALL[2])] {
+            let view = table_view(&table, viewer, 1);
+            assert!(view.friends_table);
+            let shown: Vec<(String, String, bool)> = view
+                .seats
+                .iter()
+                .map(|s| {
+                    let p = s.profile.clone().unwrap();
+                    (p.name, p.title, p.bot)
+                })
+                .collect();
+            assert_eq!(
+                shown,
+                [
+                    ("阿丽".into(), "新手".into(), false),
+                    (String::new(), String::new(), true),
+                    (String::new(), String::new(), true),
+                ]
+            );
+            assert!(view.seats[1].auto_play && view.seats[2].auto_play);
+        }
+        let (plain, _) = open();
+        let view = table_view(&plain, None, 1);
+        assert!(!view.friends_table);
+        assert!(
+            view.seats
+                .iter()
+                .all(|s| s.profile == Some(PlayerProfile::default()))
+        );
     }
 }

@@ -14,6 +14,7 @@ use gamehub_proto::matchmaking as pb;
 use tonic::{Request, Response, Status};
 
 use crate::error::MatchmakingError;
+use crate::friends::service::{Friends, FriendsWatch, seat_via};
 use crate::hub::TicketHub;
 use crate::matcher::Matcher;
 use crate::peers::{Eligibility, PeerError, TableOpener, TableSeat};
@@ -59,14 +60,15 @@ fn reservation_age(ticket: &TicketId) -> Duration {
 /// The matchmaking API.
 #[derive(Clone)]
 pub struct MatchmakingApi {
-    rooms: Rooms,
-    store: TicketStore,
+    pub(crate) rooms: Rooms,
+    pub(crate) store: TicketStore,
     matcher: Matcher,
-    eligibility: Arc<dyn Eligibility>,
-    tables: Arc<dyn TableOpener>,
+    pub(crate) eligibility: Arc<dyn Eligibility>,
+    pub(crate) tables: Arc<dyn TableOpener>,
     hub: TicketHub,
     reservations: ReservationTimes,
-    shutdown: Shutdown,
+    pub(crate) shutdown: Shutdown,
+    pub(crate) friends: Friends,
 }
 
 impl std::fmt::Debug for MatchmakingApi {
@@ -80,30 +82,29 @@ type Result<T, E = MatchmakingError> = std::result::Result<T, E>;
 impl MatchmakingApi {
     /// The API over these parts.
     pub fn new(
-        rooms: Rooms,
         matcher: Matcher,
-        eligibility: Arc<dyn Eligibility>,
-        tables: Arc<dyn TableOpener>,
         hub: TicketHub,
         reservations: ReservationTimes,
         shutdown: Shutdown,
+        friends: Friends,
     ) -> Self {
         Self {
-            rooms,
+            rooms: matcher.rooms().clone(),
+            eligibility: Arc::clone(matcher.eligibility()),
+            tables: Arc::clone(matcher.tables()),
             store: matcher.store().clone(),
             matcher,
-            eligibility,
-            tables,
             hub,
             reservations,
             shutdown,
+            friends,
         }
     }
 
     /// The room a request names, its id checked ([`RoomId`]: at most
     /// [`gamehub_terms::ids::MAX_ROOM_ID_LEN`] characters of a-z, 0-9 and '-') before it is looked up or
     /// quoted.
-    fn room(&self, room_id: &str) -> Result<&Arc<Room>> {
+    pub(crate) fn room(&self, room_id: &str) -> Result<&Arc<Room>> {
         let room_id = RoomId::parse(room_id)
             .map_err(|e| ApiError::InvalidArgument(format!("room_id: {e}")))?;
         self.rooms
@@ -161,6 +162,7 @@ impl MatchmakingApi {
             return Ok(response);
         }
         self.ensure_not_seated(&player).await?;
+        self.ensure_not_at_friends_table(&player, None).await?;
         self.ensure_eligible(&room, &player).await?;
 
         for _attempt in 0..3 {
@@ -313,7 +315,7 @@ impl MatchmakingApi {
 
     /// One seat per player: refuses while the player's last table still holds it,
     /// asking the game service (the only one that knows whether the table goes on).
-    async fn ensure_not_seated(&self, player: &str) -> Result<()> {
+    pub(crate) async fn ensure_not_seated(&self, player: &str) -> Result<()> {
         let Some(record) = self.store.seat_record(player).await? else {
             return Ok(());
         };
@@ -326,7 +328,7 @@ impl MatchmakingApi {
     /// room's minimum, a daily cap reached) before any ticket is made: waiting in a
     /// queue it cannot sit down from helps nobody. The matcher asks again when the table
     /// forms, since balances and days change while a ticket waits.
-    async fn ensure_eligible(&self, room: &Room, player: &str) -> Result<()> {
+    pub(crate) async fn ensure_eligible(&self, room: &Room, player: &str) -> Result<()> {
         match self.eligibility.check(player, room).await {
             Ok(verdict) => Ok(verdict.into_result()?),
             Err(e @ PeerError::Unavailable(_)) => Err(peer_unavailable(
@@ -371,6 +373,22 @@ impl MatchmakingApi {
                     game.key
                 ))
             })
+    }
+
+    /// How `players` are shown in `game`; by id when the ledger does not say (names
+    /// are for show: they never fail a call).
+    pub(crate) async fn profiles_of(
+        &self,
+        players: &[String],
+        game: &'static Game,
+    ) -> Vec<gamehub_proto::common::PlayerProfile> {
+        match self.eligibility.profiles(players, game).await {
+            Ok(profiles) => profiles,
+            Err(e) => {
+                tracing::warn!(error = %e, "no names from the ledger; players are shown by id");
+                vec![Default::default(); players.len()]
+            }
+        }
     }
 
     /// Where a player is: the live ticket and the seat (LocatePlayer).
@@ -426,6 +444,11 @@ impl MatchmakingApi {
                 if let Some(record) = record.as_ref().filter(|r| r.table_id == table_id) {
                     self.store.keep_seat_record(&player, record).await?;
                 }
+                let friends_code = ticket_id
+                    .strip_prefix(&seat_via(""))
+                    .map(str::to_owned)
+                    .unwrap_or_default();
+                let profiles = self.profiles_of(&at.players, game).await;
                 seat = Some(pb::CurrentSeat {
                     game_type: game.game_type as i32,
                     table_id,
@@ -437,9 +460,13 @@ impl MatchmakingApi {
                         pb::TableStage::BetweenGames
                     }) as i32,
                     players: at.players,
-                    ticket_id,
-                    profiles: Vec::new(),
-                    friends_code: String::new(),
+                    ticket_id: if friends_code.is_empty() {
+                        ticket_id
+                    } else {
+                        String::new()
+                    },
+                    profiles,
+                    friends_code,
                 });
                 break;
             }
@@ -451,11 +478,12 @@ impl MatchmakingApi {
         {
             self.store.clear_seat_record(&player, record).await?;
         }
+        let friends_table = self.friends_table_of(&player).await?;
         Ok(pb::LocatePlayerResponse {
             player_id: player,
             ticket,
             seat,
-            friends_table: None,
+            friends_table,
         })
     }
 
@@ -603,69 +631,104 @@ impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
 
     async fn open_friends_table(
         &self,
-        _request: Request<pb::OpenFriendsTableRequest>,
+        request: Request<pb::OpenFriendsTableRequest>,
     ) -> Result<Response<pb::OpenFriendsTableResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(self.open_friends(&caller, request.get_ref()).await)
     }
 
     async fn get_friends_table(
         &self,
-        _request: Request<pb::GetFriendsTableRequest>,
+        request: Request<pb::GetFriendsTableRequest>,
     ) -> Result<Response<pb::GetFriendsTableResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            self.get_friends(&caller, &request.get_ref().code)
+                .await
+                .map(|table| pb::GetFriendsTableResponse { table: Some(table) }),
+        )
     }
 
     async fn join_friends_table(
         &self,
-        _request: Request<pb::JoinFriendsTableRequest>,
+        request: Request<pb::JoinFriendsTableRequest>,
     ) -> Result<Response<pb::JoinFriendsTableResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            self.join_friends(&caller, request.get_ref())
+                .await
+                .map(|table| pb::JoinFriendsTableResponse { table: Some(table) }),
+        )
     }
 
     async fn set_ready(
         &self,
-        _request: Request<pb::SetReadyRequest>,
+        request: Request<pb::SetReadyRequest>,
     ) -> Result<Response<pb::SetReadyResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            MatchmakingApi::set_ready(self, &caller, request.get_ref())
+                .await
+                .map(|table| pb::SetReadyResponse { table: Some(table) }),
+        )
     }
 
     async fn leave_friends_table(
         &self,
-        _request: Request<pb::LeaveFriendsTableRequest>,
+        request: Request<pb::LeaveFriendsTableRequest>,
     ) -> Result<Response<pb::LeaveFriendsTableResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            self.leave_friends(&caller, &request.get_ref().code)
+                .await
+                .map(|table| pb::LeaveFriendsTableResponse { table: Some(table) }),
+        )
     }
 
     async fn remove_from_friends_table(
         &self,
-        _request: Request<pb::RemoveFromFriendsTableRequest>,
+        request: Request<pb::RemoveFromFriendsTableRequest>,
     ) -> Result<Response<pb::RemoveFromFriendsTableResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            self.remove_from_friends(&caller, request.get_ref())
+                .await
+                .map(|table| pb::RemoveFromFriendsTableResponse { table: Some(table) }),
+        )
     }
 
     async fn add_bots(
         &self,
-        _request: Request<pb::AddBotsRequest>,
+        request: Request<pb::AddBotsRequest>,
     ) -> Result<Response<pb::AddBotsResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            MatchmakingApi::add_bots(self, &caller, &request.get_ref().code)
+                .await
+                .map(|table| pb::AddBotsResponse { table: Some(table) }),
+        )
     }
 
     async fn close_friends_table(
         &self,
-        _request: Request<pb::CloseFriendsTableRequest>,
+        request: Request<pb::CloseFriendsTableRequest>,
     ) -> Result<Response<pb::CloseFriendsTableResponse>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(
+            self.close_friends(&caller, &request.get_ref().code)
+                .await
+                .map(|table| pb::CloseFriendsTableResponse { table: Some(table) }),
+        )
     }
 
-    type WatchFriendsTableStream = std::pin::Pin<
-        Box<dyn tokio_stream::Stream<Item = Result<pb::WatchFriendsTableResponse, Status>> + Send>,
-    >;
+    type WatchFriendsTableStream = FriendsWatch;
 
     async fn watch_friends_table(
         &self,
-        _request: Request<pb::WatchFriendsTableRequest>,
+        request: Request<pb::WatchFriendsTableRequest>,
     ) -> Result<Response<Self::WatchFriendsTableStream>, Status> {
-        Err(Status::unimplemented("friends' tables: in progress"))
+        let caller = caller(&request)?;
+        respond(self.watch_friends(&caller, &request.get_ref().code).await)
     }
 
     type WatchTicketStream = WatchStream;

@@ -72,6 +72,41 @@ pub enum MatchmakingError {
         /// Its final state.
         state: &'static str,
     },
+    /// The player sits at a friends' table.
+    #[error(
+        "already_seated: player {player} sits at the friends' table {code}; leave it (LeaveFriendsTable) first"
+    )]
+    AtFriendsTable {
+        /// The player.
+        player: String,
+        /// The table's code.
+        code: String,
+    },
+    /// A friends' table refusal (its message starts with its code).
+    #[error(transparent)]
+    Friends(#[from] crate::friends::Refusal),
+    /// Too many unknown codes tried.
+    #[error(
+        "too_many_codes: too many unknown friends' table codes tried; wait {} s and check the code",
+        .retry_after.as_secs().max(1)
+    )]
+    TooManyCodes {
+        /// When the limit lifts.
+        retry_after: std::time::Duration,
+    },
+    /// Paid rooms' friends' tables are off.
+    #[error(
+        "paid_friends_tables_off: the room {0} is paid and this platform does not run paid friends' tables; pick a free room"
+    )]
+    PaidFriendsTablesOff(String),
+    /// The platform's limit of open friends' tables.
+    #[error("{0} friends' tables are open, the limit; retry later")]
+    TooManyFriendsTables(u64),
+    /// Removal between the two games of a pair.
+    #[error(
+        "pair_unfinished: the two games of the pair at the friends' table {0} are not both played; remove the player after the second"
+    )]
+    PairUnfinished(String),
     /// A dependency did not answer.
     #[error("{0}")]
     Unavailable(String),
@@ -86,9 +121,30 @@ impl From<MatchmakingError> for ApiError {
         match err {
             E::UnknownRoom(_) | E::UnknownTicket(_) => ApiError::NotFound(err.to_string()),
             E::MalformedTicketId(_) => ApiError::InvalidArgument(err.to_string()),
-            E::LiveTicket { .. } | E::Seated { .. } | E::AlreadyEnded { .. } => {
-                ApiError::FailedPrecondition(err.to_string())
-            }
+            E::LiveTicket { .. }
+            | E::Seated { .. }
+            | E::AlreadyEnded { .. }
+            | E::AtFriendsTable { .. }
+            | E::PaidFriendsTablesOff(_)
+            | E::PairUnfinished(_) => ApiError::FailedPrecondition(err.to_string()),
+            E::Friends(ref refusal) => match refusal {
+                crate::friends::Refusal::UnknownCode(_) => ApiError::NotFound(err.to_string()),
+                crate::friends::Refusal::NotOwner { .. } => {
+                    ApiError::PermissionDenied(err.to_string())
+                }
+                crate::friends::Refusal::NoSuchSeat { .. } => {
+                    ApiError::InvalidArgument(err.to_string())
+                }
+                _ => ApiError::FailedPrecondition(err.to_string()),
+            },
+            E::TooManyCodes { retry_after } => ApiError::ResourceExhausted {
+                message: err.to_string(),
+                retry_after: Some(retry_after),
+            },
+            E::TooManyFriendsTables(_) => ApiError::ResourceExhausted {
+                message: err.to_string(),
+                retry_after: Some(std::time::Duration::from_secs(30)),
+            },
             E::QueueFull { .. } => ApiError::ResourceExhausted {
                 message: err.to_string(),
                 retry_after: Some(std::time::Duration::from_secs(5)),
@@ -154,6 +210,48 @@ mod tests {
             codes.push(code.to_owned());
         }
         assert_eq!(codes, ["live_ticket", "already_seated", "ticket_ended"]);
+        use crate::friends::Refusal as R;
+        let friends = [
+            MatchmakingError::from(R::UnknownCode("K7QX2M".into())),
+            R::Closed("K7QX2M".into()).into(),
+            R::Full("K7QX2M".into()).into(),
+            R::SeatTaken {
+                code: "K7QX2M".into(),
+                seat: 1,
+            }
+            .into(),
+            R::GameInProgress("K7QX2M".into(), "join between games").into(),
+            R::NotSeated {
+                code: "K7QX2M".into(),
+                player: "ann".into(),
+            }
+            .into(),
+            R::NotOwner {
+                code: "K7QX2M".into(),
+                owner: "ann".into(),
+                what: "close the table",
+            }
+            .into(),
+            R::BotsFreeRoomsOnly("gomoku-renju".into()).into(),
+            MatchmakingError::TooManyCodes {
+                retry_after: std::time::Duration::from_secs(60),
+            },
+            MatchmakingError::PaidFriendsTablesOff("gomoku-renju".into()),
+            MatchmakingError::PairUnfinished("K7QX2M".into()),
+            MatchmakingError::AtFriendsTable {
+                player: "ann".into(),
+                code: "K7QX2M".into(),
+            },
+        ];
+        for refusal in friends {
+            let status = tonic::Status::from(refusal);
+            let code = code_of(status.message())
+                .unwrap_or_else(|| panic!("no code: {}", status.message()));
+            assert!(
+                rules.contains(&format!("| `{code}` |")),
+                "{code} is not in docs/rules.md#stable-error-codes"
+            );
+        }
         for refusal in 0..=3 {
             let code = gamehub_platform::eligibility::refusal_code(refusal);
             if refusal > 0 {

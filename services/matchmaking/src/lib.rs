@@ -10,6 +10,8 @@
 //! - [`matcher`]: the matcher (claim → eligibility → open → seat) and the reaper
 //!   (expiry, crash recovery), running in every replica;
 //! - [`peers`]: the ledger and the game services behind small traits, and their gRPC clients;
+//! - [`friends`]: friends' tables (好友房): codes, seats, ready, the owner's controls,
+//!   and the sweeper that starts and reconciles them;
 //! - [`hub`]: fan-out of ticket notifications to `WatchTicket` streams;
 //! - [`api`]: the gRPC adapter; [`error`]: its errors and their one mapping to statuses;
 //! - `testing` (feature `testing`, for tests only): matchmaking on a free port with
@@ -20,6 +22,7 @@
 
 pub mod api;
 pub mod error;
+pub mod friends;
 pub mod hub;
 pub mod matcher;
 pub mod pairing;
@@ -38,6 +41,8 @@ use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
 use gamehub_proto::matchmaking::matchmaking_service_server::MatchmakingServiceServer;
 
+use crate::friends::service::{Friends, FriendsSettings};
+use crate::friends::store::FriendsStore;
 use crate::hub::{TicketHub, WatchLimits};
 use crate::matcher::{Matcher, MatcherSettings};
 use crate::pairing::RatingWindow;
@@ -67,6 +72,9 @@ pub struct MatchmakingConfig {
     /// `GAMEHUB_MATCHMAKING_PEER_TIMEOUT_MS`: a call to the ledger or a game service
     /// taking longer is abandoned (its outcome then counts as unknown).
     pub peer_timeout: Duration,
+    /// Friends' tables: `GAMEHUB_FRIENDS_IDLE_CLOSE_MS`, `_PAID_TABLES`, `_MAX_TABLES`,
+    /// `_CODE_MISSES`, `_CODE_WINDOW_MS`, `_RECONCILE_MS` (docs/rules.md#friends-tables).
+    pub friends: FriendsSettings,
 }
 
 impl MatchmakingConfig {
@@ -185,6 +193,30 @@ impl MatchmakingConfig {
                 ),
             });
         }
+        let fd = FriendsSettings::default();
+        let friends = FriendsSettings {
+            idle_close: env.millis("GAMEHUB_FRIENDS_IDLE_CLOSE_MS", fd.idle_close)?,
+            paid_tables: env.flag("GAMEHUB_FRIENDS_PAID_TABLES", fd.paid_tables)?,
+            max_tables: positive(
+                "GAMEHUB_FRIENDS_MAX_TABLES",
+                env.parse(
+                    "GAMEHUB_FRIENDS_MAX_TABLES",
+                    fd.max_tables,
+                    "a number of tables",
+                )?,
+            )?,
+            code_misses: positive(
+                "GAMEHUB_FRIENDS_CODE_MISSES",
+                env.parse(
+                    "GAMEHUB_FRIENDS_CODE_MISSES",
+                    fd.code_misses,
+                    "a number of codes",
+                )?,
+            )?,
+            code_window: env.millis("GAMEHUB_FRIENDS_CODE_WINDOW_MS", fd.code_window)?,
+            reconcile_every: env.millis("GAMEHUB_FRIENDS_RECONCILE_MS", fd.reconcile_every)?,
+            ..fd
+        };
         Ok(Self {
             common,
             listen,
@@ -193,6 +225,7 @@ impl MatchmakingConfig {
             matcher,
             watch,
             peer_timeout,
+            friends,
         })
     }
 
@@ -253,15 +286,23 @@ pub async fn start_with(
         ),
     );
     matcher.spawn(&shutdown);
+    let friends = Friends::new(
+        FriendsStore::new(store.redis(), &config.common.redis_prefix),
+        config.friends.clone(),
+    );
+    tokio::spawn(
+        friends
+            .clone()
+            .run_notifications(config.common.redis.clone(), shutdown.listener()),
+    );
     let api = api::MatchmakingApi::new(
-        config.rooms.clone(),
         matcher,
-        eligibility,
-        tables,
         hub,
         api::ReservationTimes::for_peer_timeout(config.peer_timeout),
         shutdown.clone(),
+        friends,
     );
+    tokio::spawn(api.clone().sweep_friends(shutdown.listener()));
     let server = GrpcServer::new("matchmaking", &config.common, shutdown);
     let max_message_bytes = server.limits().max_message_bytes;
     let (addr, task) = server

@@ -36,9 +36,12 @@ use rand::seq::SliceRandom;
 use tokio::sync::Notify;
 
 use crate::pairing::{Candidate, RatingWindow, pair_by_rating};
-use crate::peers::{BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, Verdict};
+use crate::peers::{
+    BoxFuture, Eligibility, Lineup, MAX_PROFILES, OpenedTable, PeerError, TableOpener, Verdict,
+};
 use crate::rooms::{Room, Rooms};
 use crate::store::{ClaimGroup, Opening, Outcome, Release, Seating, Taken, TicketStore};
+use gamehub_proto::common::PlayerProfile;
 
 /// How the matcher and the reaper run.
 #[derive(Debug, Clone)]
@@ -156,6 +159,21 @@ impl Matcher {
     /// The ticket store.
     pub fn store(&self) -> &TicketStore {
         &self.inner.store
+    }
+
+    /// The rooms.
+    pub fn rooms(&self) -> &Rooms {
+        &self.inner.rooms
+    }
+
+    /// The ledger, as the matcher asks it.
+    pub fn eligibility(&self) -> &Arc<dyn Eligibility> {
+        &self.inner.eligibility
+    }
+
+    /// The game services, as the matcher opens tables at them.
+    pub fn tables(&self) -> &Arc<dyn TableOpener> {
+        &self.inner.tables
     }
 
     /// Now, by the service's clock (the store's).
@@ -402,6 +420,31 @@ impl Matcher {
             .collect())
     }
 
+    /// How the players of `openings` are shown, per opening: names are for show, so a
+    /// ledger that does not answer leaves them shown by id rather than keep anyone
+    /// from playing.
+    async fn profiles(&self, room: &Room, openings: &[Opening]) -> Vec<Vec<PlayerProfile>> {
+        let ids: Vec<String> = openings.iter().flat_map(|o| o.players.clone()).collect();
+        let mut found = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(MAX_PROFILES) {
+            match self.inner.eligibility.profiles(chunk, room.game).await {
+                Ok(profiles) => found.extend(chunk.iter().cloned().zip(profiles)),
+                Err(e) => {
+                    tracing::warn!(room = %room.id, error = %e, "no names from the ledger; players are shown by id");
+                }
+            }
+        }
+        openings
+            .iter()
+            .map(|o| {
+                o.players
+                    .iter()
+                    .map(|p| found.get(p).cloned().unwrap_or_default())
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Opens the tables of claims in phase `opening` and seats their tickets; a
     /// refusal sends the tickets back (counting the failure); an unknown outcome is
     /// left for the reaper, which re-tries with the same match id. Returns the number
@@ -416,9 +459,17 @@ impl Matcher {
             return Ok(0);
         }
         let tables = &self.inner.tables;
+        let profiles = self.profiles(room, openings).await;
         let calls: Vec<BoxFuture<'_, Result<OpenedTable, PeerError>>> = openings
             .iter()
-            .map(|o| tables.open(room, &o.match_id, &o.players))
+            .zip(&profiles)
+            .map(|(o, profiles)| {
+                let lineup = Lineup {
+                    profiles,
+                    ..Lineup::default()
+                };
+                tables.open(room, &o.match_id, &o.players, lineup)
+            })
             .collect();
         let results: Vec<Result<OpenedTable, PeerError>> = futures::stream::iter(calls)
             .buffered(self.inner.settings.concurrency.max(1))

@@ -28,8 +28,9 @@ use crate::rooms::Room;
 /// A boxed future, so the traits can be used as `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-pub use gamehub_game_clients::TableSeat;
+pub use gamehub_game_clients::{TableInfo, TableSeat};
 pub use gamehub_platform::eligibility::Verdict;
+use gamehub_proto::common::PlayerProfile;
 
 /// A failed call to another service.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +71,32 @@ pub trait Eligibility: Send + Sync + 'static {
 
     /// The player's Gomoku rating (段位 rating, [`gamehub_terms::rating::NEW_PLAYER_RATING`] for a new player).
     fn rating<'a>(&'a self, player_id: &'a str) -> BoxFuture<'a, Result<i64, PeerError>>;
+
+    /// How the players are shown in `game` (names, titles, ratings), in the order of
+    /// `player_ids` (at most [`MAX_PROFILES`] per call). Without a ledger that keeps
+    /// names (the in-process fakes) everyone is shown by id.
+    fn profiles<'a>(
+        &'a self,
+        player_ids: &'a [String],
+        game: &'static Game,
+    ) -> BoxFuture<'a, Result<Vec<PlayerProfile>, PeerError>> {
+        let _ = game;
+        Box::pin(async move { Ok(vec![PlayerProfile::default(); player_ids.len()]) })
+    }
+}
+
+/// The most players one [`Eligibility::profiles`] call asks about (the ledger's bound).
+pub const MAX_PROFILES: usize = 100;
+
+/// How a table's players are shown and played, beyond who they are.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lineup<'a> {
+    /// How each player is shown, seat 0 first (empty: by id).
+    pub profiles: &'a [PlayerProfile],
+    /// The seats the platform's bot plays.
+    pub bot_seats: &'a [u32],
+    /// A friends' table: never listed, its records say so, never rated.
+    pub friends_table: bool,
 }
 
 /// A table a game service opened.
@@ -88,7 +115,36 @@ pub trait TableOpener: Send + Sync + 'static {
         room: &'a Room,
         match_id: &'a str,
         players: &'a [String],
+        lineup: Lineup<'a>,
     ) -> BoxFuture<'a, Result<OpenedTable, PeerError>>;
+
+    /// The table `table_id` of `game` as it is now; None when the game service does not
+    /// know it (never opened, or long gone).
+    fn table<'a>(
+        &'a self,
+        game: &'static Game,
+        table_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TableInfo>, PeerError>> {
+        let _ = (game, table_id);
+        Box::pin(async { Err(PeerError::Refused("tables are not readable here".into())) })
+    }
+
+    /// Makes `player_id` leave `table_id` (an escape during a game), idempotently on
+    /// `request_id`.
+    fn leave_for<'a>(
+        &'a self,
+        game: &'static Game,
+        table_id: &'a str,
+        player_id: &'a str,
+        request_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), PeerError>> {
+        let _ = (game, table_id, player_id, request_id);
+        Box::pin(async {
+            Err(PeerError::Refused(
+                "nobody can be made to leave here".into(),
+            ))
+        })
+    }
 
     /// Where `player_id` sits at `table_id` if that table is open and the player has not
     /// left it; None when the table closed, is unknown, or the player is not seated there.
@@ -133,6 +189,37 @@ impl Eligibility for LedgerPeer {
             gamehub_platform::eligibility::check(&self.client, player_id, room.stakes())
                 .await
                 .map_err(|s| PeerError::from_status("ledger", &s))
+        })
+    }
+
+    fn profiles<'a>(
+        &'a self,
+        player_ids: &'a [String],
+        game: &'static Game,
+    ) -> BoxFuture<'a, Result<Vec<PlayerProfile>, PeerError>> {
+        Box::pin(async move {
+            let mut client = self.client.clone();
+            let answer = client
+                .get_profiles(ledger::GetProfilesRequest {
+                    player_ids: player_ids.to_vec(),
+                    game_type: game.game_type as i32,
+                })
+                .await
+                .map_err(|s| {
+                    gamehub_platform::metrics::dependency_error("ledger");
+                    PeerError::from_status("ledger", &s)
+                })?
+                .into_inner();
+            // In the order asked; the ledger answers each id once.
+            let by_id: HashMap<String, PlayerProfile> = answer
+                .profiles
+                .into_iter()
+                .map(|p| (p.player_id, p.profile.unwrap_or_default()))
+                .collect();
+            Ok(player_ids
+                .iter()
+                .map(|id| by_id.get(id).cloned().unwrap_or_default())
+                .collect())
         })
     }
 
@@ -193,26 +280,70 @@ impl TableOpener for GamePeers {
         room: &'a Room,
         match_id: &'a str,
         players: &'a [String],
+        lineup: Lineup<'a>,
     ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
         Box::pin(async move {
             let game = room.game;
+            let mut stakes = room.stakes();
+            if lineup.friends_table {
+                // Ratings move only between strangers the matcher paired
+                // (docs/rules.md#friends-tables).
+                stakes.rated = false;
+            }
             let table = NewTable {
                 request_id: match_id,
-                stakes: room.stakes(),
+                stakes,
                 rule_set: room.rules,
                 time_control: room.time_control,
                 players,
                 designated_opening: room.designated_opening_name(),
                 paired_games: room.paired_games,
-                profiles: &[],
-                bot_seats: &[],
-                friends_table: false,
+                profiles: lineup.profiles,
+                bot_seats: lineup.bot_seats,
+                friends_table: lineup.friends_table,
             };
             let table_id = self.client(game)?.open_table(table).await.map_err(|s| {
                 gamehub_platform::metrics::dependency_error(game.key);
                 PeerError::from_status(game.service.name, &s)
             })?;
             Ok(OpenedTable { table_id })
+        })
+    }
+
+    fn table<'a>(
+        &'a self,
+        game: &'static Game,
+        table_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TableInfo>, PeerError>> {
+        Box::pin(async move {
+            match self.client(game)?.table(table_id).await {
+                Ok(info) => Ok(Some(info)),
+                Err(s) if s.code() == Code::NotFound => Ok(None),
+                Err(s) => {
+                    gamehub_platform::metrics::dependency_error(game.key);
+                    Err(PeerError::from_status(game.key, &s))
+                }
+            }
+        })
+    }
+
+    fn leave_for<'a>(
+        &'a self,
+        game: &'static Game,
+        table_id: &'a str,
+        player_id: &'a str,
+        request_id: &'a str,
+    ) -> BoxFuture<'a, Result<(), PeerError>> {
+        Box::pin(async move {
+            self.client(game)?
+                .leave_for(table_id, player_id, request_id)
+                .await
+                .map_err(|s| {
+                    if !matches!(s.code(), Code::FailedPrecondition | Code::NotFound) {
+                        gamehub_platform::metrics::dependency_error(game.key);
+                    }
+                    PeerError::from_status(game.key, &s)
+                })
         })
     }
 

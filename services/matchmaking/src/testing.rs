@@ -19,7 +19,7 @@ use gamehub_testkit::server::TestServer;
 
 use crate::MatchmakingConfig;
 use crate::peers::{
-    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
+    BoxFuture, Eligibility, Lineup, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
 };
 use crate::rooms::{Game, Room};
 
@@ -136,6 +136,7 @@ impl TableOpener for FakeTables {
         room: &'a Room,
         match_id: &'a str,
         players: &'a [String],
+        _lineup: Lineup<'a>,
     ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
         let answer = if take_one(&self.refuse) {
             Err(PeerError::Refused("refused (fake)".into()))

@@ -17,7 +17,7 @@ use anyhow::Context;
 use gamehub_matchmaking::MatchmakingConfig;
 use gamehub_matchmaking::matcher::Matcher;
 use gamehub_matchmaking::peers::{
-    BoxFuture, Eligibility, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
+    BoxFuture, Eligibility, Lineup, OpenedTable, PeerError, TableOpener, TableSeat, Verdict,
 };
 use gamehub_matchmaking::rooms::{Game, Room};
 use gamehub_matchmaking::store::{Reservation, StoreSettings, TicketStore};
@@ -341,6 +341,7 @@ impl TableOpener for InstantTables {
         _: &'a Room,
         match_id: &'a str,
         _: &'a [String],
+        _: Lineup<'a>,
     ) -> BoxFuture<'a, Result<OpenedTable, PeerError>> {
         self.opened.fetch_add(1, Ordering::Relaxed);
         Box::pin(async move {

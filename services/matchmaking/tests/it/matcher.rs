@@ -223,7 +223,11 @@ async fn a_crash_after_opening_seats_the_players_at_the_table_already_opened() {
         .unwrap();
     assert_eq!(owned.len(), 1);
     // The table was opened, then the replica died before seating anyone.
-    let opened = rig.tables.open(&room, "crashed-2", &players).await.unwrap();
+    let opened = rig
+        .tables
+        .open(&room, "crashed-2", &players, Default::default())
+        .await
+        .unwrap();
 
     rig.clock.advance(Duration::from_millis(250));
     let reaped = rig.matcher.reap(&room).await.unwrap();
