@@ -573,6 +573,22 @@ impl Baselines {
             },
         );
         b.add(
+            "gamehub.ledger.v1.SetNameRequest",
+            Role::Player,
+            lg::SetNameRequest {
+                player_id: PLAYER.into(),
+                name: "limits".into(),
+            },
+        );
+        b.add(
+            "gamehub.ledger.v1.GetProfilesRequest",
+            Role::Player,
+            lg::GetProfilesRequest {
+                player_ids: vec![PLAYER.into()],
+                game_type: GameType::Gomoku as i32,
+            },
+        );
+        b.add(
             "gamehub.matchmaking.v1.LocatePlayerRequest",
             Role::Player,
             mm::LocatePlayerRequest {

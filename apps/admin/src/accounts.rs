@@ -1,4 +1,4 @@
-//! The ledger's side of the desk: `grant`, `pro`, `player`.
+//! The ledger's side of the desk: `grant`, `pro`, `name`, `player`.
 
 use gamehub_proto::common::GameType;
 use gamehub_proto::ledger as lg;
@@ -64,6 +64,29 @@ pub async fn pro(client: &mut LedgerClient, player: &str, dan: i32) -> anyhow::R
             "{player} is a professional {}p; rating {} ({})",
             rating.professional_dan, rating.rating, rating.rank_name
         );
+    }
+    Ok(())
+}
+
+/// `gamehub admin name`: sets `player`'s display name, or clears it (`None`)
+/// (LedgerService.SetName).
+pub async fn name(
+    client: &mut LedgerClient,
+    player: &str,
+    name: Option<String>,
+) -> anyhow::Result<()> {
+    let set = client
+        .set_name(lg::SetNameRequest {
+            player_id: player.to_owned(),
+            name: name.unwrap_or_default(),
+        })
+        .await
+        .map_err(status)?
+        .into_inner();
+    if set.name.is_empty() {
+        println!("{player} has no name now; it is shown by its id");
+    } else {
+        println!("{player} is now named {:?}", set.name);
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `grant` | `LedgerService.GrantSilver` |
 //! | `pro` | `LedgerService.SetProfessional` |
+//! | `name` | `LedgerService.SetName` |
 //! | `player` | `LedgerService.GetAccount`, `ListHistory`, `ListGames` |
 //! | `table` | `GomokuService.GetTable`, else `DoudizhuService.GetTable` |
 //! | `dead-letters` | `TableOperatorService.ListDeadLetters` on both game services |
@@ -116,6 +117,16 @@ enum AdminCommand {
         #[arg(long)]
         clear: bool,
     },
+    /// Set a player's display name (昵称) with --name, or clear it without
+    /// (LedgerService.SetName): 1-12 characters, no control or invisible formatting
+    /// characters, no space at either end; audited with the operator's name.
+    Name {
+        /// The player.
+        player: String,
+        /// The new name; without it the name is cleared (the player is shown by id).
+        #[arg(long)]
+        name: Option<String>,
+    },
     /// A player's balance, today's won and lost against the caps, points, titles,
     /// rating, and the last games and changes (LedgerService.GetAccount, ListHistory,
     /// ListGames).
@@ -192,6 +203,9 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
             let dan = if clear { 0 } else { dan.unwrap_or_default() };
             accounts::pro(&mut clients.ledger, &player, dan).await?;
         }
+        AdminCommand::Name { player, name } => {
+            accounts::name(&mut clients.ledger, &player, name).await?;
+        }
         AdminCommand::Player { player, last } => {
             accounts::player(&mut clients.ledger, &player, last).await?;
         }
@@ -229,4 +243,37 @@ fn desks(endpoints: &Endpoints, token: &TokenSource) -> anyhow::Result<Desks> {
             )?),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `gamehub admin`'s arguments as the binary parses them.
+    #[derive(Parser, Debug)]
+    struct Admin {
+        #[command(flatten)]
+        args: AdminArgs,
+    }
+
+    #[test]
+    fn name_sets_with_a_name_and_clears_without_one() {
+        let set = Admin::try_parse_from(["admin", "name", "alice", "--name", "张三丰"])
+            .expect("name with --name parses");
+        assert!(
+            matches!(&set.args.command, AdminCommand::Name { player, name: Some(name) }
+                if player == "alice" && name == "张三丰"),
+            "{set:?}"
+        );
+        let clear = Admin::try_parse_from(["admin", "name", "alice"]).expect("name parses");
+        assert!(
+            matches!(&clear.args.command, AdminCommand::Name { player, name: None } if player == "alice"),
+            "{clear:?}"
+        );
+        assert!(
+            Admin::try_parse_from(["admin", "name"]).is_err(),
+            "the player is required"
+        );
+    }
 }

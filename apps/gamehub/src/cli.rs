@@ -39,7 +39,7 @@ enum Command {
     Bots(BotsArgs),
     /// Exit 0 if the server at ADDR reports SERVING on the standard gRPC health protocol.
     Health(HealthArgs),
-    /// The operator's desk: grant silver, professional dans, look up a player or a
+    /// The operator's desk: grant silver, professional dans, names, look up a player or a
     /// table, close a stuck table, list and redeliver dead letters (an operator token:
     /// GAMEHUB_OPERATOR_TOKEN, or minted from the development key on a development
     /// platform).

@@ -10,6 +10,7 @@
 //! - [`caps`]: the ledger's default win/loss caps, which also size a room's default
 //!   minimum balance;
 //! - [`ids`]: what an id may hold (players, tables, rooms, requests);
+//! - [`names`]: what a player's display name (昵称) may be ([`DisplayName`]);
 //! - [`rating`]: the Gomoku rating a new player starts with;
 //! - [`rule_sets`]: the codes of Gomoku's rule sets in its API (the names are the rule
 //!   crate's, through the registry).
@@ -20,9 +21,11 @@
 pub mod caps;
 pub mod games;
 pub mod ids;
+pub mod names;
 pub mod rating;
 pub mod rule_sets;
 pub mod stakes;
 
 pub use ids::RoomId;
+pub use names::DisplayName;
 pub use stakes::{Stakes, StakesError};

@@ -125,6 +125,20 @@ impl TestPlatform {
             .table_id
     }
 
+    /// Stops every service and starts them again on the same database and Redis keys
+    /// (new ports): what a restart of the whole platform keeps, it keeps.
+    pub async fn restart(self) -> anyhow::Result<TestPlatform> {
+        self.platform.stop().await;
+        let env = Env::from_pairs(self.pairs.clone());
+        let platform = start_all(&env, Ports::Ephemeral, Shutdown::new()).await?;
+        let endpoints = platform.endpoints();
+        Ok(TestPlatform {
+            platform,
+            endpoints,
+            ..self
+        })
+    }
+
     /// Stops the services, drops the test's database and removes its Redis keys.
     pub async fn stop(self) {
         self.platform.stop().await;

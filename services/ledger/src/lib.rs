@@ -12,8 +12,9 @@
 //! - this file: [`LedgerConfig`] and [`start`], which the `gamehub-ledger` binary and the
 //!   all-in-one `gamehub` binary call.
 //!
-//! The schema is `services/ledger/migrations` (one migration until the first release),
-//! applied by [`start`] (the database is created first if it does not exist).
+//! The schema is `services/ledger/migrations` (the first release's schema, then one
+//! migration per change), applied by [`start`] (the database is created first if it does
+//! not exist).
 #![forbid(unsafe_code)]
 
 pub mod api;
@@ -215,8 +216,9 @@ pub fn read_replica(
 }
 
 /// What to do about a failed migration. A database made by the unreleased development
-/// schema (migrations 0002–0004, since squashed into 0001) does not match the released
-/// history; sqlx refuses it rather than mis-migrate it, and this says why and what to do.
+/// schema (migrations 0002–0004, since squashed into 0001; today's 0002 is another one)
+/// does not match the released history; sqlx refuses it rather than mis-migrate it, and
+/// this says why and what to do.
 fn migration_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
     use sqlx::migrate::MigrateError;
     match error {

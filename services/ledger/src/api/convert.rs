@@ -7,12 +7,14 @@ use prost::Message;
 
 use crate::domain::caps::Caps;
 use crate::domain::day::CapDay;
-use crate::domain::rating::{rank_name, rank_of};
+use crate::domain::rating::{NEW_PLAYER_RATING, rank_name, rank_of};
 use crate::domain::settle::{GameReport, SettlementPlan, Stakes};
 use crate::domain::titles::{Title, title_for};
 use crate::domain::{GameType, Outcome, Role};
 use crate::error::LedgerError;
-use crate::repo::{AccountRow, Board, BoardRow, GamePlayerRow, GameRow, HistoryRecord};
+use crate::repo::{
+    AccountRow, Board, BoardRow, GamePlayerRow, GameRow, HistoryRecord, ProfileRow, dan,
+};
 
 /// A title as the API shows it.
 pub fn title(t: &Title) -> common::Title {
@@ -65,7 +67,7 @@ pub fn account(row: &AccountRow, day: &CapDay, caps: &Caps) -> pb::Account {
         })
         .collect();
     pb::Account {
-        name: String::new(),
+        name: row.name.clone(),
         player_id: row.player_id.to_string(),
         balance_silver: row.balance_silver,
         today: Some(daily_caps(
@@ -92,6 +94,8 @@ pub fn settlement(report: &GameReport, plan: &SettlementPlan) -> pb::SettleGameR
         .iter()
         .zip(&plan.seats)
         .map(|(seat, p)| pb::PlayerSettlement {
+            // Names are the ledger's records' (shown as they are when read), not the
+            // settlement's: the stored answer a retry gets back never goes stale.
             name: String::new(),
             player_id: seat.player_id.to_string(),
             points_delta: seat.points,
@@ -209,13 +213,21 @@ fn outcome(code: i16) -> Result<pb::PlayerOutcome, LedgerError> {
     )
 }
 
-/// A stored game (its players in seat order) as the API shows it.
+/// A stored game (its players in seat order) as the API shows it, each player with the
+/// name it has now.
 pub fn finished_game(
     game: &GameRow,
     players: &[GamePlayerRow],
 ) -> Result<pb::FinishedGame, LedgerError> {
-    let response = pb::SettleGameResponse::decode(game.response.as_slice())
+    let mut response = pb::SettleGameResponse::decode(game.response.as_slice())
         .map_err(|e| LedgerError::Corrupt(format!("game {}: {e}", game.game_id)))?;
+    for settled in &mut response.players {
+        settled.name = players
+            .iter()
+            .find(|p| p.player_id == settled.player_id)
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+    }
     let results = players
         .iter()
         .map(|p| {
@@ -239,7 +251,7 @@ pub fn finished_game(
         started_at_unix_ms: game.started_at_unix_ms,
         ended_at_unix_ms: game.ended_at_unix_ms,
         house_silver: response.house_silver,
-        friends_table: false,
+        friends_table: game.friends_table,
     })
 }
 
@@ -254,6 +266,25 @@ pub fn board_row(board: Board, row: &BoardRow) -> pb::LeaderboardRow {
         player_id: row.player_id.clone(),
         value: row.value,
         label,
-        name: String::new(),
+        name: row.name.clone(),
     }
+}
+
+/// How a player is shown: its name and, in `game_type`, its title and, where the game is
+/// rated, its rating. A player the ledger never saw has no name, the first title and a
+/// new player's rating.
+pub fn profile(row: &ProfileRow, game_type: Option<GameType>) -> common::PlayerProfile {
+    let mut profile = common::PlayerProfile {
+        name: row.name.clone().unwrap_or_default(),
+        ..Default::default()
+    };
+    if let Some(game_type) = game_type {
+        profile.title = title_for(row.points.unwrap_or(0)).name.to_owned();
+        if game_type.game().ratable {
+            let rating = row.gomoku_rating.unwrap_or(NEW_PLAYER_RATING);
+            profile.rating = rating;
+            profile.rank_name = rank_name(rating, dan(row.professional_dan.unwrap_or(0)));
+        }
+    }
+    profile
 }

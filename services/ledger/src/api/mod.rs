@@ -21,7 +21,7 @@ use crate::domain::caps::Caps;
 use crate::domain::day::CapDay;
 use crate::domain::{MAX_ID_LEN, PlayerId};
 use crate::error::LedgerError;
-use crate::repo::{Repository, Settled};
+use crate::repo::{Renamer, Repository, Settled};
 
 /// The ledger's gRPC service.
 #[derive(Debug, Clone)]
@@ -332,6 +332,75 @@ impl LedgerApi {
             account: Some(self.account(&player).await?),
         })
     }
+
+    async fn set_name(
+        &self,
+        request: Request<pb::SetNameRequest>,
+    ) -> Result<pb::SetNameResponse, LedgerError> {
+        let caller = Caller::of(&request)?;
+        if caller.role == Role::Service {
+            return Err(LedgerError::Forbidden(
+                "a service token cannot set a player's name; players set their own, operators reset them"
+                    .into(),
+            ));
+        }
+        let req = request.get_ref();
+        let player = target_player(caller, &req.player_id)?;
+        let name = parse::display_name("name", &req.name)?;
+        let renamer = match caller.role {
+            Role::Player if caller.subject == player.as_str() => Renamer::Player,
+            Role::Player => {
+                return Err(LedgerError::Forbidden(format!(
+                    "a player token sets only its own name ({}), not {player}'s",
+                    caller.subject
+                )));
+            }
+            _ => Renamer::Operator(&caller.subject),
+        };
+        let before = self
+            .repo
+            .set_name(&player, name.as_ref(), renamer, &caller.subject)
+            .await?;
+        if let Renamer::Operator(operator) = renamer {
+            // Debug formatting: a name is the player's text, quoted and escaped here.
+            tracing::info!(
+                player_id = %player,
+                operator = %operator,
+                old = ?before,
+                new = ?name.as_ref().map(|n| n.as_str()),
+                "name set by an operator"
+            );
+        }
+        Ok(pb::SetNameResponse {
+            player_id: player.to_string(),
+            name: name.map(|n| n.into_string()).unwrap_or_default(),
+        })
+    }
+
+    async fn get_profiles(
+        &self,
+        request: Request<pb::GetProfilesRequest>,
+    ) -> Result<pb::GetProfilesResponse, LedgerError> {
+        Caller::of(&request)?;
+        let req = request.get_ref();
+        let players = parse::profile_ids("player_ids", &req.player_ids)?;
+        let game_type = parse::game_type_filter("game_type", req.game_type)?;
+        let rows = self.repo.profiles(&players, game_type).await?;
+        let profiles = players
+            .iter()
+            .map(|player| {
+                let row = rows
+                    .iter()
+                    .find(|r| r.player_id == player.as_str())
+                    .ok_or_else(|| LedgerError::Corrupt(format!("no profile row for {player}")))?;
+                Ok(pb::NamedProfile {
+                    player_id: player.to_string(),
+                    profile: Some(convert::profile(row, game_type)),
+                })
+            })
+            .collect::<Result<_, LedgerError>>()?;
+        Ok(pb::GetProfilesResponse { profiles })
+    }
 }
 
 /// Turns a handler's result into the RPC's.
@@ -406,15 +475,15 @@ impl LedgerService for LedgerApi {
 
     async fn set_name(
         &self,
-        _request: Request<pb::SetNameRequest>,
+        request: Request<pb::SetNameRequest>,
     ) -> Result<Response<pb::SetNameResponse>, Status> {
-        Err(Status::unimplemented("names: in progress"))
+        respond(LedgerApi::set_name(self, request).await)
     }
 
     async fn get_profiles(
         &self,
-        _request: Request<pb::GetProfilesRequest>,
+        request: Request<pb::GetProfilesRequest>,
     ) -> Result<Response<pb::GetProfilesResponse>, Status> {
-        Err(Status::unimplemented("profiles: in progress"))
+        respond(LedgerApi::get_profiles(self, request).await)
     }
 }

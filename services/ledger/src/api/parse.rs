@@ -4,6 +4,7 @@ use gamehub_platform::error::{id, required};
 use gamehub_proto::common;
 use gamehub_proto::ledger as pb;
 use gamehub_terms::games;
+use gamehub_terms::names::DisplayName;
 
 use crate::domain::grant::{Grant, MAX_GRANT_SILVER, MAX_REASON_CHARS};
 use crate::domain::settle::{GameReport, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, Seat, Stakes};
@@ -23,6 +24,8 @@ pub const MAX_PAGE_SIZE: i64 = 200;
 pub const DEFAULT_BOARD_ROWS: i64 = 10;
 /// The most leaderboard rows; larger requests get this many.
 pub const MAX_BOARD_ROWS: i64 = 100;
+/// The most player ids one GetProfiles may ask for.
+pub const MAX_PROFILE_IDS: usize = 100;
 
 /// A game type field (unspecified refused).
 pub fn game_type(field: &str, value: i32) -> Result<GameType, LedgerError> {
@@ -142,6 +145,7 @@ pub fn settle_request(req: &pb::SettleGameRequest) -> Result<GameReport, LedgerE
         ended_at_unix_ms: req.ended_at_unix_ms,
         record_format: record_format.to_owned(),
         record_content: record.content.clone(),
+        friends_table: req.friends_table,
     };
     report.check()?;
     Ok(report)
@@ -223,4 +227,43 @@ pub fn professional_dan(value: i32) -> Result<u8, LedgerError> {
                 format!("must be 1 to 9, or 0 to clear; got {value}"),
             )
         })
+}
+
+/// A display name to set: `None` for an empty one (which clears the name), else checked
+/// and normalised by the one rule ([`DisplayName::parse`]).
+pub fn display_name(field: &str, value: &str) -> Result<Option<DisplayName>, LedgerError> {
+    if value.is_empty() {
+        return Ok(None);
+    }
+    DisplayName::parse(value)
+        .map(Some)
+        .map_err(|problem| LedgerError::invalid(field, problem.to_string()))
+}
+
+/// The players whose profiles are asked for: 1 to [`MAX_PROFILE_IDS`] ids, each checked
+/// (`player_ids[i]` names a bad one), duplicates dropped, in the order asked.
+pub fn profile_ids(field: &str, values: &[String]) -> Result<Vec<PlayerId>, LedgerError> {
+    if values.is_empty() {
+        return Err(LedgerError::invalid(
+            field,
+            format!("is required: 1 to {MAX_PROFILE_IDS} player ids"),
+        ));
+    }
+    if values.len() > MAX_PROFILE_IDS {
+        return Err(LedgerError::invalid(
+            field,
+            format!(
+                "at most {MAX_PROFILE_IDS} player ids, this request has {}",
+                values.len()
+            ),
+        ));
+    }
+    let mut ids: Vec<PlayerId> = Vec::with_capacity(values.len());
+    for (i, value) in values.iter().enumerate() {
+        let id = PlayerId::parse(&format!("{field}[{i}]"), value)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
 }

@@ -61,6 +61,11 @@ pub struct GameReport {
     pub record_format: String,
     /// The record.
     pub record_content: String,
+    /// Played at a friends' table (好友房): its record says so, and it moves no rating.
+    /// Left out of the canonical form when false, so a game reported before the flag
+    /// existed hashes as it did then and its retries still replay.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub friends_table: bool,
 }
 
 fn seat_field(i: usize, name: &str) -> String {
@@ -196,9 +201,11 @@ impl GameReport {
         ))
     }
 
-    /// Whether this game moves ratings: a rated room of a game whose rooms may be rated.
+    /// Whether this game moves ratings: a rated room of a game whose rooms may be rated,
+    /// at a table the matcher made. A friends' table is never rated, whatever its room
+    /// (docs/rules.md#friends-tables): friends could pass rating to each other on purpose.
     pub fn rated(&self) -> bool {
-        self.game_type.game().ratable && self.stakes.rated
+        self.game_type.game().ratable && self.stakes.rated && !self.friends_table
     }
 
     /// The SHA-256 of the report's canonical form (its JSON with fields in declaration

@@ -1,5 +1,5 @@
 //! The leaderboards: points per game type and the Gomoku rating, from the top or around
-//! a player; equal values share a rank.
+//! a player; equal values share a rank. Each row carries the player's display name now.
 
 use sqlx::FromRow;
 
@@ -45,6 +45,8 @@ pub struct BoardRow {
     pub value: i64,
     /// Professional dan (rating board), else 0.
     pub professional_dan: u8,
+    /// The player's display name; empty when it has none.
+    pub name: String,
 }
 
 #[derive(FromRow)]
@@ -52,6 +54,16 @@ struct BoardEntry {
     player_id: String,
     value: i64,
     professional_dan: i16,
+    name: String,
+}
+
+/// A board's entry columns ([`BoardEntry`]) from its rows `b`, with the name, up to the
+/// `WHERE`.
+fn entries(rows: &str) -> String {
+    format!(
+        "SELECT b.player_id::text, b.value, b.professional_dan, coalesce(n.name, '') AS name \
+         FROM {rows} b LEFT JOIN names n ON n.player_id = b.player_id"
+    )
 }
 
 impl Repository {
@@ -62,9 +74,15 @@ impl Repository {
         limit: i64,
     ) -> Result<Vec<BoardRow>, LedgerError> {
         self.lag_tolerant(|pool| async move {
-            let rows: Vec<(String, i64, i16, i64)> = sqlx::query_as(&format!(
-                "SELECT player_id::text, value, professional_dan, rank() OVER (ORDER BY value DESC) \
-                 FROM {} b ORDER BY value DESC, player_id LIMIT $1",
+            // Names are joined to the page only, not to the whole board the rank reads.
+            let rows: Vec<(String, i64, i16, i64, String)> = sqlx::query_as(&format!(
+                "SELECT top.player_id::text, top.value, top.professional_dan, top.rank, \
+                        coalesce(n.name, '') \
+                 FROM (SELECT player_id, value, professional_dan, \
+                              rank() OVER (ORDER BY value DESC) AS rank \
+                       FROM {} b ORDER BY value DESC, player_id LIMIT $1) top \
+                 LEFT JOIN names n ON n.player_id = top.player_id \
+                 ORDER BY top.value DESC, top.player_id",
                 board.rows()
             ))
             .bind(limit)
@@ -72,12 +90,15 @@ impl Repository {
             .await?;
             Ok(rows
                 .into_iter()
-                .map(|(player_id, value, professional_dan, rank)| BoardRow {
-                    rank,
-                    player_id,
-                    value,
-                    professional_dan: dan(professional_dan),
-                })
+                .map(
+                    |(player_id, value, professional_dan, rank, name)| BoardRow {
+                        rank,
+                        player_id,
+                        value,
+                        professional_dan: dan(professional_dan),
+                        name,
+                    },
+                )
                 .collect())
         })
         .await
@@ -93,20 +114,19 @@ impl Repository {
     ) -> Result<Option<Vec<BoardRow>>, LedgerError> {
         self.lag_tolerant(|pool| async move {
             let rows = board.rows();
-            let me: Option<BoardEntry> = sqlx::query_as(&format!(
-                "SELECT player_id::text, value, professional_dan FROM {rows} b WHERE player_id = $1"
-            ))
-            .bind(player.as_str())
-            .fetch_optional(&pool)
-            .await?;
+            let entries = entries(&rows);
+            let me: Option<BoardEntry> =
+                sqlx::query_as(&format!("{entries} WHERE b.player_id = $1"))
+                    .bind(player.as_str())
+                    .fetch_optional(&pool)
+                    .await?;
             let Some(me) = me else {
                 return Ok(None);
             };
             let side = (limit - 1).max(0);
             let mut above: Vec<BoardEntry> = sqlx::query_as(&format!(
-                "SELECT player_id::text, value, professional_dan FROM {rows} b \
-                 WHERE value > $1 OR (value = $1 AND player_id < $2) \
-                 ORDER BY value ASC, player_id DESC LIMIT $3"
+                "{entries} WHERE b.value > $1 OR (b.value = $1 AND b.player_id < $2) \
+                 ORDER BY b.value ASC, b.player_id DESC LIMIT $3"
             ))
             .bind(me.value)
             .bind(&me.player_id)
@@ -114,9 +134,8 @@ impl Repository {
             .fetch_all(&pool)
             .await?;
             let below: Vec<BoardEntry> = sqlx::query_as(&format!(
-                "SELECT player_id::text, value, professional_dan FROM {rows} b \
-                 WHERE value < $1 OR (value = $1 AND player_id > $2) \
-                 ORDER BY value DESC, player_id ASC LIMIT $3"
+                "{entries} WHERE b.value < $1 OR (b.value = $1 AND b.player_id > $2) \
+                 ORDER BY b.value DESC, b.player_id ASC LIMIT $3"
             ))
             .bind(me.value)
             .bind(&me.player_id)
@@ -164,6 +183,7 @@ impl Repository {
                     player_id: entry.player_id,
                     value: entry.value,
                     professional_dan: dan(entry.professional_dan),
+                    name: entry.name,
                 });
             }
             Ok(Some(rows))

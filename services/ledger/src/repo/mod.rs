@@ -3,6 +3,7 @@
 //! - [`settlement`]: settling a game (the snapshot, the typed settlement record and the
 //!   one call that writes it);
 //! - [`operator`]: operators' writes: grants and professional dans;
+//! - [`names`]: display names, set by players and operators, and profiles;
 //! - [`reads`]: accounts, history, games and records as the API reads them;
 //! - [`leaderboards`]: the points and rating boards;
 //! - [`replica`]: the optional read replica the lag-tolerant reads use.
@@ -14,9 +15,11 @@
 //! retried as a whole transaction, a bounded number of times ([`MAX_ATTEMPTS`]).
 //!
 //! The SQL computes nothing the rules decide: a new player's rating, a game's counts,
-//! balances and caps are computed in Rust and passed in (see `migrations/0001_schema.sql`).
+//! balances and caps are computed in Rust and passed in (see `migrations/0001_schema.sql`;
+//! `0002_names.sql` adds names and friends' tables).
 
 pub mod leaderboards;
+pub mod names;
 pub mod operator;
 pub mod reads;
 pub mod replica;
@@ -34,6 +37,7 @@ use crate::error::{LedgerError, is_retryable};
 use replica::ReadReplica;
 
 pub use leaderboards::{Board, BoardRow};
+pub use names::{ProfileRow, Renamer};
 pub use operator::Granted;
 pub use reads::{AccountRow, GamePlayerRow, GameRow, GameWithRecord, HistoryRecord, StandingRow};
 pub use settlement::Settled;
@@ -147,6 +151,6 @@ async fn ensure_player(
 }
 
 /// A stored professional dan (0–9 by the schema's CHECK).
-fn dan(code: i16) -> u8 {
+pub fn dan(code: i16) -> u8 {
     u8::try_from(code).unwrap_or(0)
 }

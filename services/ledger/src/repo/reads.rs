@@ -1,5 +1,6 @@
 //! What the API reads: accounts (a never-seen player reads as a fresh one), history,
-//! games and their records.
+//! games and their records. Players appear with the display name they have now (the
+//! `names` table), not the one they had when they played.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::postgres::PgPool;
@@ -16,6 +17,8 @@ use crate::error::LedgerError;
 pub struct AccountRow {
     /// The player.
     pub player_id: PlayerId,
+    /// Its display name now; empty when it has none.
+    pub name: String,
     /// Silver held.
     pub balance_silver: i64,
     /// Today's won counter (zero if the stored one is of an earlier day).
@@ -91,6 +94,8 @@ pub struct GameRow {
     pub ended_at_unix_ms: i64,
     /// The stored SettleGame response.
     pub response: Vec<u8>,
+    /// Played at a friends' table.
+    pub friends_table: bool,
 }
 
 /// One player's reported part in a stored game.
@@ -110,6 +115,8 @@ pub struct GamePlayerRow {
     pub points: i64,
     /// Offered the draw.
     pub offered_draw: bool,
+    /// The player's display name now; empty when it has none.
+    pub name: String,
 }
 
 /// A game with its record.
@@ -148,6 +155,12 @@ impl Repository {
         .bind(player.as_str())
         .fetch_optional(&mut *tx)
         .await?;
+        let name: Option<String> =
+            sqlx::query_scalar("SELECT name FROM names WHERE player_id = $1")
+                .bind(player.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+        let name = name.unwrap_or_default();
         let standings: Vec<(i16, i64, i64, i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT game_type, points, wins, losses, draws, escapes, games \
              FROM standings WHERE player_id = $1",
@@ -175,6 +188,7 @@ impl Repository {
         let Some(row) = row else {
             return Ok(AccountRow {
                 player_id: player.clone(),
+                name,
                 balance_silver: 0,
                 won_today_silver: 0,
                 lost_today_silver: 0,
@@ -192,6 +206,7 @@ impl Repository {
         );
         Ok(AccountRow {
             player_id: player.clone(),
+            name,
             balance_silver: row.try_get("balance_silver")?,
             won_today_silver: won,
             lost_today_silver: lost,
@@ -255,7 +270,7 @@ impl Repository {
         self.lag_tolerant(|pool| async move {
             let games: Vec<GameRow> = sqlx::query_as(
                 "SELECT g.game_id::text, g.game_seq, g.game_type, g.room_id, g.table_id, g.reason, \
-                        g.started_at_unix_ms, g.ended_at_unix_ms, g.response \
+                        g.started_at_unix_ms, g.ended_at_unix_ms, g.response, g.friends_table \
                  FROM game_players gp JOIN games g ON g.game_id = gp.game_id \
                  WHERE gp.player_id = $1 AND gp.game_seq < $2 \
                    AND ($3::smallint IS NULL OR g.game_type = $3) \
@@ -268,10 +283,9 @@ impl Repository {
             .fetch_all(&pool)
             .await?;
             let ids: Vec<&str> = games.iter().map(|g| g.game_id.as_str()).collect();
-            let players: Vec<GamePlayerRow> = sqlx::query_as(
-                "SELECT game_id::text, player_id::text, seat, role, outcome, points, offered_draw \
-                 FROM game_players WHERE game_id = ANY ($1) ORDER BY game_id, seat",
-            )
+            let players: Vec<GamePlayerRow> = sqlx::query_as(&format!(
+                "SELECT {SEAT_COLUMNS} WHERE gp.game_id = ANY ($1) ORDER BY gp.game_id, gp.seat"
+            ))
             .bind(&ids)
             .fetch_all(&pool)
             .await?;
@@ -302,11 +316,17 @@ impl Repository {
     }
 }
 
+/// A game's seats ([`GamePlayerRow`]) with each player's name now, up to the `WHERE`.
+const SEAT_COLUMNS: &str = "gp.game_id::text, gp.player_id::text, gp.seat, gp.role, gp.outcome, \
+     gp.points, gp.offered_draw, coalesce(n.name, '') AS name \
+     FROM game_players gp LEFT JOIN names n ON n.player_id = gp.player_id";
+
 /// [`Repository::game`] on one server.
 async fn game_on(pool: PgPool, game_id: &str) -> Result<Option<GameWithRecord>, LedgerError> {
     let row = sqlx::query(
         "SELECT g.game_id::text, g.game_seq, g.game_type, g.room_id, g.table_id, g.reason, \
-                    g.started_at_unix_ms, g.ended_at_unix_ms, g.response, r.format, r.content \
+                    g.started_at_unix_ms, g.ended_at_unix_ms, g.response, g.friends_table, \
+                    r.format, r.content \
              FROM games g JOIN game_records r ON r.game_id = g.game_id WHERE g.game_id = $1",
     )
     .bind(game_id)
@@ -316,10 +336,9 @@ async fn game_on(pool: PgPool, game_id: &str) -> Result<Option<GameWithRecord>, 
         return Ok(None);
     };
     let game = GameRow::from_row(&row)?;
-    let players: Vec<GamePlayerRow> = sqlx::query_as(
-        "SELECT game_id::text, player_id::text, seat, role, outcome, points, offered_draw \
-             FROM game_players WHERE game_id = $1 ORDER BY seat",
-    )
+    let players: Vec<GamePlayerRow> = sqlx::query_as(&format!(
+        "SELECT {SEAT_COLUMNS} WHERE gp.game_id = $1 ORDER BY gp.seat"
+    ))
     .bind(game_id)
     .fetch_all(&pool)
     .await?;

@@ -109,9 +109,10 @@ pub struct SettlementRecord {
     pub history: Vec<HistoryEntry>,
 }
 
-/// The game part of a [`SettlementRecord`] (SQL type `ledger_settled_game`).
+/// The game part of a [`SettlementRecord`] (SQL type `ledger_settled_game_v2`: 0001's
+/// `ledger_settled_game` with `friends_table`, see `migrations/0002_names.sql`).
 #[derive(Debug, Clone, sqlx::Type)]
-#[sqlx(type_name = "ledger_settled_game")]
+#[sqlx(type_name = "ledger_settled_game_v2")]
 pub struct SettledGame {
     /// The idempotency key.
     pub game_id: String,
@@ -149,6 +150,8 @@ pub struct SettledGame {
     pub house_silver: i64,
     /// The rating of players who get their rows now.
     pub new_player_rating: i64,
+    /// Played at a friends' table.
+    pub friends_table: bool,
 }
 
 /// One seat of a [`SettlementRecord`] (SQL type `ledger_settled_seat`): as reported, as
@@ -253,6 +256,7 @@ impl SettlementRecord {
             transfer_id: plan.moves_silver().then(Uuid::now_v7),
             house_silver: plan.house_silver,
             new_player_rating: NEW_PLAYER_RATING,
+            friends_table: report.friends_table,
         };
         let seats = report
             .seats

@@ -6,6 +6,8 @@
 //! - `rating`: every case of the Gomoku rating formula, professionals, escapes;
 //! - `api`: accounts, grants, idempotency, validation, pagination, leaderboards;
 //! - `auth`: who may call what; refused calls change nothing;
+//! - `names`: display names set and refused, profiles, names on boards and game lists,
+//!   friends' tables;
 //! - `reports`: a report's checks for each game (no database);
 //! - `repository`: cap days, replays, the schema's constraints and triggers;
 //! - `concurrency`: 32 clients, thousands of games, every invariant;
@@ -19,6 +21,7 @@ mod auth;
 mod caps;
 mod concurrency;
 mod crash;
+mod names;
 mod rating;
 mod read_replica;
 mod reports;

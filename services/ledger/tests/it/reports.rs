@@ -39,6 +39,7 @@ fn report(game: &'static Game, seats: Vec<Seat>) -> GameReport {
         ended_at_unix_ms: 2,
         record_format: "gomoku-text".into(),
         record_content: String::new(),
+        friends_table: false,
     }
 }
 
@@ -378,6 +379,47 @@ fn the_canonical_form_is_pinned() {
         serde_json::to_string(&r).unwrap(),
         r#"{"game_id":"g-1","game_type":"Gomoku","stakes":{"room_id":"room","points_base":1,"silver_per_point":100,"min_balance_silver":0,"rated":true},"seats":[{"player_id":"a","role":"Black","outcome":"Win","points":5,"offered_draw":false},{"player_id":"b","role":"White","outcome":"Loss","points":-5,"offered_draw":false}],"reason":"five","table_id":"t-1","started_at_unix_ms":1,"ended_at_unix_ms":2,"record_format":"gomoku-text","record_content":""}"#
     );
+}
+
+/// The friends' table flag joined the canonical form after games had been settled
+/// without it: left out when false, those games' retries hash as they did and replay.
+#[test]
+fn a_friends_table_is_part_of_the_canonical_form_only_when_set() {
+    let plain = report(
+        &GOMOKU,
+        vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+    );
+    assert!(
+        !serde_json::to_string(&plain)
+            .unwrap()
+            .contains("friends_table")
+    );
+    let mut friends = plain.clone();
+    friends.friends_table = true;
+    let json = serde_json::to_string(&friends).unwrap();
+    assert!(
+        json.ends_with(r#""record_content":"","friends_table":true}"#),
+        "{json}"
+    );
+    assert_ne!(plain.sha256(), friends.sha256());
+}
+
+#[test]
+fn a_friends_table_moves_no_rating_even_in_a_rated_room() {
+    let mut r = report(
+        &GOMOKU,
+        vec![seat("a", Black, Win, 5), seat("b", White, Loss, -5)],
+    );
+    assert!(r.rated());
+    r.friends_table = true;
+    assert!(!r.rated());
+    let plan = plan(&r, &[snapshot("a", 0), snapshot("b", 0)], &Caps::default());
+    assert_eq!(
+        (plan.seats[0].rating_after, plan.seats[1].rating_after),
+        (2000, 2000)
+    );
+    assert_eq!(plan.seats[0].rated_games_added, 0);
+    assert_eq!(plan.seats[0].points_after, 5, "points count as in the room");
 }
 
 #[test]

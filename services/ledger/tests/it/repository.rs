@@ -247,7 +247,9 @@ async fn contended_snapshots_are_redone_under_locks() {
 }
 
 /// A database made by the development schema history (migrations 0002–0004, squashed into
-/// one before the first release) is refused with what to do, never mis-migrated.
+/// one before the first release) is refused with what to do, never mis-migrated. (0002 is
+/// now the names migration: such a database's 0002 is refused as modified, its 0004 as
+/// missing.)
 #[tokio::test]
 async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_do() {
     use gamehub_platform::config::Secret;
@@ -260,7 +262,7 @@ async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_
         (
             // A migration applied then that is no longer there.
             "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-             VALUES (2, 'settle in one transaction', true, '\\x00', 0)",
+             VALUES (4, 'typed settlement record', true, '\\x00', 0)",
             "previously applied but is missing",
         ),
         (
@@ -279,7 +281,7 @@ async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_
             error.contains("drop it") && error.contains("squashed"),
             "the error says what to do: {error}"
         );
-        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 2")
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 4")
             .execute(&pool)
             .await
             .unwrap();

@@ -300,6 +300,7 @@ pub async fn fingerprint(pool: &PgPool) -> String {
         "grants",
         "history",
         "audit_log",
+        "names",
     ];
     let mut out = String::new();
     for table in tables {
@@ -320,7 +321,12 @@ pub async fn fingerprint(pool: &PgPool) -> String {
     .fetch_all(pool)
     .await
     .expect("players");
-    out.push_str(&format!("{balances:?} {professional:?}"));
+    let names: Vec<(String, String)> =
+        sqlx::query_as("SELECT player_id::text, name FROM names ORDER BY player_id")
+            .fetch_all(pool)
+            .await
+            .expect("names");
+    out.push_str(&format!("{balances:?} {professional:?} {names:?}"));
     out
 }
 

@@ -552,17 +552,33 @@ impl MatchmakingApi {
             table.code, table.tables_opened
         );
         let request_id: String = request_id.chars().take(MAX_REQUEST_ID_LEN).collect();
+        let unavailable = |why: String| {
+            MatchmakingError::Unavailable(format!(
+                "the {} service did not answer ({why}); retry shortly",
+                room.game.key
+            ))
+        };
         match self
             .tables
             .leave_for(room.game, table_id, player, &request_id)
             .await
         {
-            // Refused for good: the table closed already, or the player left it.
-            Ok(()) | Err(PeerError::Refused(_)) => Ok(()),
-            Err(PeerError::Unavailable(why)) => Err(MatchmakingError::Unavailable(format!(
-                "the {} service did not answer ({why}); retry shortly",
-                room.game.key
-            ))),
+            Ok(()) => Ok(()),
+            Err(PeerError::Unavailable(why)) => Err(unavailable(why)),
+            // Refused: fine when the table closed already or the player left it; a
+            // player still seated there was not let go, and the friends' table must not
+            // pretend otherwise.
+            Err(PeerError::Refused(why)) => match self.tables.table(room.game, table_id).await {
+                Ok(Some(info)) if info.seat_of(player).is_some() => {
+                    Err(ApiError::internal(anyhow::anyhow!(
+                        "the {} service refused to let {player} leave: {why}",
+                        room.game.key
+                    ))
+                    .into())
+                }
+                Ok(_) => Ok(()),
+                Err(e) => Err(unavailable(e.to_string())),
+            },
         }
     }
 
