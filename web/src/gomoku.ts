@@ -286,6 +286,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     const p = t.players[seat];
     const game = t.game;
     const c = colorName(p?.color ?? Color.UNSPECIFIED);
+    const standing = standingLine(p?.profile);
     const acting = game?.toActSeat === seat && game.phase !== Phase.OVER;
     const clockEl = h("span", { class: "total-clock" });
     clockEls[seat] = clockEl;
@@ -295,7 +296,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       "div",
       { class: `player${acting ? " acting" : ""}${p?.left ? " left" : ""}`, "data-seat": seat, "data-color": c },
       h("span", { class: `dot ${c}` }),
-      h("span", { class: "name", title: p?.playerId ?? "" }, nameOf(seat), h("span", { class: "sub standing" }, ` ${standingLine(p?.profile)}`)),
+      h("span", { class: "name", title: p?.playerId ?? "" }, nameOf(seat), standing ? h("span", { class: "sub standing" }, ` ${standing}`) : null),
       p && isBot(p.playerId, p.profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
       p?.wantsNextGame ? h("span", { class: "badge" }, "ready") : null,
       p?.left ? h("span", { class: "badge" }, "left") : null,
