@@ -103,6 +103,16 @@ pub struct PlayArgs {
     /// instead of queueing.
     #[arg(long, conflicts_with = "room")]
     pub table: Option<String>,
+    /// Open a friends' table (好友房) with the room's rules instead of queueing, and
+    /// print its code for friends to join with --code.
+    #[arg(long, conflicts_with_all = ["table", "code"])]
+    pub friends: bool,
+    /// Sit at a friends' table by its code (e.g. K7QX2M), whatever its game.
+    #[arg(long, conflicts_with_all = ["table", "room"])]
+    pub code: Option<String>,
+    /// With --friends in a free room: fill the empty seats with the platform's bots.
+    #[arg(long, requires = "friends")]
+    pub bots: bool,
 }
 
 /// `gamehub play rooms`.
@@ -127,11 +137,14 @@ pub struct WatchArgs {
     #[command(flatten)]
     pub connect: Connect,
     /// The table's game.
-    #[arg(long, value_enum)]
-    pub game: GameArg,
-    /// The table's id (players see it in their screen's title).
-    #[arg(long)]
-    pub table: String,
+    #[arg(long, value_enum, required_unless_present = "list")]
+    pub game: Option<GameArg>,
+    /// The table's id (players see it in their screen's title; --list shows a room's).
+    #[arg(long, required_unless_present = "list")]
+    pub table: Option<String>,
+    /// List a room's live tables to watch (players, game, moves, spectators) and exit.
+    #[arg(long, value_name = "ROOM", conflicts_with = "table")]
+    pub list: Option<String>,
 }
 
 /// `gamehub wallet`.

@@ -76,6 +76,10 @@ pub struct RecordInfo {
     pub white: String,
     /// Free text, e.g. `2025-06-01`.
     pub date: String,
+    /// Played at a friends' table (好友房): `[FriendsTable "yes"]`, a line only such
+    /// records have (absent from records written before it existed: read as false).
+    #[serde(default)]
+    pub friends_table: bool,
 }
 
 /// A finished or unfinished game with the names around it.
@@ -379,6 +383,9 @@ impl Record {
             &format!("{}/{}", tc.per_move_ms, tc.total_ms),
         );
         tag("Date", &self.info.date);
+        if self.info.friends_table {
+            tag("FriendsTable", "yes");
+        }
         tag("Black", &self.info.black);
         tag("White", &self.info.white);
         tag("BlackSeat", &config.black_seat.number().to_string());
@@ -437,6 +444,7 @@ impl Record {
                     "Black" => info.black = value.to_owned(),
                     "White" => info.white = value.to_owned(),
                     "Date" => info.date = value.to_owned(),
+                    "FriendsTable" => info.friends_table = value == "yes",
                     "RuleSet" => {
                         rule_set = Some(RuleSet::parse(value).ok_or_else(|| {
                             syntax(format!("unknown rule set {value:?} ({})", RuleSet::names()))

@@ -421,6 +421,7 @@ fn a_record_of_an_opening_game_names_the_opening_and_reads_back() {
             black: "alice".into(),
             white: "bob".into(),
             date: "2026-12-01".into(),
+            friends_table: false,
         },
         game.clone(),
     );

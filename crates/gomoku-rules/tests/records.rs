@@ -26,6 +26,7 @@ fn info() -> RecordInfo {
         black: "alice".into(),
         white: "bob \"the rock\"".into(),
         date: "2026-11-30".into(),
+        friends_table: false,
     }
 }
 
@@ -76,6 +77,25 @@ fn text_record_round_trips_a_swap_game_with_every_action() {
     assert_eq!(back.game, game);
     assert_eq!(back.info.black, "alice");
     assert_eq!(back.info.white, "bob 'the rock'");
+    assert!(!back.info.friends_table);
+    assert!(
+        !text.contains("FriendsTable"),
+        "only friends' tables' records say so"
+    );
+}
+
+#[test]
+fn a_friends_tables_record_says_so_and_reads_back() {
+    let game = eventful_swap_game();
+    let info = RecordInfo {
+        friends_table: true,
+        ..info()
+    };
+    let text = Record::new(info, game.clone()).to_text();
+    assert!(text.contains("[FriendsTable \"yes\"]\n"), "{text}");
+    let back = Record::from_text(&text).expect("reads back");
+    assert!(back.info.friends_table);
+    assert_eq!(back.game, game);
 }
 
 #[test]

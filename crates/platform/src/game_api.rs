@@ -13,6 +13,7 @@ use tonic::{Request, Status};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::tables::hub::WatchItem;
+use crate::tables::listing::Listing;
 use crate::tables::{Change, Loaded, TableStore, Updated};
 
 /// The caller of `request` (put there by the server's authenticate layer) and its
@@ -48,17 +49,18 @@ pub enum Opened<S> {
 }
 
 /// OpenTable's step, the same in every game service: creates `table_id` with `state`
-/// and its first `change` under `request_key`; when that key was seen or the table
-/// exists, the existing table instead.
+/// and its first `change` under `request_key`, in its room's table list when `listing`
+/// says so; when that key was seen or the table exists, the existing table instead.
 pub async fn open_once<S: Serialize + DeserializeOwned>(
     store: &TableStore,
     table_id: &str,
     state: &S,
     change: Change<()>,
     request_key: &str,
+    listing: Listing<'_>,
 ) -> Result<Opened<S>, ApiError> {
     match store
-        .create(table_id, state, change, Some(request_key))
+        .create_listed(table_id, state, change, Some(request_key), Some(listing))
         .await
     {
         Ok(Updated::Applied { last_seq, .. }) => Ok(Opened::Created { last_seq }),

@@ -25,6 +25,7 @@ use gamehub_platform::metrics::metrics;
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::dead_letters::{CloseTableFn, ClosedTable};
 use gamehub_platform::tables::hub::{EventHub, Watcher};
+use gamehub_platform::tables::listing::{ListedTable, Listing, PageRequest};
 use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated};
@@ -440,7 +441,9 @@ impl Dealer {
         )?;
         let key = format!("open:{}:{}", caller.subject, open.request_id);
         let step = change(&table, step, (), now);
-        match open_once(self.store(), &table_id, &table, step, &key).await? {
+        // Friends' tables are never listed.
+        let listing = Listing::new(table.stakes.room_id.as_str(), !open.friends_table);
+        match open_once(self.store(), &table_id, &table, step, &key, listing).await? {
             Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %table.stakes.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
@@ -852,11 +855,21 @@ impl DoudizhuService for Dealer {
         Ok(Response::new(self.watch_stream(&caller, &r, &table)?))
     }
 
+    /// Any authenticated caller lists a room's tables.
     async fn list_tables(
         &self,
-        _request: Request<pb::ListTablesRequest>,
+        request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        Err(Status::unimplemented("ListTables: in progress"))
+        let (_caller, m) = caller_and_message(request)?;
+        let page = PageRequest::parse(&m.room_id, m.page_size, &m.page_token)?;
+        let listed = self
+            .store()
+            .list_tables(&page, |t: ListedTable<Table>| view::summary(&t.state))
+            .await?;
+        Ok(Response::new(pb::ListTablesResponse {
+            tables: listed.tables,
+            next_page_token: listed.next_page_token,
+        }))
     }
 
     async fn get_deal_record(

@@ -301,6 +301,33 @@ pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
     }
 }
 
+/// The table as the table list shows it (ListTables): a spectator's view, no card of
+/// any hand; the store adds the ids, the opening time and the spectators. None once
+/// the table is closed: it leaves the list.
+pub fn summary(table: &Table) -> Option<gamehub_proto::common::TableSummary> {
+    use gamehub_proto::common::{SeatedPlayer, TableSummary};
+    if matches!(table.stage, Stage::Closed { .. }) {
+        return None;
+    }
+    let view: SeatView = table.deal.view(Seat::ALL[0]);
+    let phase = pb::Phase::try_from(phase(view.phase)).unwrap_or(pb::Phase::Unspecified);
+    Some(TableSummary {
+        players: Seat::ALL
+            .into_iter()
+            .map(|s| SeatedPlayer {
+                player_id: table.players[s.index()].clone(),
+                seat: seat(s),
+                profile: Some(profile(&table.profiles[s.index()], table.is_bot(s))),
+            })
+            .collect(),
+        in_progress: table.stage == Stage::Dealing,
+        game_number: i32::try_from(table.deal_number).unwrap_or(i32::MAX),
+        move_number: i32::try_from(view.turns.len()).unwrap_or(i32::MAX),
+        phase: phase.as_str_name().to_owned(),
+        ..TableSummary::default()
+    })
+}
+
 /// The table as `viewer` sees it (`None`: a spectator), as of event `last_event_id`.
 pub fn table_view(table: &Table, viewer: Option<Seat>, last_event_id: u64) -> pb::Table {
     view_of(table, viewer, last_event_id, true)

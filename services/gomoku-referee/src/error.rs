@@ -28,6 +28,14 @@ pub enum RefereeError {
         /// The table.
         table_id: String,
     },
+    /// The seat is the referee's bot's: nobody acts for it (PERMISSION_DENIED).
+    #[error("seat {seat} of table {table_id} is played by the referee's bot; nobody acts for it")]
+    BotSeat {
+        /// The bot's seat.
+        seat: u8,
+        /// The table.
+        table_id: String,
+    },
     /// Only a player's token can act at a table (PERMISSION_DENIED).
     #[error(
         "{action} needs the token of a player seated at the table; this token's role is {role}"
@@ -122,9 +130,9 @@ impl From<RefereeError> for ApiError {
             RefereeError::UnknownTable(_) | RefereeError::NoSuchGame { .. } => {
                 ApiError::NotFound(message)
             }
-            RefereeError::NotSeated { .. } | RefereeError::PlayersOnly { .. } => {
-                ApiError::PermissionDenied(message)
-            }
+            RefereeError::NotSeated { .. }
+            | RefereeError::PlayersOnly { .. }
+            | RefereeError::BotSeat { .. } => ApiError::PermissionDenied(message),
             RefereeError::Rule(_)
             | RefereeError::TimeExpired
             | RefereeError::NoGameInProgress { .. }

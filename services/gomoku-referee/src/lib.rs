@@ -79,6 +79,9 @@ pub struct RefereeConfig {
     /// players to ask for the next one before it closes (default 10 minutes), so
     /// abandoned tables do not live forever.
     pub between_games: Duration,
+    /// `GAMEHUB_GOMOKU_BOT_MOVE_MS`: how long into its turn a bot seat (a friends'
+    /// table's bot) moves (default 700 ms). A table keeps the value it opened with.
+    pub bot_move: Duration,
     /// Event stream, idempotency and key lifetime bounds of the table store.
     pub store_limits: StoreLimits,
     /// Watcher bounds per process: `GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE` (default 64)
@@ -103,6 +106,7 @@ impl RefereeConfig {
         let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let between_games =
             env.millis("GAMEHUB_GOMOKU_BETWEEN_GAMES_MS", Duration::from_secs(600))?;
+        let bot_move = env.millis("GAMEHUB_GOMOKU_BOT_MOVE_MS", Duration::from_millis(700))?;
         let watch_limits = WatchLimits::from_env(env, "GAMEHUB_GOMOKU", 2)?;
         let mut sweep = SweepConfig::default();
         sweep.interval = env.millis("GAMEHUB_GOMOKU_SWEEP_INTERVAL_MS", sweep.interval)?;
@@ -114,6 +118,7 @@ impl RefereeConfig {
             common,
             listen,
             between_games,
+            bot_move,
             store_limits: StoreLimits::default(),
             watch_limits,
             sweep,
@@ -146,6 +151,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     .with_replica_wait(common.redis_wait);
     let hub = EventHub::new(store.clone(), config.watch_limits.clone());
     let between_games_ms = u64::try_from(config.between_games.as_millis()).unwrap_or(u64::MAX);
+    let bot_move_ms = u64::try_from(config.bot_move.as_millis()).unwrap_or(u64::MAX);
     let ledger = LedgerServiceClient::new(service_channel(
         &common.ledger_url,
         TokenSource::service(Keys::new(&common.jwt_secret), "gomoku-referee"),
@@ -156,6 +162,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         hub.clone(),
         ledger.clone(),
         between_games_ms,
+        bot_move_ms,
         shutdown.clone(),
     );
 

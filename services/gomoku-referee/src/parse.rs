@@ -1,13 +1,13 @@
 //! Requests parsed into domain types once, at the edge: ids, points, rule sets, clocks,
 //! stakes. Every error names the proto field and says what to send instead.
 
-use gamehub_proto::common::RoomStakes;
+use gamehub_proto::common::{PlayerProfile, RoomStakes};
 use gamehub_proto::gomoku as pb;
 use gamehub_terms::Stakes;
 use gomoku_rules::{GameError, OpeningChoice, Point, RuleSet, Seat, TimeControl};
 
 use crate::error::RefereeError;
-use crate::table::{OpenTable, Room};
+use crate::table::{OpenTable, Profile, Room};
 
 /// Ids (tables, requests, players, rooms) are at most this long.
 pub use gamehub_terms::ids::MAX_ID_LEN;
@@ -211,12 +211,82 @@ pub fn open_table(request: &pb::OpenTableRequest) -> Result<OpenTable, RefereeEr
         ));
     }
     let first_black_seat = seat("first_black_seat", request.first_black_seat)?;
+    let profiles = profiles(&request.profiles)?;
+    let bot_seat = bot_seat(&request.bot_seats, &players)?;
     Ok(OpenTable {
         request_id,
         room,
         players,
         first_black_seat,
+        profiles,
+        bot_seat,
+        friends_table: request.friends_table,
     })
+}
+
+/// The longest display name (docs/rules.md#names).
+pub const MAX_NAME_CHARS: usize = 12;
+/// The longest title or rank name.
+pub const MAX_TITLE_CHARS: usize = 32;
+/// What a bot's player id starts with.
+pub const BOT_ID_PREFIX: &str = "bot-";
+
+/// How the players are shown: none, or one per seat. The ledger checked the names;
+/// here only their bounds hold (`bot` is the referee's to say).
+pub fn profiles(values: &[PlayerProfile]) -> Result<Option<[Profile; 2]>, RefereeError> {
+    let check = |i: usize, field: &str, value: &str, max: usize| {
+        if value.chars().count() > max {
+            Err(RefereeError::invalid(
+                format!("profiles[{i}].{field}"),
+                format!("is longer than {max} characters"),
+            ))
+        } else {
+            Ok(value.to_owned())
+        }
+    };
+    let profile = |i: usize, p: &PlayerProfile| -> Result<Profile, RefereeError> {
+        Ok(Profile {
+            name: check(i, "name", &p.name, MAX_NAME_CHARS)?,
+            title: check(i, "title", &p.title, MAX_TITLE_CHARS)?,
+            rating: p.rating,
+            rank_name: check(i, "rank_name", &p.rank_name, MAX_TITLE_CHARS)?,
+        })
+    };
+    match values {
+        [] => Ok(None),
+        [a, b] => Ok(Some([profile(0, a)?, profile(1, b)?])),
+        other => Err(RefereeError::invalid(
+            "profiles",
+            format!("send none or one per player (2), not {}", other.len()),
+        )),
+    }
+}
+
+/// The seat the referee's bot plays: none, or one seat whose player is a bot.
+pub fn bot_seat(values: &[i32], players: &[String; 2]) -> Result<Option<Seat>, RefereeError> {
+    match values {
+        [] => Ok(None),
+        [value] => {
+            let bot = seat("bot_seats[0]", *value)?;
+            let player = &players[bot.index()];
+            if !player.starts_with(BOT_ID_PREFIX) {
+                return Err(RefereeError::invalid(
+                    "bot_seats[0]",
+                    format!(
+                        "seat {value}'s player {player} is not a bot: a bot's id starts with {BOT_ID_PREFIX:?}"
+                    ),
+                ));
+            }
+            Ok(Some(bot))
+        }
+        other => Err(RefereeError::invalid(
+            "bot_seats",
+            format!(
+                "at most one seat of a Gomoku table is a bot, not {}",
+                other.len()
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -269,6 +339,44 @@ mod tests {
         assert!(id("table_id", " ").is_err());
         assert!(id("table_id", "a/b").is_err());
         assert!(id("table_id", &"x".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn profiles_are_none_or_one_per_seat_within_bounds() {
+        let named = |name: &str| PlayerProfile {
+            name: name.into(),
+            ..PlayerProfile::default()
+        };
+        assert_eq!(profiles(&[]).unwrap(), None);
+        let two = profiles(&[named("张三"), named("Zoë")]).unwrap().unwrap();
+        assert_eq!(two[1].name, "Zoë");
+        let error = profiles(&[named("a")]).unwrap_err().to_string();
+        assert!(error.starts_with("profiles: "), "{error}");
+        let error = profiles(&[named("a"), named(&"名".repeat(13))])
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("profiles[1].name: "), "{error}");
+        let titled = PlayerProfile {
+            rank_name: "x".repeat(33),
+            ..PlayerProfile::default()
+        };
+        let error = profiles(&[titled, named("b")]).unwrap_err().to_string();
+        assert!(error.starts_with("profiles[0].rank_name: "), "{error}");
+    }
+
+    #[test]
+    fn a_bot_seat_is_one_seat_of_a_bot() {
+        let players = ["alice".to_owned(), "bot-1".to_owned()];
+        assert_eq!(bot_seat(&[], &players).unwrap(), None);
+        assert_eq!(bot_seat(&[1], &players).unwrap(), Some(Seat::ONE));
+        for (seats, field) in [
+            (&[0][..], "bot_seats[0]: "),
+            (&[2][..], "bot_seats[0]: "),
+            (&[1, 1][..], "bot_seats: "),
+        ] {
+            let error = bot_seat(seats, &players).unwrap_err().to_string();
+            assert!(error.starts_with(field), "{seats:?}: {error}");
+        }
     }
 
     #[test]

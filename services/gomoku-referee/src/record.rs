@@ -34,6 +34,7 @@ pub fn text(state: &TableState) -> String {
             black: state.players[first_black.index()].clone(),
             white: state.players[first_black.other().index()].clone(),
             date: date(game.started_ms()),
+            friends_table: state.friends_table,
         },
         game.clone(),
     )

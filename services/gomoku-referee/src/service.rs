@@ -21,6 +21,7 @@ use gamehub_platform::game_api::{
 use gamehub_platform::server::Shutdown;
 use gamehub_platform::tables::dead_letters::{CloseTableFn, ClosedTable};
 use gamehub_platform::tables::hub::{EventHub, Watcher};
+use gamehub_platform::tables::listing::{ListedTable, Listing, PageRequest};
 use gamehub_platform::tables::settler::{Acknowledgement, OnSettled};
 use gamehub_platform::tables::sweeper::DeadlineHandler;
 use gamehub_platform::tables::{Change, NewEvent, OutboxEntry, TableStore, Updated};
@@ -51,6 +52,8 @@ pub struct Referee {
     ledger: LedgerServiceClient<ServiceChannel>,
     /// How long a table waits between games before it closes.
     between_games_ms: u64,
+    /// How long into its turn a bot seat of a table opened here moves.
+    bot_move_ms: u64,
     /// Ends watch streams when the process stops.
     shutdown: Shutdown,
 }
@@ -84,6 +87,7 @@ impl Referee {
         hub: EventHub,
         ledger: LedgerServiceClient<ServiceChannel>,
         between_games_ms: u64,
+        bot_move_ms: u64,
         shutdown: Shutdown,
     ) -> Self {
         Self {
@@ -92,6 +96,7 @@ impl Referee {
             hub,
             ledger,
             between_games_ms,
+            bot_move_ms,
             shutdown,
         }
     }
@@ -157,9 +162,21 @@ impl Referee {
         let table_id = derive_table_id(&caller.subject, &open.request_id);
         let request_key = format!("open:{}", open.request_id);
         let now = self.now_ms();
-        let (state, step) = TableState::open(&table_id, &open, now, rand::random());
+        let (state, step) =
+            TableState::open(&table_id, &open, now, rand::random(), self.bot_move_ms);
         let change = Self::change(&state, step, (), now);
-        match open_once(&self.store, &table_id, &state, change, &request_key).await? {
+        // Friends' tables are not listed.
+        let listing = Listing::new(open.room.stakes.room_id.as_str(), !open.friends_table);
+        match open_once(
+            &self.store,
+            &table_id,
+            &state,
+            change,
+            &request_key,
+            listing,
+        )
+        .await?
+        {
             Opened::Created { last_seq } => {
                 tracing::info!(table_id, room = %open.room.stakes.room_id, "table opened");
                 Ok(pb::OpenTableResponse {
@@ -295,6 +312,17 @@ impl Referee {
                                 table_id: state.table_id.clone(),
                             }
                         })?;
+                        // Nobody acts for a bot seat, but it may be made to leave
+                        // (the friends' table's owner removes it).
+                        let leaving =
+                            matches!(action, PlayerAction::Leave | PlayerAction::LeaveExcused);
+                        if state.is_bot(seat) && !leaving {
+                            return Err(RefereeError::BotSeat {
+                                seat: seat.number(),
+                                table_id: state.table_id.clone(),
+                            }
+                            .into());
+                        }
                         let (step, outcome) = state
                             .act(seat, action, now, self.between_games_ms)
                             .inspect_err(|e| {
@@ -341,19 +369,22 @@ impl Referee {
         }
     }
 
-    /// Applies whatever the clock says is due at `now_ms` (a loss on time, or closing a
-    /// table nobody restarted) in one atomic step; when nothing is due, puts the
-    /// deadline index right. Returns whether something was applied.
+    /// Applies whatever the clock says is due at `now_ms` (a loss on time, closing a
+    /// table nobody restarted, or a bot seat's move) in one atomic step; when nothing is
+    /// due, puts the deadline index right. Returns whether something was applied.
     pub async fn apply_clock(&self, table_id: &str, now_ms: u64) -> Result<bool, ApiError> {
         let mut not_due = None;
         let updated = self
             .store
             .update(table_id, None, |state: &mut TableState, version| {
                 not_due = None;
+                // The bot's move is no timeout; a lost clock (even the bot's) is.
+                let timeout = state.is_between_games()
+                    || state.game.deadline_ms().is_some_and(|d| now_ms >= d);
                 match state.on_clock(now_ms, self.between_games_ms) {
                     Some(step) => {
                         let record = record::ended(state, &step);
-                        Ok(Self::change(state, step, record, now_ms))
+                        Ok(Self::change(state, step, (record, timeout), now_ms))
                     }
                     None => {
                         not_due = Some((version, state.deadline_ms()));
@@ -363,13 +394,20 @@ impl Referee {
             })
             .await;
         match updated {
-            Ok(Updated::Applied { output, .. }) => {
-                self.keep_record(table_id, output).await;
-                gamehub_platform::metrics::metrics()
-                    .timeouts_applied
-                    .with_label_values(&["gomoku"])
-                    .inc();
-                tracing::info!(table_id, "clock deadline applied");
+            Ok(Updated::Applied {
+                output: (record, timeout),
+                ..
+            }) => {
+                self.keep_record(table_id, record).await;
+                if timeout {
+                    gamehub_platform::metrics::metrics()
+                        .timeouts_applied
+                        .with_label_values(&["gomoku"])
+                        .inc();
+                    tracing::info!(table_id, "clock deadline applied");
+                } else {
+                    tracing::debug!(table_id, "the bot moved");
+                }
                 Ok(true)
             }
             Ok(Updated::Duplicate { .. }) => Ok(false),
@@ -695,6 +733,28 @@ impl GomokuService for Referee {
     ) -> Result<Response<pb::LeaveResponse>, Status> {
         let (caller, m) = caller_and_message(request)?;
         parse::request_id(&m.request_id).map_err(ApiError::from)?;
+        // Matchmaking leaves for a player at a friends' table: the service acts as that
+        // player here (and only here); a player names only itself.
+        let caller = if m.player_id.is_empty() {
+            caller
+        } else if caller.role == Role::Service {
+            let player = gamehub_platform::error::id(
+                "player_id",
+                &m.player_id,
+                gamehub_platform::auth::MAX_SUBJECT_LEN,
+            )?;
+            Caller {
+                subject: player.to_owned(),
+                role: Role::Player,
+            }
+        } else if m.player_id == caller.subject {
+            caller
+        } else {
+            return Err(ApiError::PermissionDenied(
+                "player_id: a player leaves only its own seat; leave it empty".into(),
+            )
+            .into());
+        };
         let action = if self.excused_from_second_game(&caller, &m.table_id).await? {
             PlayerAction::LeaveExcused
         } else {
@@ -804,11 +864,21 @@ impl GomokuService for Referee {
         }))
     }
 
+    /// Any authenticated caller lists a room's tables.
     async fn list_tables(
         &self,
-        _request: Request<pb::ListTablesRequest>,
+        request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        Err(Status::unimplemented("ListTables: in progress"))
+        let (_caller, m) = caller_and_message(request)?;
+        let page = PageRequest::parse(&m.room_id, m.page_size, &m.page_token)?;
+        let listed = self
+            .store
+            .list_tables(&page, |t: ListedTable<TableState>| view::summary(&t.state))
+            .await?;
+        Ok(Response::new(pb::ListTablesResponse {
+            tables: listed.tables,
+            next_page_token: listed.next_page_token,
+        }))
     }
 
     async fn load_record(

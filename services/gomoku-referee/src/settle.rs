@@ -66,7 +66,7 @@ pub fn request(state: &TableState, step: &Step) -> Option<SettleGameRequest> {
         })
         .collect();
     Some(SettleGameRequest {
-        friends_table: false,
+        friends_table: state.friends_table,
         game_id: state.game_id(number),
         game_type: GameType::Gomoku as i32,
         stakes: Some(view::stakes(&state.room)),
@@ -129,6 +129,27 @@ mod tests {
         assert_eq!(settle.reason, "five");
         let record = &settle.record.as_ref().unwrap().content;
         assert!(record.contains("[Black \"alice\"]"), "{record}");
+    }
+
+    #[test]
+    fn a_game_at_a_friends_table_is_settled_and_recorded_as_one() {
+        let mut state = open_with_bot(RuleSet::Freestyle);
+        let step = state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(gomoku_rules::Action::Resign),
+                1_100,
+                60_000,
+            )
+            .unwrap()
+            .0;
+        let settle = request(&state, &step).expect("the resignation settles the game");
+        assert!(settle.friends_table);
+        let record = &settle.record.as_ref().unwrap().content;
+        assert!(record.contains("[FriendsTable \"yes\"]"), "{record}");
+        let (mut plain, _) = open(RuleSet::Freestyle);
+        let step = black_wins_game_one(&mut plain);
+        assert!(!request(&plain, &step).unwrap().friends_table);
     }
 
     #[test]

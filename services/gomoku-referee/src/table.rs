@@ -14,6 +14,7 @@ use gamehub_terms::{RoomId, Stakes};
 use gomoku_rules::{
     Action, Event, Game, GameConfig, GameResult, Opening, OpeningChoice, RuleSet, Seat, TimeControl,
 };
+use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::RefereeError;
@@ -112,6 +113,36 @@ pub struct OpenTable {
     pub players: [String; 2],
     /// Black in game 1.
     pub first_black_seat: Seat,
+    /// How each seat's player is shown, when matchmaking said.
+    pub profiles: Option<[Profile; 2]>,
+    /// The seat the platform's bot plays, if any.
+    pub bot_seat: Option<Seat>,
+    /// A friends' table (好友房): not listed; its records say so.
+    pub friends_table: bool,
+}
+
+/// How a player is shown at the table (昵称, 称号, 段位), as it was when the table
+/// opened (docs/rules.md#names).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    /// The display name; empty: shown by id.
+    pub name: String,
+    /// The title in Gomoku; empty when unknown.
+    pub title: String,
+    /// The rating (段位 × 100 + points in the rank).
+    pub rating: i64,
+    /// The rating's rank name, e.g. "1k".
+    pub rank_name: String,
+}
+
+/// The seat the referee plays itself with the platform's bot (a friends' table's bot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bot {
+    /// The bot's seat.
+    pub seat: Seat,
+    /// How long into its turn the bot acts, ms: fixed when the table opens, so every
+    /// replica's sweeper agrees when the bot is due.
+    pub move_ms: u64,
 }
 
 /// Where a table is in its life.
@@ -212,6 +243,18 @@ pub struct TableState {
     /// [`TableState::new_game`]); never shown. Drawn from the OS when the table opens.
     #[serde(default)]
     pub opening_seed: u64,
+    /// How each seat's player is shown; None when the table opened without profiles
+    /// (and for tables stored before profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiles: Option<[Profile; 2]>,
+    /// The seat the referee's bot plays; None at most tables (and at tables stored
+    /// before bots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<Bot>,
+    /// A friends' table (好友房): not listed, and its records say so. False for tables
+    /// stored before friends' tables.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub friends_table: bool,
 }
 
 /// Something that happened at the table, as its watchers are told: when, in which
@@ -331,11 +374,13 @@ pub struct Outcome {
 impl TableState {
     /// A new table with its first game started at `now_ms`; `opening_seed` (random)
     /// draws the games' openings in a designated-opening room.
+    /// A bot seat (`open.bot_seat`) acts `bot_move_ms` into each of its turns.
     pub fn open(
         table_id: &str,
         open: &OpenTable,
         now_ms: u64,
         opening_seed: u64,
+        bot_move_ms: u64,
     ) -> (TableState, Step) {
         let config = GameConfig {
             rule_set: open.room.rule_set,
@@ -357,6 +402,12 @@ impl TableState {
             closed_reason: String::new(),
             close_reason: None,
             opening_seed,
+            profiles: open.profiles.clone(),
+            bot: open.bot_seat.map(|seat| Bot {
+                seat,
+                move_ms: bot_move_ms,
+            }),
+            friends_table: open.friends_table,
         };
         state.game = state.new_game(config, now_ms);
         let mut step = Step::default();
@@ -377,6 +428,23 @@ impl TableState {
         self.open_request_id == open.request_id
             && self.room == open.room
             && self.players == open.players
+            && self.profiles == open.profiles
+            && self.bot.map(|b| b.seat) == open.bot_seat
+            && self.friends_table == open.friends_table
+    }
+
+    /// Whether the referee's bot plays `seat`.
+    pub fn is_bot(&self, seat: Seat) -> bool {
+        self.bot.is_some_and(|b| b.seat == seat)
+    }
+
+    /// When the bot acts next, if a game runs and it is the bot's turn: its move time
+    /// after the turn started. A draw offered to the bot waits for its turn (the bot
+    /// declines it then).
+    pub fn bot_due_ms(&self) -> Option<u64> {
+        let bot = self.bot?;
+        (self.status == Status::Playing && self.game.to_act() == Some(bot.seat))
+            .then(|| self.game.turn_started_ms().saturating_add(bot.move_ms))
     }
 
     /// The seat of `player`, if it sits here.
@@ -407,9 +475,13 @@ impl TableState {
 
     /// The next instant something happens on its own: the turn deadline while playing,
     /// the closing time between games, nothing once closed.
+    /// While the bot is to act, its move is due first unless its clock runs out before.
     pub fn deadline_ms(&self) -> Option<u64> {
         match self.status {
-            Status::Playing => self.game.deadline_ms(),
+            Status::Playing => match (self.game.deadline_ms(), self.bot_due_ms()) {
+                (Some(clock), Some(bot)) => Some(clock.min(bot)),
+                (clock, bot) => clock.or(bot),
+            },
             Status::BetweenGames { closes_at_ms } => Some(closes_at_ms),
             Status::Closed => None,
         }
@@ -512,7 +584,10 @@ impl TableState {
             Status::Playing => {
                 let events = self.game.check_timeout(now_ms);
                 if events.is_empty() {
-                    return None;
+                    return self
+                        .bot_due_ms()
+                        .filter(|&due| now_ms >= due)
+                        .map(|_| self.bot_acts(now_ms, between_games_ms));
                 }
                 let mut step = Step::default();
                 self.publish(&events, now_ms, between_games_ms, &mut step);
@@ -556,8 +631,54 @@ impl TableState {
         }
     }
 
+    /// The bot's turn at `now_ms`, as one step: a draw offered to it declined, then its
+    /// move as the platform's bot chooses it (never a forbidden point for black; a
+    /// resignation only when no move is left to it). Its choices are drawn from the
+    /// table's secret seed and the position, so a step run again after a lost race
+    /// chooses the same.
+    fn bot_acts(&mut self, now_ms: u64, between_games_ms: u64) -> Step {
+        let mut step = Step::default();
+        let Some(bot) = self.bot else {
+            return step;
+        };
+        let seed = mix(self.opening_seed ^ BOT_SEED, self.number)
+            ^ u64::try_from(self.game.log().len()).unwrap_or(u64::MAX);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        // At most: decline a draw offer, then one action ending the turn.
+        for _ in 0..2 {
+            if self.status != Status::Playing {
+                break;
+            }
+            let action = if self.game.draw_offer().is_some_and(|by| by != bot.seat) {
+                Action::DeclineDraw
+            } else if self.game.to_act() == Some(bot.seat) {
+                gamehub_bots::gomoku::decide(&self.game, bot.seat, &mut rng)
+                    .map(|action| match action {
+                        // The referee's bot never takes a draw (decide may).
+                        Action::AcceptDraw => Action::DeclineDraw,
+                        other => other,
+                    })
+                    .unwrap_or(Action::Resign)
+            } else {
+                break;
+            };
+            match self.game.act(bot.seat, action, now_ms) {
+                Ok(events) => self.publish(&events, now_ms, between_games_ms, &mut step),
+                Err(e) => {
+                    tracing::error!(table_id = %self.table_id, error = %e, ?action, "the bot's move was refused; it resigns");
+                    if let Ok(events) = self.game.act(bot.seat, Action::Resign, now_ms) {
+                        self.publish(&events, now_ms, between_games_ms, &mut step);
+                    }
+                    break;
+                }
+            }
+        }
+        step
+    }
+
     /// Turns the rule crate's events into table events; a game over also finishes the
-    /// game (kept among the finished ones, the step's ended game, between-games status).
+    /// game (kept among the finished ones, the step's ended game, between-games status)
+    /// and a bot seat asks for the next game at once.
     fn publish(&mut self, events: &[Event], now_ms: u64, between_games_ms: u64, step: &mut Step) {
         let turn_deadline_ms = self.game.deadline_ms();
         for event in events {
@@ -568,10 +689,20 @@ impl TableState {
                     step.ended = Some(self.number);
                     self.status = Status::BetweenGames { closes_at_ms };
                     self.wants_next = [false; 2];
-                    EventKind::GameOver {
-                        result,
-                        closes_at_ms,
+                    step.events.push(self.event(
+                        now_ms,
+                        EventKind::GameOver {
+                            result,
+                            closes_at_ms,
+                        },
+                    ));
+                    if let Some(bot) = self.bot.filter(|b| !self.left[b.seat.index()]) {
+                        self.wants_next[bot.seat.index()] = true;
+                        step.events.push(
+                            self.event(now_ms, EventKind::NextGameRequested { seat: bot.seat }),
+                        );
                     }
+                    continue;
                 }
                 event => EventKind::Rules {
                     event,
@@ -802,6 +933,9 @@ impl TableState {
     }
 }
 
+/// Set apart the bot's draws from the openings' (both come from the table's seed).
+const BOT_SEED: u64 = 0x00b0_75ee_db07_5eed;
+
 /// SplitMix64 of `seed` and a game's number: a well-spread number per game, from which
 /// [`OpeningChoice::opening`] picks.
 fn mix(seed: u64, number: u32) -> u64 {
@@ -849,10 +983,27 @@ pub(crate) mod fixtures {
                 room,
                 players: ["alice".into(), "bob".into()],
                 first_black_seat: Seat::ZERO,
+                profiles: None,
+                bot_seat: None,
+                friends_table: false,
             },
             1_000,
             7,
+            700,
         )
+    }
+
+    /// [`open`] with bob's seat (1, white in game 1) played by the referee's bot
+    /// "bot-bob", moving 700 ms into its turns, at a friends' table.
+    pub fn open_with_bot(rule_set: RuleSet) -> TableState {
+        let (mut state, _) = open(rule_set);
+        state.players[1] = "bot-bob".into();
+        state.bot = Some(Bot {
+            seat: Seat::ONE,
+            move_ms: 700,
+        });
+        state.friends_table = true;
+        state
     }
 
     /// `seat` places a stone on `point` at `now`.
@@ -1105,6 +1256,113 @@ mod tests {
         let openings: std::collections::HashSet<_> =
             (0..2_000).map(|n| drawn(n / 20, (n % 20) as u32)).collect();
         assert_eq!(openings.len(), 26);
+    }
+
+    #[test]
+    fn the_bot_moves_a_moment_into_its_turn_and_declines_a_draw() {
+        let mut state = open_with_bot(RuleSet::Renju(gomoku_rules::ForbiddenPolicy::Lose));
+        assert_eq!(
+            state.deadline_ms(),
+            Some(2_000),
+            "black's clock: not the bot's turn"
+        );
+        place(&mut state, 0, "h8", 1_100);
+        assert_eq!(
+            state.deadline_ms(),
+            Some(1_800),
+            "the bot moves 700 ms into its turn"
+        );
+        assert!(state.on_clock(1_799, 60_000).is_none());
+        state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(Action::OfferDraw),
+                1_200,
+                60_000,
+            )
+            .unwrap();
+        let step = state.on_clock(1_800, 60_000).expect("the bot is due");
+        let said: Vec<_> = step
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Rules { event, .. } => Some(*event),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            matches!(
+                said.as_slice(),
+                [Event::DrawDeclined { .. }, Event::StonePlaced { .. }]
+            ),
+            "{said:?}"
+        );
+        assert_eq!(state.game.board().stone_count(), 2);
+        assert_eq!(state.game.to_act(), Some(Seat::ZERO));
+        assert_eq!(state.deadline_ms(), Some(2_800), "black's clock again");
+    }
+
+    #[test]
+    fn the_bot_plays_its_seat_only_and_only_on_its_turn() {
+        let state = open_with_bot(RuleSet::Freestyle);
+        assert!(state.is_bot(Seat::ONE) && !state.is_bot(Seat::ZERO));
+        assert!(state.bot_due_ms().is_none(), "black moves first");
+    }
+
+    #[test]
+    fn the_bot_asks_for_the_next_game_as_the_game_ends() {
+        let mut state = open_with_bot(RuleSet::Freestyle);
+        let step = state
+            .act(
+                Seat::ZERO,
+                PlayerAction::Game(Action::Resign),
+                1_100,
+                60_000,
+            )
+            .unwrap()
+            .0;
+        assert_eq!(state.wants_next, [false, true]);
+        assert!(step.events.iter().any(|e| matches!(
+            e.kind,
+            EventKind::NextGameRequested { seat } if seat == Seat::ONE
+        )));
+        let (_, outcome) = state
+            .act(Seat::ZERO, PlayerAction::NextGame, 1_200, 60_000)
+            .unwrap();
+        assert!(outcome.started, "the human's ask starts game 2");
+        assert_eq!(
+            state.game.config().black_seat,
+            Seat::ONE,
+            "the bot opens as black"
+        );
+        assert_eq!(state.deadline_ms(), Some(1_900));
+        state
+            .on_clock(1_900, 60_000)
+            .expect("the bot's first stone");
+        assert_eq!(state.game.board().stone_count(), 1);
+    }
+
+    #[test]
+    fn a_table_stored_before_profiles_bots_and_friends_tables_still_loads() {
+        let (state, _) = open(RuleSet::Freestyle);
+        let json = serde_json::to_value(&state).unwrap();
+        for field in ["profiles", "bot", "friends_table"] {
+            assert!(
+                json.get(field).is_none(),
+                "{field} is not written when unset"
+            );
+        }
+        let back: TableState = serde_json::from_value(json).unwrap();
+        assert_eq!(
+            (back.profiles, back.bot, back.friends_table),
+            (None, None, false)
+        );
+        let with_bot = open_with_bot(RuleSet::Freestyle);
+        let json = serde_json::to_vec(&with_bot).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<TableState>(&json).unwrap(),
+            with_bot
+        );
     }
 
     #[test]

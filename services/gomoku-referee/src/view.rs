@@ -2,7 +2,7 @@
 //! table's events as the API's `TableEvent`s, results, openings and records. The only
 //! place that turns the table's state and events into protobuf; pure functions, no I/O.
 
-use gamehub_proto::common::RoomStakes;
+use gamehub_proto::common::{PlayerProfile, RoomStakes, SeatedPlayer, TableSummary};
 use gamehub_proto::gomoku as pb;
 use gomoku_rules::{
     Action, Color, EndReason, Event, ForbiddenKind, ForbiddenPolicy, Game, GameResult, LogEntry,
@@ -365,7 +365,7 @@ pub fn table(
         _ => None,
     };
     pb::Table {
-        friends_table: false,
+        friends_table: state.friends_table,
         table_id: state.table_id.clone(),
         room_id: state.room.stakes.room_id.to_string(),
         rule_set: rule_set(state.room.rule_set) as i32,
@@ -382,7 +382,7 @@ pub fn table(
                 color: game_colors(s),
                 wants_next_game: state.wants_next[s.index()],
                 left: state.left[s.index()],
-                profile: None,
+                profile: Some(profile(state, s)),
             })
             .collect(),
         your_seat: viewer.map(seat),
@@ -406,6 +406,47 @@ pub fn table(
         paired_games: state.room.paired_games,
         leaving_escapes: state.leaving_escapes(),
     }
+}
+
+/// How the player of `seat` is shown: its profile as the table opened with it (empty:
+/// shown by id), and whether the referee's bot plays it.
+pub fn profile(state: &TableState, seat: Seat) -> PlayerProfile {
+    let shown = state
+        .profiles
+        .as_ref()
+        .map(|profiles| profiles[seat.index()].clone())
+        .unwrap_or_default();
+    PlayerProfile {
+        name: shown.name,
+        title: shown.title,
+        rating: shown.rating,
+        rank_name: shown.rank_name,
+        bot: state.is_bot(seat),
+    }
+}
+
+/// The table as the table list shows it (ListTables); the store adds the ids, the
+/// opening time and the spectators. None once the table is closed: it leaves the list.
+pub fn summary(state: &TableState) -> Option<TableSummary> {
+    if state.is_closed() {
+        return None;
+    }
+    let game = &state.game;
+    Some(TableSummary {
+        players: Seat::BOTH
+            .into_iter()
+            .map(|s| SeatedPlayer {
+                player_id: state.players[s.index()].clone(),
+                seat: seat(s),
+                profile: Some(profile(state, s)),
+            })
+            .collect(),
+        in_progress: state.status == Status::Playing,
+        game_number: i32::try_from(state.number).unwrap_or(i32::MAX),
+        move_number: i32::try_from(game.board().stone_count()).unwrap_or(i32::MAX),
+        phase: phase(game.phase()).as_str_name().to_owned(),
+        ..TableSummary::default()
+    })
 }
 
 /// Why a table closed, as the API's code.
@@ -472,7 +513,7 @@ pub fn game_record(
 ) -> pb::GetRecordResponse {
     let game = &record.game;
     pb::GetRecordResponse {
-        friends_table: false,
+        friends_table: state.friends_table || record.info.friends_table,
         game_id: finished.game_id.clone(),
         game_number: i32::try_from(finished.number).unwrap_or(i32::MAX),
         black_player_id: record.info.black.clone(),

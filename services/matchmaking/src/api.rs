@@ -215,7 +215,7 @@ impl MatchmakingApi {
         }
         match self.store.read(&prior_id).await? {
             Some(ticket) => Ok(Some(pb::EnqueueResponse {
-                ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
+                ticket: Some(self.ticket_view(&ticket).await),
                 replayed: true,
             })),
             // Reserved, but the Enqueue that reserved it stopped before the ticket was
@@ -391,6 +391,15 @@ impl MatchmakingApi {
         }
     }
 
+    /// A ticket as the API shows it: a seated ticket's seat list with names.
+    pub(crate) async fn ticket_view(&self, ticket: &Ticket) -> pb::Ticket {
+        let mut view = ticket.to_proto(self.store.clock().now_ms());
+        if let (Some(seat), Some(at)) = (view.seat.as_mut(), ticket.seat.as_ref()) {
+            seat.profiles = self.profiles_of(&seat.players, at.game).await;
+        }
+        view
+    }
+
     /// Where a player is: the live ticket and the seat (LocatePlayer).
     async fn locate(
         &self,
@@ -524,6 +533,7 @@ impl MatchmakingApi {
 
     fn watch(&self, caller: &Caller, ticket: Ticket) -> Result<WatchStream> {
         let mut subscription = self.hub.subscribe(ticket.id.as_str(), &caller.subject)?;
+        let api = self.clone();
         let store = self.store.clone();
         let poll = self.hub.limits().poll_interval;
         let mut shutdown = self.shutdown.listener();
@@ -533,7 +543,11 @@ impl MatchmakingApi {
             loop {
                 match store.read(&id).await {
                     Ok(Some(ticket)) => {
-                        let view = ticket.to_proto(store.clock().now_ms());
+                        let view = if ticket.seat.is_some() {
+                            api.ticket_view(&ticket).await
+                        } else {
+                            ticket.to_proto(store.clock().now_ms())
+                        };
                         let key = (view.state, view.position, view.cancel_requested);
                         if last != Some(key) {
                             last = Some(key);
@@ -612,13 +626,13 @@ impl pb::matchmaking_service_server::MatchmakingService for MatchmakingApi {
         request: Request<pb::GetTicketRequest>,
     ) -> Result<Response<pb::GetTicketResponse>, Status> {
         let caller = caller(&request)?;
-        respond(
-            self.readable_ticket(&caller, &request.get_ref().ticket_id)
-                .await
-                .map(|ticket| pb::GetTicketResponse {
-                    ticket: Some(ticket.to_proto(self.store.clock().now_ms())),
-                }),
-        )
+        let ticket = self
+            .readable_ticket(&caller, &request.get_ref().ticket_id)
+            .await
+            .map_err(Status::from)?;
+        Ok(Response::new(pb::GetTicketResponse {
+            ticket: Some(self.ticket_view(&ticket).await),
+        }))
     }
 
     async fn locate_player(

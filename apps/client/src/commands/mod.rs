@@ -6,6 +6,7 @@
 //! `play`, the record commands in `records`, the wallet's views in `wallet`; `screens`
 //! runs a table's screen (its stream and its requests) for `play` and `watch`.
 
+mod friends;
 mod play;
 mod records;
 mod screens;

@@ -26,7 +26,10 @@ use super::{FEED_BACKLOG, error_text, game_type};
 
 /// The platform's rooms; when matchmaking cannot be reached, says where it was looked
 /// for and how to start one.
-async fn list_rooms(clients: &Clients, endpoints: &Endpoints) -> anyhow::Result<Vec<mm::Room>> {
+pub(super) async fn list_rooms(
+    clients: &Clients,
+    endpoints: &Endpoints,
+) -> anyhow::Result<Vec<mm::Room>> {
     let mut matchmaking = clients.matchmaking.clone();
     Ok(matchmaking
         .list_rooms(mm::ListRoomsRequest {})
@@ -67,6 +70,9 @@ pub(super) async fn play(
     args: PlayArgs,
     config: &CommonConfig,
 ) -> anyhow::Result<ExitCode> {
+    if args.friends || args.code.is_some() {
+        return super::friends::play_with_friends(game, args, config).await;
+    }
     let endpoints = args.connect.endpoints(config);
     let clients = args.connect.clients(config)?;
     // Where the player is, first: a seat at a table that goes on is rejoined (whatever
@@ -230,17 +236,24 @@ fn rejoin_note(seat: &mm::CurrentSeat) -> String {
     )
 }
 
-/// `gamehub watch`: a table's screen as a spectator.
+/// `gamehub watch`: a table's screen as a spectator (or, with --list, a room's tables).
 pub(super) async fn watch(args: WatchArgs, config: &CommonConfig) -> anyhow::Result<ExitCode> {
     let clients = args.connect.clients(config)?;
+    if let Some(room_id) = &args.list {
+        let rooms = list_rooms(&clients, &args.connect.endpoints(config)).await?;
+        return super::friends::list_tables(&clients, &rooms, room_id).await;
+    }
+    let (Some(game), Some(table_id)) = (args.game, args.table.as_ref()) else {
+        anyhow::bail!("give --game and --table, or --list ROOM");
+    };
     let mut terminal = Terminal::start()?;
     let mut keys = EventStream::new();
     let (farewell, _) = table_screen(
-        args.game,
+        game,
         &mut terminal,
         &mut keys,
         &clients,
-        &args.table,
+        table_id,
         true,
         None,
     )

@@ -197,6 +197,8 @@ impl EventHub {
     /// with a snapshot only when the events after it were trimmed (or the table never
     /// reached it). A watcher that falls more than the kept events behind also gets a
     /// snapshot, never a silent gap. Ends at shutdown or when the table disappears.
+    /// A watcher holding no seat is counted among the table's spectators in the table
+    /// list while its stream lives (`listing`).
     pub fn watch(
         &self,
         table_id: String,
@@ -209,7 +211,9 @@ impl EventHub {
         let seat = watcher.sees_as;
         let store = self.store.clone();
         let limits = self.limits.clone();
+        let spectator = watcher.seated.is_none();
         Ok(async_stream::try_stream! {
+            let _counted = spectator.then(|| store.count_spectator(&table_id));
             let mut cursor = match resume_after {
                 Some(after) => after,
                 None => {

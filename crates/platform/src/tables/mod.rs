@@ -24,6 +24,8 @@
 //! | `gh:{G:SS}:outbox-dead` | hash | game id → settlement the ledger refused (for an operator) |
 //! | `gh:{G:SS}:outbox-dead-why` | hash | game id → why and when it was refused (`dead_letters`) |
 //! | `gh:{G:SS}:live` | set | open table ids |
+//! | `gh:{G:SS}:listed` | sorted set | the shard's listed tables, every score 0, members `ROOM/OPENED_MS/ID` ([`listing`]); the table's own member is its hash's `l` field, so the step that closes it takes it out |
+//! | `gh:{G:SS}:t:ID:spectators` | sorted set | the table's spectator watch streams (any replica), scored by when each expires unless its process refreshes it ([`listing`]) |
 //! | `gh:{G:SS}:replicated` | counter | bumped by a replayed step before its `WAIT`, when replica acknowledgement is on |
 //! | `gh:{G:SS}:events` | pub/sub channel | ids of the shard's tables with new events (`SPUBLISH` on a cluster) |
 //!
@@ -45,6 +47,7 @@
 
 pub mod dead_letters;
 pub mod hub;
+pub mod listing;
 mod scripts;
 pub mod settler;
 pub mod sweeper;
@@ -494,6 +497,11 @@ impl TableStore {
         self.shard_key(shard, "live")
     }
 
+    /// The shard's listed tables ([`listing`]).
+    pub(crate) fn listed_key(&self, shard: u32) -> String {
+        self.shard_key(shard, "listed")
+    }
+
     /// The pub/sub channel on which steps of `shard`'s tables announce new events
     /// (payload: table id). It carries the shard's hash tag, so on a cluster the
     /// step's sharded `SPUBLISH` stays on the nodes holding the table.
@@ -615,6 +623,7 @@ impl TableStore {
             request_key,
             None,
             "",
+            None,
         )
         .await
     }
@@ -631,6 +640,7 @@ impl TableStore {
         request_key: Option<&str>,
         expected_token: Option<&str>,
         new_token: &str,
+        listing_entry: Option<&str>,
     ) -> Result<CommitOutcome, ApiError> {
         if state.len() > self.limits.max_state_bytes {
             return Err(ApiError::internal(anyhow::anyhow!(
@@ -660,6 +670,7 @@ impl TableStore {
             self.live_key(shard),
         );
         let notify_channel = self.notify_channel(shard);
+        let listed_key = self.listed_key(shard);
         let args = scripts::CommitArgs {
             state_key: &table_key,
             events_key: &events_key,
@@ -667,6 +678,7 @@ impl TableStore {
             deadlines_key: &deadlines_key,
             outbox_key: &outbox_key,
             live_key: &live_key,
+            listed_key: &listed_key,
             table_id,
             expected_version,
             state,
@@ -681,6 +693,7 @@ impl TableStore {
             ttl_secs: ttl.as_secs(),
             notify_channel: &notify_channel,
             events: &change.events,
+            listing_entry,
         };
         let mut conn = self.redis.clone();
         let outcome = self
@@ -735,8 +748,9 @@ impl TableStore {
         Ok(())
     }
 
-    /// Creates a table with its first state; refuses with ALREADY_EXISTS when the id is
-    /// taken, unless `request_key` shows this very request created it before.
+    /// Creates a table with its first state, not listed; refuses with ALREADY_EXISTS
+    /// when the id is taken, unless `request_key` shows this very request created it
+    /// before.
     pub async fn create<S: Serialize>(
         &self,
         table_id: &str,
@@ -744,9 +758,38 @@ impl TableStore {
         change: Change<()>,
         request_key: Option<&str>,
     ) -> Result<Updated<()>, ApiError> {
+        self.create_listed(table_id, state, change, request_key, None)
+            .await
+    }
+
+    /// [`TableStore::create`], listing the table in its room's table list when
+    /// `listing` says so ([`listing`]): the same step adds it, and the step that closes
+    /// the table takes it out.
+    pub async fn create_listed<S: Serialize>(
+        &self,
+        table_id: &str,
+        state: &S,
+        change: Change<()>,
+        request_key: Option<&str>,
+        listing: Option<listing::Listing<'_>>,
+    ) -> Result<Updated<()>, ApiError> {
         let bytes = serde_json::to_vec(state).map_err(ApiError::internal)?;
+        let entry = listing
+            .filter(|l| l.listed)
+            .map(|l| listing::entry(l.room_id, self.clock.now_ms(), table_id))
+            .transpose()?;
+        self.cache.forget(table_id);
         match self
-            .commit(table_id, 0, &bytes, &change, request_key)
+            .commit_step(
+                table_id,
+                0,
+                &bytes,
+                &change,
+                request_key,
+                None,
+                "",
+                entry.as_deref(),
+            )
             .await?
         {
             CommitOutcome::Applied { version, last_seq } => Ok(Updated::Applied {
@@ -849,6 +892,7 @@ impl TableStore {
                     request_key,
                     expected_token.as_deref(),
                     &new_token,
+                    None,
                 )
                 .await?
             {

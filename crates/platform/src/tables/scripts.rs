@@ -23,6 +23,8 @@ pub(crate) struct CommitArgs<'a> {
     pub outbox_key: &'a str,
     /// The shard's live tables.
     pub live_key: &'a str,
+    /// The shard's listed tables (`tables::listing`).
+    pub listed_key: &'a str,
     /// The table.
     pub table_id: &'a str,
     /// The version the table must be at (0: it must not exist).
@@ -47,6 +49,9 @@ pub(crate) struct CommitArgs<'a> {
     pub notify_channel: &'a str,
     /// The events to append.
     pub events: &'a [NewEvent],
+    /// The table's entry in the listed tables, added when this step creates the table
+    /// (None: not listed).
+    pub listing_entry: Option<&'a str>,
 }
 
 /// What one step did (the replies of `lua/commit.lua`).
@@ -107,6 +112,7 @@ impl CommitScript {
             .key(args.deadlines_key)
             .key(args.outbox_key)
             .key(args.live_key)
+            .key(args.listed_key)
             .arg(args.expected_version)
             .arg(args.state)
             .arg(optional(args.deadline_ms))
@@ -123,7 +129,10 @@ impl CommitScript {
         for event in args.events {
             invocation.arg(event.audience.encode()).arg(&event.payload);
         }
-        invocation.arg(expected_token.unwrap_or("")).arg(new_token);
+        invocation
+            .arg(expected_token.unwrap_or(""))
+            .arg(new_token)
+            .arg(args.listing_entry.unwrap_or(""));
         let reply = self.0.run(&invocation, conn).await?;
         Ok(self.decode(&reply)?)
     }
@@ -254,7 +263,7 @@ mod tests {
     }
 
     fn commit_args<'a>(
-        keys: &'a [String; 6],
+        keys: &'a [String; 7],
         expected_version: u64,
         request_key: Option<&'a str>,
         events: &'a [NewEvent],
@@ -266,6 +275,7 @@ mod tests {
             deadlines_key: &keys[3],
             outbox_key: &keys[4],
             live_key: &keys[5],
+            listed_key: &keys[6],
             table_id: "t",
             expected_version,
             state: b"{}",
@@ -278,6 +288,7 @@ mod tests {
             ttl_secs: 60,
             notify_channel: &keys[5],
             events,
+            listing_entry: None,
         }
     }
 
@@ -294,7 +305,7 @@ mod tests {
     async fn commit_applies_conflicts_and_recognises_a_duplicate() {
         let mut conn = conn().await;
         let names = Keys::new();
-        let keys = ["s", "ev", "rq", "dl", "ob", "live"].map(|n| names.key(n));
+        let keys = ["s", "ev", "rq", "dl", "ob", "live", "listed"].map(|n| names.key(n));
         let script = CommitScript::new();
         let events = [
             NewEvent::public(b"a".to_vec()),

@@ -5,6 +5,7 @@
 
 mod auth;
 mod durability;
+mod friends;
 mod games;
 mod openings;
 mod replicas;

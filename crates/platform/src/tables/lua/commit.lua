@@ -2,13 +2,15 @@
 --
 -- KEYS: 1 state (hash: v version, s state, q last event sequence), 2 events (stream),
 --       3 request keys (sorted set), 4 deadlines (sorted set), 5 outbox (hash),
---       6 live tables (set)
+--       6 live tables (set), 7 listed tables (sorted set, every score 0: see tables/listing.rs)
 -- ARGV: 1 expected version, 2 state, 3 deadline (Unix ms; '' = none), 4 table id,
 --       5 stream max length, 6 request key ('' = none), 7 request keys kept,
 --       8 outbox field ('' = none), 9 outbox value, 10 close ('1' or '0'),
 --       11 key lifetime (seconds), 12 notify channel, 13 event count,
 --       then an (audience, payload) pair per event, then (optional) the expected
---       writer token ('' = not checked) and the token this step leaves (`k`; '' = none)
+--       writer token ('' = not checked), the token this step leaves (`k`; '' = none)
+--       and the table's entry in the listed tables when the step creates it ('' = not
+--       listed; kept in the state hash as `l`, so that the step closing it takes it out)
 -- Returns {1, new version, last sequence} when written,
 --         {0, current version} when the version (or the expected token) is not the
 --         expected one,
@@ -24,6 +26,7 @@ local n = tonumber(ARGV[13])
 -- Redis failover losing writes) and forward again elsewhere is not taken for the same.
 local et = ARGV[14 + 2 * n] or ''
 local nt = ARGV[15 + 2 * n] or ''
+local lm = ARGV[16 + 2 * n] or ''
 local cur = redis.call('HMGET', KEYS[1], 'v', 'q', 'k')
 local v = tonumber(cur[1] or '0')
 if v ~= tonumber(ARGV[1]) then return {0, v} end
@@ -62,8 +65,17 @@ end
 local close = ARGV[10] == '1'
 if close then
   redis.call('SREM', KEYS[6], ARGV[4])
+  local listed = redis.call('HGET', KEYS[1], 'l')
+  if listed then
+    redis.call('ZREM', KEYS[7], listed)
+    redis.call('HDEL', KEYS[1], 'l')
+  end
 elseif v == 1 then
   redis.call('SADD', KEYS[6], ARGV[4])
+  if lm ~= '' then
+    redis.call('ZADD', KEYS[7], 0, lm)
+    redis.call('HSET', KEYS[1], 'l', lm)
+  end
 end
 if close or created or v % 16 == 1 then
   for i = 1, 3 do
