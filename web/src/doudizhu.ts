@@ -5,7 +5,7 @@
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
-import { LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
+import { FRIENDS_SEAT_WARNING, LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { clock, h, mount, num, signed, toast } from "./ui.js";
 import {
   Actor,
@@ -248,6 +248,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
           onclick: async () => {
             if (!closed) {
               if (t.status === TableStatus.DEALING && !confirm("Leave during a deal? That is an escape (逃跑) and costs points.")) return;
+              if (t.status !== TableStatus.DEALING && t.friendsTable && !confirm(FRIENDS_SEAT_WARNING)) return;
               try {
                 await api.doudizhu.leave(req());
               } catch (err) {

@@ -4,7 +4,7 @@
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
-import { LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
+import { FRIENDS_SEAT_WARNING, LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { clock, h, mount, num, signed, svg, toast } from "./ui.js";
 import {
   Color,
@@ -417,6 +417,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
                 ? "Leave during a game? That is an escape (逃跑) and loses the game."
                 : "Leave before the second game of the pair? That is an escape (逃跑) from it and loses it.";
               if (t.leavingEscapes && !confirm(warning)) return;
+              if (!t.leavingEscapes && t.friendsTable && !confirm(FRIENDS_SEAT_WARNING)) return;
               try {
                 await api.gomoku.leave(req());
               } catch (err) {

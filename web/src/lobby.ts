@@ -4,14 +4,14 @@
 // and a way to watch any table.
 
 import { explain, follow, requestId, type Api } from "./api.js";
-import { explainFriends, fieldRefusal } from "./errors.js";
+import { FRIENDS_WORDS, explainFriends, fieldRefusal } from "./errors.js";
 import { RULES, designatedOpening } from "./gomoku.js";
 import { codeProblem, displayName, normaliseCode } from "./names.js";
 import { friendsCode, friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
 import { clock, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import { Board, type Account, type LeaderboardRow } from "./gen/gamehub/ledger/v1/ledger_pb.js";
-import { TicketState, type Room, type Seat, type Ticket } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
+import { FriendsTableState, TicketState, type Room, type Seat, type Ticket } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 
 const TICKET_KEY = "gamehub.ticket";
 
@@ -135,6 +135,11 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       const code = normaliseCode(input.value);
       try {
         const answer = await api.matchmaking.joinFriendsTable({ code });
+        // A player who sat at a table when it closed is answered the closed table.
+        if (answer.table?.state === FriendsTableState.CLOSED) {
+          problem.textContent = FRIENDS_WORDS.table_closed!;
+          return;
+        }
         problem.textContent = "";
         rememberFriends(answer.table?.code ?? code);
         location.hash = friendsRoute(answer.table?.code ?? code);

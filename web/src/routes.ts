@@ -65,6 +65,13 @@ export function isClosed(tableId: string): boolean {
 }
 
 /**
+ * Leaving a friends' table's game table also gives up the seat at the friends' table
+ * (matchmaking frees the seats of those who left when the game table closes).
+ */
+export const FRIENDS_SEAT_WARNING =
+  "Leave the game table? That also gives up your seat at the friends' table (you can sit down again if it is free).";
+
+/**
  * Where a player goes when it leaves a game table, or the table closes: back to the
  * friends' table it was opened for, else the lobby.
  */

@@ -1,7 +1,8 @@
 // A friends' table (好友房) in real browsers: one player opens it and reads the code, the
 // other joins by the share link, both say ready and play Gomoku, seeing each other's
-// Chinese names (昵称) everywhere; when the game table closes both are back in the
-// friends' table's lobby, and the owner closes it. Refusals show once, in words.
+// Chinese names (昵称) everywhere; when the owner leaves the game table both are back in
+// the friends' table's lobby (the friend its owner now), the old owner sits down again
+// and the new owner closes it. Refusals show once, in words.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,20 +13,23 @@ import { WEB, grant, launch, open, place, player, setName, shot, until, type Pla
 const state = (p: Player) => p.page.getAttribute("#friends-status", "data-state").catch(() => null);
 const seatOf = (page: Page, seat: number) => page.textContent(`#friends-seats [data-seat="${seat}"] .name`);
 
-/** The page's Gomoku color once a game is shown, and game `number` at that. */
+/** The page's Gomoku color once it shows game `number` (both read from one rendering). */
 async function colorAt(p: Player, number: number): Promise<string> {
   return until(
     `${p.name} at game ${number}`,
-    async () => {
-      const color = await p.page.getAttribute("#status", "data-my-color").catch(() => null);
-      const head = (await p.page.textContent(".table-head .sub").catch(() => null)) ?? "";
-      return color && head.includes(`game ${number} `) ? color : null;
-    },
+    () =>
+      p.page
+        .evaluate((n) => {
+          const color = document.querySelector("#status")?.getAttribute("data-my-color");
+          const head = document.querySelector(".table-head .sub")?.textContent ?? "";
+          return color && head.includes(`game ${n} `) ? color : null;
+        }, number)
+        .catch(() => null),
     30000,
   );
 }
 
-test("friends play Gomoku at a friends' table: opened by one, joined by the share link, both ready, names shown, back to its lobby after the game", async () => {
+test("friends play Gomoku at a friends' table: opened by one, joined by the share link, both ready, names shown, back in its lobby when the game table closes", async () => {
   const browser = await launch();
   try {
     const [idA, idB] = [player("fr-a"), player("fr-b")];
@@ -119,21 +123,29 @@ test("friends play Gomoku at a friends' table: opened by one, joined by the shar
     for (const p of [a, b]) await p.page.waitForSelector("#result");
     assert.match((await b.page.textContent("#result .headline")) ?? "", /You win/);
 
-    // The pair is played: the owner leaves the game table, which closes it; both are
-    // back in the friends' table's lobby, still seated, neither ready.
+    // The pair is played: the owner leaves the game table, which closes it and frees
+    // the owner's seat; both are back in the friends' table's lobby, the friend its
+    // owner now, not ready.
     await a.page.click("#leave");
     for (const p of [a, b]) {
       await until(`${p.name} back in the friends' lobby`, async () => (await state(p)) === "LOBBY", 60000);
       assert.equal(new URL(p.page.url()).hash, `#/friends/${code}`);
     }
-    for (const p of [a, b]) {
-      for (const s of [0, 1]) assert.equal(await p.page.getAttribute(`#friends-seats [data-seat="${s}"]`, "data-ready"), "false");
-    }
-    assert.match((await seatOf(b.page, 0)) ?? "", /张三/);
+    await until("the seat freed", async () => (await b.page.getAttribute(`#friends-seats [data-seat="0"]`, "data-player")) === "");
+    assert.match((await seatOf(b.page, 1)) ?? "", /李四[\s\S]*owner/);
+    assert.equal(await b.page.getAttribute(`#friends-seats [data-seat="1"]`, "data-ready"), "false");
     await shot(b.page, "friends-back-in-lobby");
 
-    // The owner closes the table; its code is not valid any more.
-    await a.page.click("#close-table");
+    // The old owner sits down again by the screen's button; both see it by name.
+    await a.page.click("#join");
+    for (const p of [a, b]) {
+      await until(`${p.name} sees the owner back`, async () => (await p.page.getAttribute(`#friends-seats [data-seat="0"]`, "data-player")) === idA);
+    }
+    assert.match((await seatOf(b.page, 0)) ?? "", /张三/);
+
+    // The new owner closes the table; its code is not valid any more.
+    assert.equal(await a.page.$("#close-table"), null, "only the owner may close");
+    await b.page.click("#close-table");
     for (const p of [a, b]) await until(`${p.name} sees it closed`, async () => (await state(p)) === "CLOSED");
     await b.page.click("text=Back to the lobby");
     await b.page.waitForSelector("#join-code");
