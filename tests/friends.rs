@@ -606,3 +606,117 @@ async fn a_friends_table_its_code_and_its_seats_survive_a_restart_of_every_servi
     );
     tp.stop().await;
 }
+
+#[tokio::test]
+async fn a_gomoku_bot_answers_is_removed_after_its_pair_and_only_public_tables_are_listed() {
+    let tp = platform(&[("GAMEHUB_GOMOKU_BOT_MOVE_MS", "50")]).await;
+    let mut ann = tp.clients("ann", Role::Player);
+    let code = open(&mut ann, "gomoku-free").await.code;
+    ready(&mut ann, &code).await;
+    let started = ann
+        .matchmaking
+        .add_bots(mm::AddBotsRequest { code: code.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    let table_id = started.game.unwrap().table_id;
+    let bot = started.seats[1].player_id.clone();
+    assert!(bot.starts_with("bot-"));
+
+    // Ann (black) plays; the referee answers for the bot each time.
+    place(&mut ann, &table_id, "h8").await;
+    eventually("the bot answers", WITHIN, || {
+        let mut ann = ann.clone();
+        let table_id = table_id.clone();
+        async move {
+            let table = game_table(&mut ann, &table_id).await;
+            let stones = table.game.map_or(0, |g| g.stones.len());
+            (stones == 2).then_some(())
+        }
+    })
+    .await;
+
+    // Two players queue in the same room: their table is listed, the friends' one not.
+    let seats = join_all(["cy", "dee"].iter().map(|p| {
+        let mut clients = tp.clients(p, Role::Player);
+        async move {
+            drive::matchmaking::seat(&mut clients.matchmaking, "gomoku-free", "", |_| {})
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+    let public = seats[0].table_id.clone();
+    let listed = tp
+        .clients("watcher", Role::Player)
+        .gomoku
+        .list_tables(gm::ListTablesRequest {
+            room_id: "gomoku-free".into(),
+            page_size: 10,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .tables;
+    let ids: Vec<&str> = listed.iter().map(|t| t.table_id.as_str()).collect();
+    assert_eq!(ids, [public.as_str()], "only the public table is listed");
+
+    // Ann resigns; between the games of a pair the bot cannot be removed, after both
+    // it can, and the owner is back in the lobby alone.
+    ann.gomoku
+        .resign(gm::ResignRequest {
+            table_id: table_id.clone(),
+            request_id: request_id(),
+        })
+        .await
+        .unwrap();
+    let mid_pair = ann
+        .matchmaking
+        .remove_from_friends_table(mm::RemoveFromFriendsTableRequest {
+            code: code.clone(),
+            player_id: bot.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&mid_pair), "pair_unfinished", "{mid_pair:?}");
+    next_game(&mut ann, &table_id).await;
+    // Game 2: the bot holds black and opens; ann resigns once it has.
+    eventually("the bot opens game 2", WITHIN, || {
+        let mut ann = ann.clone();
+        let table_id = table_id.clone();
+        async move {
+            let table = game_table(&mut ann, &table_id).await;
+            let game = table.game?;
+            (game.number == 2 && !game.stones.is_empty()).then_some(())
+        }
+    })
+    .await;
+    ann.gomoku
+        .resign(gm::ResignRequest {
+            table_id: table_id.clone(),
+            request_id: request_id(),
+        })
+        .await
+        .unwrap();
+    let removed = ann
+        .matchmaking
+        .remove_from_friends_table(mm::RemoveFromFriendsTableRequest {
+            code: code.clone(),
+            player_id: bot,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(state(&removed), mm::FriendsTableState::Lobby);
+    assert!(removed.seats[1].player_id.is_empty());
+    assert_eq!(
+        game_table(&mut ann, &table_id).await.status(),
+        gm::TableStatus::Closed
+    );
+    tp.stop().await;
+}

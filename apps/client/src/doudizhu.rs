@@ -245,10 +245,11 @@ impl DoudizhuApp {
                 t.seats
                     .iter()
                     .map(|s| {
+                        let shown = gamehub_render::player(&s.player_id, s.profile.as_ref());
                         if Some(s.seat) == me {
-                            format!("{} (you)", s.player_id)
+                            format!("{shown} (you)")
                         } else {
-                            s.player_id.clone()
+                            shown
                         }
                     })
                     .collect()

@@ -220,7 +220,7 @@ impl GomokuApp {
             .screen
             .table()
             .and_then(|t| t.players.iter().find(|p| p.seat == seat))
-            .map(|p| p.player_id.clone())
+            .map(|p| gamehub_render::player(&p.player_id, p.profile.as_ref()))
             .unwrap_or_else(|| format!("seat {seat}"));
         if self.my_seat() == Some(seat) {
             format!("{name} (you)")

@@ -38,7 +38,10 @@ pub fn account_lines(
     account: &lg::Account,
     places: &[(lg::Board, lg::LeaderboardRow)],
 ) -> Vec<String> {
-    let mut out = vec![format!("player {}", account.player_id)];
+    let mut out = vec![format!(
+        "player {}",
+        crate::named(&account.player_id, &account.name)
+    )];
     out.push(format!(
         "silver (银子): {}",
         thousands(account.balance_silver)
@@ -161,11 +164,11 @@ pub fn games_lines(games: &[lg::FinishedGame], me: &str) -> Vec<String> {
                     )
                 })
                 .unwrap_or_default();
-            let others: Vec<&str> = g
+            let others: Vec<String> = g
                 .players
                 .iter()
                 .filter(|p| p.player_id != me)
-                .map(|p| p.player_id.as_str())
+                .map(|p| crate::named(&p.player_id, &p.name))
                 .collect();
             format!(
                 "{}  {:<9} {:<7} {delta} · {} · vs {} · {} ({})",
@@ -192,7 +195,7 @@ pub fn leaderboard_lines(board: lg::Board, rows: &[lg::LeaderboardRow], me: &str
             "{} {:>4}. {:<24} {:>10}  {}",
             if row.player_id == me { "▶" } else { " " },
             row.rank,
-            row.player_id,
+            crate::named(&row.player_id, &row.name),
             row.value,
             row.label
         ));

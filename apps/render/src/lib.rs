@@ -22,6 +22,27 @@ const COLUMNS: &str = "abcdefghijklmno";
 
 /// A Gomoku board with coordinates: `●` black, `○` white, the last stone in brackets,
 /// `×` the points forbidden for black (Renju rooms), `?` black's two fifth-move
+/// How a player is shown to others (docs/rules.md#names): its name and id, or its id
+/// alone when it has no name; a bot marked.
+pub fn player(player_id: &str, profile: Option<&gamehub_proto::common::PlayerProfile>) -> String {
+    let bot = if profile.is_some_and(|p| p.bot) {
+        " [bot]"
+    } else {
+        ""
+    };
+    let name = profile.map_or("", |p| p.name.as_str());
+    format!("{}{bot}", named(player_id, name))
+}
+
+/// A player by its name and id, or by its id alone when the name is empty.
+pub fn named(player_id: &str, name: &str) -> String {
+    if name.is_empty() {
+        player_id.to_owned()
+    } else {
+        format!("{name} ({player_id})")
+    }
+}
+
 /// proposals while white chooses (swap room).
 pub fn gomoku_board(game: &gm::Game) -> String {
     let mut cells = [[None::<gm::Color>; 15]; 15];

@@ -803,7 +803,13 @@ impl DoudizhuService for Dealer {
                     .await?
             }
             _ => {
-                if !r.player_id.is_empty() && r.player_id != caller.subject {
+                if !r.player_id.is_empty()
+                    && gamehub_platform::error::id(
+                        "player_id",
+                        &r.player_id,
+                        gamehub_platform::auth::MAX_SUBJECT_LEN,
+                    )? != caller.subject
+                {
                     return Err(ApiError::PermissionDenied(
                         "player_id: a player leaves only its own seat; leave it empty".into(),
                     )

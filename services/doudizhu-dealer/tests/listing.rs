@@ -24,6 +24,8 @@ async fn list(world: &World, size: i32, token: &str) -> pb::ListTablesResponse {
 async fn list_tables_shows_a_rooms_tables_newest_first_page_by_page() {
     let world = World::start().await;
     let first = world.open(&[], 60_000).await;
+    // A millisecond later, so "newest first" has one answer.
+    world.clock.advance(std::time::Duration::from_millis(1));
     let second = world.open(&[], 60_000).await;
 
     let page = list(&world, 1, "").await;

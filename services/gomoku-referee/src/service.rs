@@ -747,7 +747,12 @@ impl GomokuService for Referee {
                 subject: player.to_owned(),
                 role: Role::Player,
             }
-        } else if m.player_id == caller.subject {
+        } else if gamehub_platform::error::id(
+            "player_id",
+            &m.player_id,
+            gamehub_platform::auth::MAX_SUBJECT_LEN,
+        )? == caller.subject
+        {
             caller
         } else {
             return Err(ApiError::PermissionDenied(

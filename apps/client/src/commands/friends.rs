@@ -9,7 +9,7 @@ use crossterm::event::EventStream;
 use futures::StreamExt;
 use gamehub_drive::api::{Clients, request_id};
 use gamehub_platform::config::CommonConfig;
-use gamehub_proto::common::{GameType, PlayerProfile, TableSummary};
+use gamehub_proto::common::{GameType, TableSummary};
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::matchmaking as mm;
@@ -19,19 +19,6 @@ use crate::{GameArg, PlayArgs};
 
 use super::screens::table_screen;
 use super::status;
-
-/// How a player is shown: its name and id, or its id alone (bots marked).
-pub fn shown(player_id: &str, profile: Option<&PlayerProfile>) -> String {
-    let bot = if profile.is_some_and(|p| p.bot) {
-        " [bot]"
-    } else {
-        ""
-    };
-    match profile.map(|p| p.name.as_str()).filter(|n| !n.is_empty()) {
-        Some(name) => format!("{name} ({player_id}){bot}"),
-        None => format!("{player_id}{bot}"),
-    }
-}
 
 /// The lobby as lines: the code, the room, each seat with its player and ready mark.
 pub fn lobby_lines(table: &mm::FriendsTable, me: &str) -> Vec<String> {
@@ -43,7 +30,7 @@ pub fn lobby_lines(table: &mm::FriendsTable, me: &str) -> Vec<String> {
         let who = if seat.player_id.is_empty() {
             "(free)".to_owned()
         } else {
-            shown(&seat.player_id, seat.profile.as_ref())
+            gamehub_render::player(&seat.player_id, seat.profile.as_ref())
         };
         let mut marks = Vec::new();
         if seat.ready {
@@ -267,7 +254,7 @@ pub fn table_line(summary: &TableSummary) -> String {
         .players
         .iter()
         .map(|p| {
-            let mut who = shown(&p.player_id, p.profile.as_ref());
+            let mut who = gamehub_render::player(&p.player_id, p.profile.as_ref());
             if let Some(profile) = &p.profile {
                 if profile.rating > 0 {
                     who.push_str(&format!(" {} {}", profile.rank_name, profile.rating));
@@ -347,7 +334,7 @@ pub(super) async fn list_tables(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gamehub_proto::common::SeatedPlayer;
+    use gamehub_proto::common::{PlayerProfile, SeatedPlayer};
 
     #[test]
     fn players_are_shown_by_name_and_id_or_by_id_alone() {
@@ -355,13 +342,16 @@ mod tests {
             name: "张三丰".into(),
             ..Default::default()
         };
-        assert_eq!(shown("ann", Some(&named)), "张三丰 (ann)");
-        assert_eq!(shown("ann", None), "ann");
+        assert_eq!(gamehub_render::player("ann", Some(&named)), "张三丰 (ann)");
+        assert_eq!(gamehub_render::player("ann", None), "ann");
         let bot = PlayerProfile {
             bot: true,
             ..Default::default()
         };
-        assert_eq!(shown("bot-k7qx2m-1", Some(&bot)), "bot-k7qx2m-1 [bot]");
+        assert_eq!(
+            gamehub_render::player("bot-k7qx2m-1", Some(&bot)),
+            "bot-k7qx2m-1 [bot]"
+        );
     }
 
     #[test]

@@ -231,6 +231,12 @@ impl MatchmakingApi {
 
     /// The table a typed code names, within the caller's code-miss limit.
     async fn find(&self, caller: &Caller, typed: &str) -> Result<FriendsTable> {
+        if typed.trim().is_empty() {
+            return Err(ApiError::InvalidArgument(
+                "code: required; a friends' table's code has 6 characters".into(),
+            )
+            .into());
+        }
         if typed.chars().count() > code::MAX_TYPED_LEN {
             return Err(ApiError::InvalidArgument(format!(
                 "code: at most {} characters; a code has 6",
@@ -378,8 +384,8 @@ impl MatchmakingApi {
         caller: &Caller,
         request: &pb::OpenFriendsTableRequest,
     ) -> Result<pb::OpenFriendsTableResponse> {
-        let room = Arc::clone(self.room(&request.room_id)?);
         let request_id = id("request_id", &request.request_id, MAX_REQUEST_ID_LEN)?;
+        let room = Arc::clone(self.room(&request.room_id)?);
         let player = caller.subject.clone();
         let store = &self.friends.store;
         if let Some(code) = store.requested_code(&player, request_id).await?
@@ -620,13 +626,13 @@ impl MatchmakingApi {
         caller: &Caller,
         request: &pb::RemoveFromFriendsTableRequest,
     ) -> Result<pb::FriendsTable> {
-        let found = self.find(caller, &request.code).await?;
         let target = id(
             "player_id",
             &request.player_id,
             gamehub_platform::auth::MAX_SUBJECT_LEN,
         )?
         .to_owned();
+        let found = self.find(caller, &request.code).await?;
         if found.owner != caller.subject && !found.is_closed() {
             return Err(Refusal::NotOwner {
                 code: found.code,
