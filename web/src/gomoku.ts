@@ -337,7 +337,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
             { "data-player": p.playerId },
             h("td", {}, nameOf(p.seat)),
             h("td", {}, signed(r.points[p.seat] ?? 0n)),
-            h("td", { class: "silver-delta" }, s ? signed(s.silverDelta) : "settling…"),
+            h("td", { class: "silver-delta" }, s ? signed(s.silverDelta) : Number(t.stakes?.silverPerPoint ?? 0n) === 0 ? "free room" : "settling…"),
             h("td", { class: "balance" }, s ? num(s.balanceSilver) : ""),
           );
         }),
