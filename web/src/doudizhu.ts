@@ -4,6 +4,8 @@
 
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
+import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
+import { FRIENDS_SEAT_WARNING, LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { clock, h, mount, num, signed, toast } from "./ui.js";
 import {
   Actor,
@@ -83,7 +85,13 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
   const nameOf = (seat: number) => {
     const s = table?.seats[seat];
     if (!s) return "?";
-    return seat === me() ? `${s.playerId} (you)` : s.playerId;
+    const name = displayName(s.playerId, s.profile);
+    return seat === me() ? `${name} (you)` : name;
+  };
+  /** A settled player by its id: its name at this table. */
+  const nameOfId = (playerId: string) => {
+    const s = table?.seats.find((x) => x.playerId === playerId);
+    return s ? nameOf(s.seat) : playerId;
   };
   const req = () => ({ tableId, requestId: requestId() });
 
@@ -161,8 +169,15 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         "div",
         { class: "who" },
         h("div", { class: `avatar ${s.landlord ? "landlord" : ""}` }, s.landlord ? "地主" : t.landlord >= 0 ? "农民" : "?"),
-        h("div", {}, h("div", { class: "name" }, nameOf(seat)), h("div", { class: "sub" }, s.landlord ? "landlord" : t.landlord >= 0 ? "farmer" : "")),
+        h(
+          "div",
+          {},
+          h("div", { class: "name", title: s.playerId }, nameOf(seat)),
+          h("div", { class: "sub" }, [s.landlord ? "landlord" : t.landlord >= 0 ? "farmer" : "", standingLine(s.profile)].filter(Boolean).join(" · ")),
+        ),
+        isBot(s.playerId, s.profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
         s.autoPlay ? h("span", { class: "badge" }, "托管 auto") : null,
+        s.left ? h("span", { class: "badge" }, "left") : null,
         s.ready && t.status !== TableStatus.DEALING ? h("span", { class: "badge" }, "ready") : null,
       ),
       position === "bottom"
@@ -233,16 +248,17 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
           onclick: async () => {
             if (!closed) {
               if (t.status === TableStatus.DEALING && !confirm("Leave during a deal? That is an escape (逃跑) and costs points.")) return;
+              if (t.status !== TableStatus.DEALING && t.friendsTable && !confirm(FRIENDS_SEAT_WARNING)) return;
               try {
                 await api.doudizhu.leave(req());
               } catch (err) {
                 toast(explain(err));
               }
             }
-            location.hash = "#/";
+            location.hash = afterTable(tableId, t.friendsTable);
           },
         },
-        closed ? "Back to the lobby" : "Leave table",
+        closed ? (t.friendsTable && friendsCode() ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
       ),
     );
     return h("div", { class: "buttons" }, ...list);
@@ -327,7 +343,13 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       h(
         "header",
         { class: "table-head" },
-        h("h2", {}, "Dou Dizhu 斗地主", spectator ? h("span", { class: "badge" }, "spectating: no hand is shown") : null),
+        h(
+          "h2",
+          {},
+          "Dou Dizhu 斗地主",
+          spectator ? h("span", { class: "badge" }, "spectating: no hand is shown") : null,
+          t.friendsTable ? h("span", { class: "badge" }, "friends' table 好友房") : null,
+        ),
         h(
           "div",
           { class: "sub" },
@@ -437,7 +459,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         return `${nameOf(k.value.seat)} is ready.`;
       case "dealSettled":
         window.dispatchEvent(new Event("gamehub:settled"));
-        return `Settled: ${k.value.seats.map((s) => `${s.playerId} ${signed(s.silverDelta)}`).join(", ")} silver.`;
+        return `Settled: ${k.value.seats.map((s) => `${nameOfId(s.playerId)} ${signed(s.silverDelta)}`).join(", ")} silver.`;
       case "tableClosed":
         return "The table closed.";
       default:
@@ -454,6 +476,15 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     lastEventId: (t) => t.lastEventId,
     render: (t) => {
       table = t;
+      // A friends' table's game table closed: back to the friends' table's lobby.
+      if (t.status === TableStatus.CLOSED && t.friendsTable && !spectator) {
+        const back = afterTable(tableId, true);
+        if (back !== LOBBY_ROUTE) {
+          toast("The game table closed: back to the friends' table.", "info");
+          location.hash = back;
+          return;
+        }
+      }
       render();
     },
     status: (lines, state) => {

@@ -3,6 +3,8 @@
 
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
+import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
+import { FRIENDS_SEAT_WARNING, LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { clock, h, mount, num, signed, svg, toast } from "./ui.js";
 import {
   Color,
@@ -91,7 +93,13 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
   const nameOf = (seat: number | undefined) => {
     const p = seat === undefined ? undefined : table?.players[seat];
     if (!p) return "?";
-    return p.seat === mySeat() ? `${p.playerId} (you)` : p.playerId;
+    const name = displayName(p.playerId, p.profile);
+    return p.seat === mySeat() ? `${name} (you)` : name;
+  };
+  /** A settled player by its id: its name at this table. */
+  const nameOfId = (playerId: string) => {
+    const p = table?.players.find((x) => x.playerId === playerId);
+    return p ? nameOf(p.seat) : playerId;
   };
 
   /** Runs an action; its answer (the table) is shown at once, a refusal in words. */
@@ -278,6 +286,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     const p = t.players[seat];
     const game = t.game;
     const c = colorName(p?.color ?? Color.UNSPECIFIED);
+    const standing = standingLine(p?.profile);
     const acting = game?.toActSeat === seat && game.phase !== Phase.OVER;
     const clockEl = h("span", { class: "total-clock" });
     clockEls[seat] = clockEl;
@@ -287,7 +296,8 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       "div",
       { class: `player${acting ? " acting" : ""}${p?.left ? " left" : ""}`, "data-seat": seat, "data-color": c },
       h("span", { class: `dot ${c}` }),
-      h("span", { class: "name" }, nameOf(seat)),
+      h("span", { class: "name", title: p?.playerId ?? "" }, nameOf(seat), standing ? h("span", { class: "sub standing" }, ` ${standing}`) : null),
+      p && isBot(p.playerId, p.profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
       p?.wantsNextGame ? h("span", { class: "badge" }, "ready") : null,
       p?.left ? h("span", { class: "badge" }, "left") : null,
       h("span", { class: "clocks" }, move, clockEl),
@@ -327,7 +337,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
             { "data-player": p.playerId },
             h("td", {}, nameOf(p.seat)),
             h("td", {}, signed(r.points[p.seat] ?? 0n)),
-            h("td", { class: "silver-delta" }, s ? signed(s.silverDelta) : "settling…"),
+            h("td", { class: "silver-delta" }, s ? signed(s.silverDelta) : Number(t.stakes?.silverPerPoint ?? 0n) === 0 ? "free room" : "settling…"),
             h("td", { class: "balance" }, s ? num(s.balanceSilver) : ""),
           );
         }),
@@ -407,16 +417,17 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
                 ? "Leave during a game? That is an escape (逃跑) and loses the game."
                 : "Leave before the second game of the pair? That is an escape (逃跑) from it and loses it.";
               if (t.leavingEscapes && !confirm(warning)) return;
+              if (!t.leavingEscapes && t.friendsTable && !confirm(FRIENDS_SEAT_WARNING)) return;
               try {
                 await api.gomoku.leave(req());
               } catch (err) {
                 toast(explain(err));
               }
             }
-            location.hash = "#/";
+            location.hash = afterTable(tableId, t.friendsTable);
           },
         },
-        leaving ? "Back to the lobby" : "Leave table",
+        leaving ? (t.friendsTable && friendsCode() ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
       ),
     );
     return h("div", { class: "buttons" }, ...list);
@@ -435,7 +446,13 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       h(
         "header",
         { class: "table-head" },
-        h("h2", {}, "Gomoku 五子棋", spectator ? h("span", { class: "badge" }, "spectating") : null),
+        h(
+          "h2",
+          {},
+          "Gomoku 五子棋",
+          spectator ? h("span", { class: "badge" }, "spectating") : null,
+          t.friendsTable ? h("span", { class: "badge" }, "friends' table 好友房") : null,
+        ),
         h("div", { class: "sub" }, `${t.roomId} · game ${t.game?.number ?? 1} · table ${t.tableId}`),
         t.game?.opening ? h("div", { class: "sub", id: "opening" }, `Opening 开局: ${openingName(t.game.opening)} · white plays move 4`) : null,
       ),
@@ -489,6 +506,15 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       if (t.game?.phase !== Phase.PROPOSE_FIFTH) proposals = [];
       table = t;
       receivedAt = Date.now();
+      // A friends' table's game table closed: back to the friends' table's lobby.
+      if (t.status === TableStatus.CLOSED && t.friendsTable && !spectator) {
+        const back = afterTable(tableId, true);
+        if (back !== LOBBY_ROUTE) {
+          toast("The game table closed: back to the friends' table.", "info");
+          location.hash = back;
+          return;
+        }
+      }
       render();
     },
     status: (lines, state) => {
@@ -536,7 +562,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         return `The table closed: ${k.value.reason}.`;
       case "gameSettled":
         window.dispatchEvent(new Event("gamehub:settled"));
-        return `Game ${k.value.number} settled: ${(k.value.settlement?.seats ?? []).map((s) => `${s.playerId} ${signed(s.silverDelta)} silver`).join(", ")}.`;
+        return `Game ${k.value.number} settled: ${(k.value.settlement?.seats ?? []).map((s) => `${nameOfId(s.playerId)} ${signed(s.silverDelta)} silver`).join(", ")}.`;
       default:
         return null;
     }

@@ -1,12 +1,17 @@
-// The lobby: the player's account (silver, today's caps, points, titles, rating), the
-// rooms with their rules and stakes, the queue, and a way to watch any table.
+// The lobby: the player's account (name, silver, today's caps, points, titles, rating),
+// the rooms with their rules and stakes (play from the queue, play with friends, watch
+// the room's tables), the queue, joining a friends' table by its code, the leaderboards
+// and a way to watch any table.
 
 import { explain, follow, requestId, type Api } from "./api.js";
+import { FRIENDS_WORDS, explainFriends, fieldRefusal } from "./errors.js";
 import { RULES, designatedOpening } from "./gomoku.js";
+import { codeProblem, displayName, normaliseCode } from "./names.js";
+import { friendsCode, friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
 import { clock, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
-import type { Account } from "./gen/gamehub/ledger/v1/ledger_pb.js";
-import { TicketState, type Room, type Ticket } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
+import { Board, type Account, type LeaderboardRow } from "./gen/gamehub/ledger/v1/ledger_pb.js";
+import { FriendsTableState, TicketState, type Room, type Seat, type Ticket } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 
 const TICKET_KEY = "gamehub.ticket";
 
@@ -19,9 +24,16 @@ export function rememberTicket(ticketId: string): void {
   sessionStorage.setItem(TICKET_KEY, ticketId);
 }
 
-/** Where a seated player goes. */
-export function tableRoute(game: GameType, tableId: string): string {
-  return `#/${game === GameType.DOUDIZHU ? "doudizhu" : "gomoku"}/${tableId}`;
+const BOARDS: { board: Board; label: string }[] = [
+  { board: Board.GOMOKU_POINTS, label: "Gomoku points" },
+  { board: Board.GOMOKU_RATING, label: "Gomoku rating 段位" },
+  { board: Board.DOUDIZHU_POINTS, label: "Dou Dizhu points" },
+];
+
+/** "Seated with 张三 and 李四.": the other players of a seat, by name. */
+function seatedWith(seat: Seat, me: string): string {
+  const others = seat.players.flatMap((id, i) => (id === me ? [] : [displayName(id, seat.profiles[i])]));
+  return others.length ? `Seated with ${others.join(" and ")}.` : "Seated.";
 }
 
 export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => void): LobbyView {
@@ -30,8 +42,13 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
   let ticket: Ticket | undefined;
   let ticketStream: { stop: () => void } | null = null;
   let waitingSince = 0;
+  let board = Board.GOMOKU_POINTS;
+  let boardRows: LeaderboardRow[] = [];
 
   const accountBox = h("section", { class: "account", id: "account" });
+  const nameBox = nameForm();
+  const friendsBox = joinByCode();
+  const boardBox = h("section", { class: "leaderboard", id: "leaderboard" });
   const queueBox = h("section", { class: "queue", id: "queue" });
   const roomsBox = h("section", { class: "rooms", id: "rooms" });
   const watchInput = h("input", { id: "watch-table", placeholder: "gt-… or ddz-…", spellcheck: "false", "aria-label": "table id" });
@@ -54,7 +71,102 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     ),
     h("div", { class: "sub" }, "Spectators see the Gomoku board and every Dou Dizhu seat's card count, never a hand."),
   );
-  mount(root, h("div", { class: "lobby" }, h("div", { class: "lobby-side" }, accountBox, watchBox), h("div", { class: "lobby-main" }, queueBox, roomsBox)));
+  mount(
+    root,
+    h(
+      "div",
+      { class: "lobby" },
+      h("div", { class: "lobby-side" }, h("div", { class: "account-card" }, accountBox, nameBox), friendsBox, boardBox, watchBox),
+      h("div", { class: "lobby-main" }, queueBox, roomsBox),
+    ),
+  );
+
+  /**
+   * The name (昵称) others see. Built once, apart from the account that is redrawn every
+   * few seconds, so typing is never lost; the server's refusal shows under the field.
+   */
+  function nameForm() {
+    const input = h("input", { id: "name-input", placeholder: "a name others see", autocomplete: "nickname", "aria-label": "name" });
+    const problem = h("div", { class: "field-problem", id: "name-problem", role: "alert" });
+    const save = async () => {
+      const name = input.value;
+      try {
+        const answer = await api.ledger.setName({ name });
+        problem.textContent = "";
+        input.value = answer.name;
+        input.dataset.saved = answer.name;
+        toast(answer.name ? `Your name is now ${answer.name}.` : "Name cleared: others see your id.", "info");
+        if (account) {
+          account.name = answer.name;
+          renderAccount();
+        }
+      } catch (err) {
+        problem.textContent = fieldRefusal(err, "name") ?? explain(err);
+      }
+    };
+    return h(
+      "form",
+      {
+        class: "name-form",
+        id: "name-form",
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void save();
+        },
+      },
+      h("label", { for: "name-input" }, "Name 昵称"),
+      h("div", { class: "field" }, input, h("button", { type: "submit", id: "save-name" }, "Save")),
+      problem,
+      h("div", { class: "sub" }, "1–12 characters, any script or emoji. Empty: you are shown by your id."),
+    );
+  }
+
+  /** Joining a friends' table by its code: sit down, else look at it (a full table can be watched). */
+  function joinByCode() {
+    const mine = friendsCode();
+    const input = h("input", { id: "join-code", placeholder: "K7QX2M", spellcheck: "false", autocomplete: "off", "aria-label": "friends' table code" });
+    const problem = h("div", { class: "field-problem", id: "join-problem", role: "alert" });
+    const join = async () => {
+      const wrong = codeProblem(input.value);
+      if (wrong) {
+        problem.textContent = wrong;
+        return;
+      }
+      const code = normaliseCode(input.value);
+      try {
+        const answer = await api.matchmaking.joinFriendsTable({ code });
+        // A player who sat at a table when it closed is answered the closed table.
+        if (answer.table?.state === FriendsTableState.CLOSED) {
+          problem.textContent = FRIENDS_WORDS.table_closed!;
+          return;
+        }
+        problem.textContent = "";
+        rememberFriends(answer.table?.code ?? code);
+        location.hash = friendsRoute(answer.table?.code ?? code);
+      } catch (err) {
+        problem.textContent = explainFriends(err);
+      }
+    };
+    return h(
+      "section",
+      { class: "join-friends" },
+      h("h3", {}, "Join a friends' table 好友房"),
+      h(
+        "form",
+        {
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void join();
+          },
+        },
+        input,
+        h("button", { type: "submit", id: "join-by-code" }, "Join"),
+      ),
+      problem,
+      h("div", { class: "sub" }, "The 6-character code a friend shares; or open the link it sends."),
+      mine ? h("a", { class: "button", id: "back-to-friends", href: friendsRoute(mine) }, `Back to your table ${mine}`) : null,
+    );
+  }
 
   function renderAccount() {
     if (!account) return;
@@ -67,7 +179,8 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     const last = sessionStorage.getItem("gamehub.lastResult");
     mount(
       accountBox,
-      h("h3", {}, a.playerId),
+      h("h3", { id: "account-name", title: a.playerId }, displayName(a.playerId, a)),
+      a.name ? h("div", { class: "sub", id: "account-id" }, a.playerId) : null,
       h("div", { class: "silver", id: "silver", "data-silver": String(a.balanceSilver) }, h("span", { class: "coin" }), num(a.balanceSilver), h("span", { class: "unit" }, " silver 银子")),
       last ? h("div", { class: "last-result", id: "last-result" }, last) : null,
       today
@@ -118,7 +231,13 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
         stakes?.rated ? h("span", {}, "rated") : null,
         h("span", {}, `${room.waitingPlayers} waiting`),
       ),
-      h("button", { class: "primary", disabled: queued || tooPoor, onclick: () => void enqueue(room) }, tooPoor ? "Not enough silver" : "Play"),
+      h(
+        "div",
+        { class: "room-buttons" },
+        h("button", { class: "primary", "data-action": "play", disabled: queued || tooPoor, onclick: () => void enqueue(room) }, tooPoor ? "Not enough silver" : "Play"),
+        h("button", { "data-action": "friends", disabled: queued || tooPoor, onclick: () => void openFriends(room) }, "With friends 好友房"),
+        h("a", { class: "button", "data-action": "tables", href: tablesRoute(room.roomId) }, "Watch"),
+      ),
     );
   }
 
@@ -126,6 +245,56 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     const gomoku = rooms.filter((r) => r.gameType === GameType.GOMOKU);
     const ddz = rooms.filter((r) => r.gameType === GameType.DOUDIZHU);
     mount(roomsBox, h("h3", {}, "Gomoku 五子棋"), h("div", { class: "room-grid" }, ...gomoku.map(roomCard)), h("h3", {}, "Dou Dizhu 斗地主"), h("div", { class: "room-grid" }, ...ddz.map(roomCard)));
+  }
+
+  function renderBoard() {
+    mount(
+      boardBox,
+      h("h3", {}, "Leaderboard 排行榜"),
+      h(
+        "div",
+        { class: "board-tabs" },
+        ...BOARDS.map((b) =>
+          h(
+            "button",
+            {
+              class: `link${b.board === board ? " on" : ""}`,
+              "data-board": Board[b.board],
+              onclick: () => {
+                board = b.board;
+                void loadBoard();
+              },
+            },
+            b.label,
+          ),
+        ),
+      ),
+      boardRows.length === 0
+        ? h("div", { class: "sub" }, "Nobody on this board yet.")
+        : h(
+            "table",
+            { class: "scores board-rows" },
+            ...boardRows.map((r) =>
+              h(
+                "tr",
+                { "data-player": r.playerId, class: r.playerId === api.player ? "me" : "" },
+                h("td", {}, `${r.rank}`),
+                h("td", { class: "name", title: r.playerId }, displayName(r.playerId, r)),
+                h("td", {}, num(r.value)),
+                h("td", { class: "sub" }, r.label),
+              ),
+            ),
+          ),
+    );
+  }
+
+  async function loadBoard() {
+    try {
+      boardRows = (await api.ledger.getLeaderboard({ board, limit: 10 })).rows;
+    } catch {
+      boardRows = [];
+    }
+    renderBoard();
   }
 
   function renderQueue() {
@@ -172,6 +341,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     if (t.state === TicketState.SEATED && t.seat) {
       sessionStorage.removeItem(TICKET_KEY);
       ticketStream?.stop();
+      toast(seatedWith(t.seat, api.player), "info");
       location.hash = tableRoute(t.seat.gameType, t.seat.tableId);
       return;
     }
@@ -212,6 +382,18 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     }
   }
 
+  async function openFriends(room: Room) {
+    try {
+      const answer = await api.matchmaking.openFriendsTable({ roomId: room.roomId, requestId: requestId() });
+      const code = answer.table?.code;
+      if (!code) return;
+      rememberFriends(code);
+      location.hash = friendsRoute(code);
+    } catch (err) {
+      toast(explainFriends(err));
+    }
+  }
+
   async function cancel() {
     if (!ticket) return;
     try {
@@ -228,9 +410,16 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       account = accountAnswer.account;
       renderAccount();
       renderRooms();
+      const input = nameBox.querySelector<HTMLInputElement>("#name-input");
+      // The stored name fills the field, unless the player is typing a new one.
+      if (input && account && document.activeElement !== input && input.value === (input.dataset.saved ?? "")) {
+        input.value = account.name;
+        input.dataset.saved = account.name;
+      }
     } catch (err) {
       toast(explain(err));
     }
+    await loadBoard();
   }
 
   void load();

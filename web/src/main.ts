@@ -6,26 +6,37 @@
 //   #/gomoku/<table>       a Gomoku table the player sits at
 //   #/doudizhu/<table>     a Dou Dizhu table the player sits at
 //   #/watch/<game>/<table> any table, as a spectator
+//   #/friends/<code>       a friends' table (好友房): its lobby, seats and ready marks
+//   #/tables/<room>        a room's live tables, to pick one to watch
+//
+// A shared friends' table address (`?code=K7QX2M`) opens that table, after the sign-in
+// if the page needs one.
 
 import { connect, devSession, explain, findSession, forget, loadConfig, type Api, type SiteConfig } from "./api.js";
 import { doudizhuTable } from "./doudizhu.js";
+import { friendsTable } from "./friends.js";
 import { gomokuTable } from "./gomoku.js";
-import { lobby, rememberTicket, tableRoute } from "./lobby.js";
+import { lobby, rememberTicket } from "./lobby.js";
+import { codeFromSearch, displayName } from "./names.js";
+import { friendsRoute, rememberFriends, tableRoute } from "./routes.js";
+import { tableList } from "./tables.js";
 import { h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
-import { TableStage } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
+import { FriendsTableState, TableStage } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 
 const page = document.getElementById("page")!;
 const who = document.getElementById("who")!;
 let current: { stop: () => void } | null = null;
 
-/** The header's silver, read again on every page change and now and then. */
+/** The header's name and silver, read again on every page change and now and then. */
 function refreshSilver(api: Api) {
   api.ledger
     .getAccount({})
     .then(({ account }) => {
       const silver = document.getElementById("header-silver");
       if (silver && account) silver.textContent = `${num(account.balanceSilver)} silver`;
+      const name = document.getElementById("player");
+      if (name && account) name.textContent = displayName(account.playerId, account);
     })
     .catch(() => undefined);
 }
@@ -40,6 +51,8 @@ function route(api: Api) {
   else if (first === "doudizhu" && second) current = doudizhuTable(api, page, second, false);
   else if (first === "watch" && second === "gomoku" && third) current = gomokuTable(api, page, third, true);
   else if (first === "watch" && second === "doudizhu" && third) current = doudizhuTable(api, page, third, true);
+  else if (first === "friends" && second) current = friendsTable(api, page, second);
+  else if (first === "tables" && second) current = tableList(api, page, second);
   else
     current = lobby(api, page, (account) => {
       const silver = document.getElementById("header-silver");
@@ -50,20 +63,30 @@ function route(api: Api) {
 /**
  * Back to where the player is (断线重连 after the app restarted or the page was opened on
  * another device): one LocatePlayer call on load. A seat at a table that goes on wins
- * over whatever the address says (a spectator's #/watch/ page stays as it is); a live
- * ticket is followed in the lobby. If the call fails the page carries on as it would.
+ * over whatever the address says (a spectator's #/watch/ page stays as it is); then the
+ * friends' table the player sits at, unless the page was opened by a shared code; a
+ * live ticket is followed in the lobby. If the call fails the page carries on as it would.
  */
-async function rejoin(api: Api): Promise<void> {
+async function rejoin(api: Api, shared: boolean): Promise<void> {
   if (location.hash.startsWith("#/watch/")) return;
   try {
-    const { seat, ticket } = await api.matchmaking.locatePlayer({});
+    const { seat, ticket, friendsTable: friends } = await api.matchmaking.locatePlayer({});
+    if (friends && friends.state !== FriendsTableState.CLOSED) rememberFriends(friends.code);
     if (seat) {
+      if (seat.friendsCode) rememberFriends(seat.friendsCode);
       const route = tableRoute(seat.gameType, seat.tableId);
       if (location.hash !== route) {
         history.replaceState(null, "", route);
         const game = seat.gameType === GameType.DOUDIZHU ? "Dou Dizhu" : "Gomoku";
         const stage = seat.stage === TableStage.BETWEEN_GAMES ? "between games" : "game in progress";
-        toast(`Back at your ${game} table (${seat.roomId}, ${stage}).`, "info");
+        const others = seat.players.flatMap((id, i) => (id === api.player ? [] : [displayName(id, seat.profiles[i])]));
+        toast(`Back at your ${game} table (${seat.roomId}, ${stage})${others.length ? ` with ${others.join(" and ")}` : ""}.`, "info");
+      }
+    } else if (friends && friends.state !== FriendsTableState.CLOSED && !shared) {
+      const route = friendsRoute(friends.code);
+      if (location.hash !== route) {
+        history.replaceState(null, "", route);
+        toast(`Back at your friends' table ${friends.code}.`, "info");
       }
     } else if (ticket) {
       rememberTicket(ticket.ticketId);
@@ -141,9 +164,13 @@ async function main() {
   }
   if (!session) return;
   const api = connect(config, session);
+  // A shared address opens its friends' table; the code leaves the address, so a reload
+  // stays wherever the player went since.
+  const shared = codeFromSearch(location.search);
+  if (shared) history.replaceState(null, "", `${location.pathname}${friendsRoute(shared)}`);
   mount(
     who,
-    h("span", { class: "who-name", id: "player" }, session.player),
+    h("span", { class: "who-name", id: "player", title: session.player }, session.player),
     h("span", { class: "silver-chip", id: "header-silver" }),
     h(
       "button",
@@ -158,7 +185,7 @@ async function main() {
       "Sign out",
     ),
   );
-  await rejoin(api);
+  await rejoin(api, shared !== null);
   window.addEventListener("hashchange", () => route(api));
   setInterval(() => refreshSilver(api), 20000);
   window.addEventListener("gamehub:settled", () => refreshSilver(api));

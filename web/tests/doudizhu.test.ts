@@ -60,7 +60,7 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
     const mark = (what: string) => process.env.TIMING && console.error(`${what} at ${Date.now() - t0} ms`);
     const players = await Promise.all(names.map((n) => open(browser, n)));
     mark("lobbies");
-    for (const p of players) await p.page.click('[data-room="doudizhu-classic"] button');
+    for (const p of players) await p.page.click('[data-room="doudizhu-classic"] [data-action="play"]');
     for (const p of players) await p.page.waitForSelector("#hand .card");
     mark("seated");
     const tableId = await players[0]!.page.getAttribute(".doudizhu-table", "data-table");

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { explain, withoutCodes } from "../src/errors.js";
+import { FRIENDS_WORDS, explain, explainFriends, fieldRefusal, stableCode, waitWords, withoutCodes } from "../src/errors.js";
 
 const refused = (code: Code, message: string) => explain(new ConnectError(message, code));
 
@@ -40,4 +40,53 @@ test("a sentence keeps its own colons, and words with spaces are not codes", () 
 test("errors meant for operators become plain words", () => {
   assert.equal(refused(Code.Internal, "incident 0193abc"), "Something went wrong on the server. Try again in a moment.");
   assert.equal(refused(Code.Unavailable, "settling: the last game is not settled"), "The game server cannot be reached right now. Retrying may help.");
+});
+
+test("friends' tables' refusals are said in the client's words, never with their codes", () => {
+  const friends = (code: Code, message: string, metadata?: HeadersInit) =>
+    explainFriends(new ConnectError(message, code, metadata));
+  assert.equal(friends(Code.NotFound, "unknown_code: no table has the code \"K7QX2M\""), FRIENDS_WORDS.unknown_code);
+  assert.equal(friends(Code.FailedPrecondition, "table_closed: the table K7QX2M closed"), FRIENDS_WORDS.table_closed);
+  assert.equal(friends(Code.FailedPrecondition, "table_full: every seat is taken"), FRIENDS_WORDS.table_full);
+  assert.equal(
+    friends(Code.FailedPrecondition, "paid_friends_tables_off: the operator has not turned paid friends' tables on"),
+    FRIENDS_WORDS.paid_friends_tables_off,
+  );
+  assert.equal(friends(Code.PermissionDenied, "not_owner: only the owner may close the table"), FRIENDS_WORDS.not_owner);
+  for (const [code, words] of Object.entries(FRIENDS_WORDS)) {
+    assert.doesNotMatch(words, /[a-z]+_[a-z]+/, `${code}'s words hold no code`);
+  }
+});
+
+test("too many codes tells how long to wait, from the retry-after-ms hint", () => {
+  const err = new ConnectError("too_many_codes: too many unknown codes; wait", Code.ResourceExhausted, { "retry-after-ms": "420000" });
+  assert.equal(explainFriends(err), "Too many codes that no table has were tried. Try again in 7 minutes.");
+  const soon = new ConnectError("too_many_codes: too many unknown codes; wait", Code.ResourceExhausted, { "retry-after-ms": "30000" });
+  assert.match(explainFriends(soon), /in 30 seconds/);
+  assert.equal(explainFriends(new ConnectError("too_many_codes: wait", Code.ResourceExhausted)), FRIENDS_WORDS.too_many_codes);
+  assert.equal(waitWords(0), "");
+  assert.equal(waitWords(1000), "in 1 second");
+});
+
+test("a friends' table refusal whose sentence names something keeps the server's sentence", () => {
+  assert.equal(
+    explainFriends(new ConnectError("already_seated: ann sits at table gt-0193; leave it first", Code.FailedPrecondition)),
+    "ann sits at table gt-0193; leave it first",
+  );
+  assert.equal(
+    explainFriends(new ConnectError("not_eligible: daily_loss_cap: today's losses reached the cap", Code.FailedPrecondition)),
+    "today's losses reached the cap",
+  );
+  assert.equal(stableCode("not_eligible: daily_loss_cap: x"), "not_eligible");
+  assert.equal(stableCode("no code here"), "");
+});
+
+test("a refused name shows the sentence after the field's name, beside the field", () => {
+  const refusal = (message: string, code = Code.InvalidArgument) => fieldRefusal(new ConnectError(message, code), "name");
+  assert.equal(refusal("name: at most 12 characters; this one has 13"), "At most 12 characters; this one has 13");
+  assert.equal(refusal("name: must not end with a space"), "Name must not end with a space");
+  assert.equal(refusal("name: is longer than 12 characters"), "Name is longer than 12 characters");
+  assert.equal(refusal("player_id: is longer than 64 characters"), null, "another field");
+  assert.equal(refusal("name: x", Code.PermissionDenied), null, "not a malformed field");
+  assert.equal(fieldRefusal(new Error("name: x"), "name"), null);
 });

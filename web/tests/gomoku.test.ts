@@ -3,35 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
-import { grant, launch, lobbySilver, open, player, shot, until, type Player } from "./harness.js";
-
-/** Both players queue for `room` and are seated; returns [black, white]. */
-async function seat(a: Player, b: Player, room: string): Promise<[Player, Player]> {
-  await a.page.click(`[data-room="${room}"] button`);
-  await a.page.waitForSelector('#ticket[data-state="WAITING"]');
-  await shot(a.page, `${room}-queue`);
-  await b.page.click(`[data-room="${room}"] button`);
-  const colorOf = (p: Page) =>
-    until("a color at the table", async () => (await p.getAttribute("#status", "data-my-color").catch(() => null)) || null);
-  const [colorA] = await Promise.all([colorOf(a.page), colorOf(b.page)]);
-  return colorA === "black" ? [a, b] : [b, a];
-}
-
-/** `who` clicks `point`; both pages then show the stone. */
-async function place(who: Player, others: Player[], point: string): Promise<void> {
-  await until(`${who.name}'s turn`, async () => (await who.page.getAttribute("#status", "data-my-turn")) === "true");
-  await who.page.click(`[data-point="${point}"]`);
-  for (const p of [who, ...others]) {
-    await p.page.waitForSelector(`[data-point="${point}"][data-stone]:not([data-stone=""])`);
-  }
-}
-
-async function stones(page: Page): Promise<string[]> {
-  return page.$$eval("[data-point]", (els) =>
-    els.filter((e) => e.getAttribute("data-stone")).map((e) => `${e.getAttribute("data-point")}:${e.getAttribute("data-stone")}`),
-  );
-}
+import { grant, launch, lobbySilver, open, place, player, seat, shot, stones, until, type Player } from "./harness.js";
 
 /** The silver a settled result shows for this page's player. */
 async function settledBalance(p: Player): Promise<bigint> {

@@ -64,6 +64,13 @@ export async function open(browser: Browser, name: string): Promise<Player> {
   return { name, context, page, problems };
 }
 
+/** Sets the player's name (昵称) with the lobby's name field; the lobby then shows it. */
+export async function setName(p: Player, name: string): Promise<void> {
+  await p.page.fill("#name-input", name);
+  await p.page.click("#save-name");
+  await until(`${p.name}'s name ${name}`, async () => (await p.page.textContent("#account-name")) === name);
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${RESULTS}${name}.png` });
 }
@@ -98,4 +105,33 @@ export async function until<T>(what: string, predicate: () => Promise<T | false 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+// ---- Gomoku at a table ---------------------------------------------------------------
+
+/** Both players queue for `room` and are seated; returns [black, white]. */
+export async function seat(a: Player, b: Player, room: string): Promise<[Player, Player]> {
+  await a.page.click(`[data-room="${room}"] [data-action="play"]`);
+  await a.page.waitForSelector('#ticket[data-state="WAITING"]');
+  await shot(a.page, `${room}-queue`);
+  await b.page.click(`[data-room="${room}"] [data-action="play"]`);
+  const colorOf = (p: Page) =>
+    until("a color at the table", async () => (await p.getAttribute("#status", "data-my-color").catch(() => null)) || null);
+  const [colorA] = await Promise.all([colorOf(a.page), colorOf(b.page)]);
+  return colorA === "black" ? [a, b] : [b, a];
+}
+
+/** `who` clicks `point`; both pages then show the stone. */
+export async function place(who: Player, others: Player[], point: string): Promise<void> {
+  await until(`${who.name}'s turn`, async () => (await who.page.getAttribute("#status", "data-my-turn")) === "true");
+  await who.page.click(`[data-point="${point}"]`);
+  for (const p of [who, ...others]) {
+    await p.page.waitForSelector(`[data-point="${point}"][data-stone]:not([data-stone=""])`);
+  }
+}
+
+export async function stones(page: Page): Promise<string[]> {
+  return page.$$eval("[data-point]", (els) =>
+    els.filter((e) => e.getAttribute("data-stone")).map((e) => `${e.getAttribute("data-point")}:${e.getAttribute("data-stone")}`),
+  );
 }

@@ -1,0 +1,82 @@
+// The page's addresses (the #fragment, so a reload comes back to the same screen) and
+// what this tab remembers about where its player is between screens (sessionStorage).
+
+import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
+
+export const LOBBY_ROUTE = "#/";
+
+/** Where a seated player goes. */
+export function tableRoute(game: GameType, tableId: string): string {
+  return `#/${game === GameType.DOUDIZHU ? "doudizhu" : "gomoku"}/${tableId}`;
+}
+
+/** Any table, as a spectator. */
+export function watchRoute(game: GameType, tableId: string): string {
+  return `#/watch/${game === GameType.DOUDIZHU ? "doudizhu" : "gomoku"}/${tableId}`;
+}
+
+/** A friends' table's lobby (好友房), by its code. */
+export function friendsRoute(code: string): string {
+  return `#/friends/${code}`;
+}
+
+/** A room's live tables, to pick one to watch. */
+export function tablesRoute(roomId: string): string {
+  return `#/tables/${roomId}`;
+}
+
+// The friends' table this tab's player sits at: a game screen goes back to it when its
+// table closes (the friends' table is then in its lobby again).
+const FRIENDS_KEY = "gamehub.friends";
+// Game tables this tab saw close: the friends' table may still say PLAYING there for a
+// moment after, and must not send the player back into a closed table.
+const CLOSED_KEY = "gamehub.closedTables";
+const CLOSED_KEPT = 20;
+
+export function rememberFriends(code: string): void {
+  sessionStorage.setItem(FRIENDS_KEY, code);
+}
+
+export function friendsCode(): string | null {
+  return sessionStorage.getItem(FRIENDS_KEY);
+}
+
+export function forgetFriends(code: string): void {
+  if (friendsCode() === code) sessionStorage.removeItem(FRIENDS_KEY);
+}
+
+function closedTables(): string[] {
+  try {
+    const ids = JSON.parse(sessionStorage.getItem(CLOSED_KEY) ?? "[]") as unknown;
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export function markClosed(tableId: string): void {
+  const ids = closedTables().filter((id) => id !== tableId);
+  ids.push(tableId);
+  sessionStorage.setItem(CLOSED_KEY, JSON.stringify(ids.slice(-CLOSED_KEPT)));
+}
+
+export function isClosed(tableId: string): boolean {
+  return closedTables().includes(tableId);
+}
+
+/**
+ * Leaving a friends' table's game table also gives up the seat at the friends' table
+ * (matchmaking frees the seats of those who left when the game table closes).
+ */
+export const FRIENDS_SEAT_WARNING =
+  "Leave the game table? That also gives up your seat at the friends' table (you can sit down again if it is free).";
+
+/**
+ * Where a player goes when it leaves a game table, or the table closes: back to the
+ * friends' table it was opened for, else the lobby.
+ */
+export function afterTable(tableId: string, friendsTable: boolean): string {
+  markClosed(tableId);
+  const code = friendsTable ? friendsCode() : null;
+  return code ? friendsRoute(code) : LOBBY_ROUTE;
+}
