@@ -14,14 +14,16 @@ use gamehub_proto::matchmaking as pb;
 use tonic::{Request, Response, Status};
 
 use crate::error::MatchmakingError;
-use crate::friends::service::{Friends, FriendsWatch, seat_via};
 use crate::hub::TicketHub;
 use crate::matcher::Matcher;
 use crate::peers::{Eligibility, PeerError, TableOpener, TableSeat};
 use crate::rooms::{Game, Room, Rooms};
 use crate::store::{Cancelled, Created, Reservation, TicketStore};
 use crate::tickets::{Ticket, TicketId};
+use friends::{Friends, FriendsWatch, seat_via};
 use gamehub_terms::RoomId;
+
+pub mod friends;
 
 /// The longest request id.
 pub const MAX_REQUEST_ID_LEN: usize = 64;

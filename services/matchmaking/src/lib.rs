@@ -41,7 +41,7 @@ use gamehub_platform::config::{CommonConfig, ConfigError, Env, ports};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
 use gamehub_proto::matchmaking::matchmaking_service_server::MatchmakingServiceServer;
 
-use crate::friends::service::{Friends, FriendsSettings};
+use crate::api::friends::{Friends, FriendsSettings};
 use crate::friends::store::FriendsStore;
 use crate::hub::{TicketHub, WatchLimits};
 use crate::matcher::{Matcher, MatcherSettings};

@@ -7,12 +7,12 @@
 //!   table leaves behind);
 //! - [`code`]: the codes (alphabet, drawing, reading what a player typed);
 //! - [`store`]: the tables in Redis (one compare-and-set step per change, announced to
-//!   watchers), per-player indexes, the code-miss limit;
-//! - [`service`]: the calls, with the ledger's and the game services' parts, and the
-//!   sweeper that starts, reconciles and closes tables.
+//!   watchers), per-player indexes, the code-miss limit.
+//!
+//! The calls, with the ledger's and the game services' parts, and the sweeper that
+//! starts, reconciles and closes tables, are the API's (`crate::api::friends`).
 
 pub mod code;
-pub mod service;
 pub mod store;
 
 use gamehub_proto::common::PlayerProfile;

@@ -24,10 +24,10 @@ use gamehub_proto::common::PlayerProfile;
 use gamehub_proto::matchmaking as pb;
 use tonic::Status;
 
-use super::store::{FriendsStore, SHARDS};
-use super::{FriendsTable, Refusal, Sitter, Stage, Then, code};
-use crate::api::{MAX_REQUEST_ID_LEN, MatchmakingApi};
+use super::{MAX_REQUEST_ID_LEN, MatchmakingApi};
 use crate::error::MatchmakingError;
+use crate::friends::store::{FriendsStore, SHARDS};
+use crate::friends::{CloseReason, FriendsTable, Refusal, Sitter, Stage, Then, code};
 use crate::peers::{Lineup, PeerError};
 use crate::rooms::Room;
 
@@ -171,9 +171,9 @@ impl MatchmakingApi {
                 pb::FriendsTableState::Closed,
                 None,
                 match reason {
-                    super::CloseReason::Owner => pb::FriendsCloseReason::Owner,
-                    super::CloseReason::Empty => pb::FriendsCloseReason::Empty,
-                    super::CloseReason::Idle => pb::FriendsCloseReason::Idle,
+                    CloseReason::Owner => pb::FriendsCloseReason::Owner,
+                    CloseReason::Empty => pb::FriendsCloseReason::Empty,
+                    CloseReason::Idle => pb::FriendsCloseReason::Idle,
                 } as i32,
                 to_i64(*at_ms),
             ),
