@@ -39,7 +39,7 @@ async fn set_name(clients: &mut Clients, name: &str) {
         .unwrap();
 }
 
-async fn open(clients: &mut Clients, room: &str) -> mm::FriendsTable {
+async fn try_open(clients: &mut Clients, room: &str) -> Result<mm::FriendsTable, tonic::Status> {
     clients
         .matchmaking
         .open_friends_table(mm::OpenFriendsTableRequest {
@@ -47,10 +47,23 @@ async fn open(clients: &mut Clients, room: &str) -> mm::FriendsTable {
             request_id: request_id(),
         })
         .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
+        .map(|r| r.into_inner().table.unwrap())
+}
+
+async fn open(clients: &mut Clients, room: &str) -> mm::FriendsTable {
+    try_open(clients, room).await.unwrap()
+}
+
+async fn enqueue(clients: &mut Clients, room: &str) -> Result<mm::Ticket, tonic::Status> {
+    clients
+        .matchmaking
+        .enqueue(mm::EnqueueRequest {
+            room_id: room.into(),
+            request_id: request_id(),
+            player_id: String::new(),
+        })
+        .await
+        .map(|r| r.into_inner().ticket.unwrap())
 }
 
 async fn join(clients: &mut Clients, code: &str) -> Result<mm::FriendsTable, tonic::Status> {
@@ -84,6 +97,54 @@ async fn get(clients: &mut Clients, code: &str) -> Result<mm::FriendsTable, toni
         .get_friends_table(mm::GetFriendsTableRequest { code: code.into() })
         .await
         .map(|r| r.into_inner().table.unwrap())
+}
+
+async fn close(clients: &mut Clients, code: &str) -> Result<mm::FriendsTable, tonic::Status> {
+    clients
+        .matchmaking
+        .close_friends_table(mm::CloseFriendsTableRequest { code: code.into() })
+        .await
+        .map(|r| r.into_inner().table.unwrap())
+}
+
+async fn leave(clients: &mut Clients, code: &str) -> Result<mm::FriendsTable, tonic::Status> {
+    clients
+        .matchmaking
+        .leave_friends_table(mm::LeaveFriendsTableRequest { code: code.into() })
+        .await
+        .map(|r| r.into_inner().table.unwrap())
+}
+
+async fn add_bots(clients: &mut Clients, code: &str) -> Result<mm::FriendsTable, tonic::Status> {
+    clients
+        .matchmaking
+        .add_bots(mm::AddBotsRequest { code: code.into() })
+        .await
+        .map(|r| r.into_inner().table.unwrap())
+}
+
+async fn remove(
+    clients: &mut Clients,
+    code: &str,
+    player_id: &str,
+) -> Result<mm::FriendsTable, tonic::Status> {
+    clients
+        .matchmaking
+        .remove_from_friends_table(mm::RemoveFromFriendsTableRequest {
+            code: code.into(),
+            player_id: player_id.into(),
+        })
+        .await
+        .map(|r| r.into_inner().table.unwrap())
+}
+
+async fn locate(clients: &mut Clients) -> mm::LocatePlayerResponse {
+    clients
+        .matchmaking
+        .locate_player(mm::LocatePlayerRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 fn state(table: &mm::FriendsTable) -> mm::FriendsTableState {
@@ -191,24 +252,11 @@ async fn friends_play_gomoku_from_a_code_to_settlement_and_see_each_others_names
     assert_eq!(joined.seats[1].profile.as_ref().unwrap().name, "李四 🀄");
 
     // Both at the lobby: LocatePlayer finds the friends' table.
-    let place_of_bob = bob
-        .matchmaking
-        .locate_player(mm::LocatePlayerRequest::default())
-        .await
-        .unwrap()
-        .into_inner();
+    let place_of_bob = locate(&mut bob).await;
     assert_eq!(place_of_bob.friends_table.unwrap().code, code);
     assert!(place_of_bob.seat.is_none());
     // Not in a queue at the same time.
-    let queued = bob
-        .matchmaking
-        .enqueue(mm::EnqueueRequest {
-            room_id: "gomoku-free".into(),
-            request_id: request_id(),
-            player_id: String::new(),
-        })
-        .await
-        .unwrap_err();
+    let queued = enqueue(&mut bob, "gomoku-free").await.unwrap_err();
     assert_eq!(code_of(&queued), "already_seated", "{queued:?}");
 
     assert_eq!(
@@ -228,12 +276,7 @@ async fn friends_play_gomoku_from_a_code_to_settlement_and_see_each_others_names
         .map(|p| p.profile.clone().unwrap_or_default().name)
         .collect();
     assert_eq!(names, ["张三丰", "李四 🀄"]);
-    let located = ann
-        .matchmaking
-        .locate_player(mm::LocatePlayerRequest::default())
-        .await
-        .unwrap()
-        .into_inner();
+    let located = locate(&mut ann).await;
     let seat = located.seat.unwrap();
     assert_eq!(seat.table_id, table_id);
     assert_eq!(seat.friends_code, code);
@@ -268,14 +311,7 @@ async fn friends_play_gomoku_from_a_code_to_settlement_and_see_each_others_names
 
     // Bob leaves between games: the game table closes, ann is back in the lobby alone,
     // not ready, and still owns the table.
-    let after = bob
-        .matchmaking
-        .leave_friends_table(mm::LeaveFriendsTableRequest { code: code.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let after = leave(&mut bob, &code).await.unwrap();
     assert_eq!(state(&after), mm::FriendsTableState::Lobby);
     assert!(after.seats[1].player_id.is_empty());
     assert!(!after.seats[0].ready);
@@ -285,15 +321,7 @@ async fn friends_play_gomoku_from_a_code_to_settlement_and_see_each_others_names
         gm::TableStatus::Closed
     );
     // Bob may queue again.
-    assert!(
-        bob.matchmaking
-            .locate_player(mm::LocatePlayerRequest::default())
-            .await
-            .unwrap()
-            .into_inner()
-            .friends_table
-            .is_none()
-    );
+    assert!(locate(&mut bob).await.friends_table.is_none());
     tp.stop().await;
 }
 
@@ -304,14 +332,7 @@ async fn wrong_closed_and_guessed_codes_are_refused_as_such() {
     let mut eve = tp.clients("eve", Role::Player);
 
     let code = open(&mut ann, "doudizhu-free").await.code;
-    let closed = ann
-        .matchmaking
-        .close_friends_table(mm::CloseFriendsTableRequest { code: code.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let closed = close(&mut ann, &code).await.unwrap();
     assert_eq!(state(&closed), mm::FriendsTableState::Closed);
     assert_eq!(closed.close_reason, mm::FriendsCloseReason::Owner as i32);
 
@@ -376,31 +397,13 @@ async fn the_owner_closing_mid_game_escapes_and_pays_as_at_any_table() {
     place(&mut ann, &table_id, "h8").await;
 
     // Not the owner: refused.
-    let refused = bob
-        .matchmaking
-        .close_friends_table(mm::CloseFriendsTableRequest { code: code.clone() })
-        .await
-        .unwrap_err();
+    let refused = close(&mut bob, &code).await.unwrap_err();
     assert_eq!(refused.code(), Code::PermissionDenied);
     // Nor remove a player while the game goes on.
-    let mid_game = ann
-        .matchmaking
-        .remove_from_friends_table(mm::RemoveFromFriendsTableRequest {
-            code: code.clone(),
-            player_id: "bob".into(),
-        })
-        .await
-        .unwrap_err();
+    let mid_game = remove(&mut ann, &code, "bob").await.unwrap_err();
     assert_eq!(code_of(&mid_game), "game_in_progress");
 
-    let closed = ann
-        .matchmaking
-        .close_friends_table(mm::CloseFriendsTableRequest { code: code.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let closed = close(&mut ann, &code).await.unwrap();
     assert_eq!(state(&closed), mm::FriendsTableState::Closed);
     let table = game_table(&mut bob, &table_id).await;
     assert_eq!(table.status(), gm::TableStatus::Closed);
@@ -442,25 +445,11 @@ async fn bots_fill_a_dou_dizhu_friends_table_and_a_deal_is_played_to_its_end() {
     // Only the owner adds bots.
     let mut bob = tp.clients("bob", Role::Player);
     join(&mut bob, &code).await.unwrap();
-    let refused = bob
-        .matchmaking
-        .add_bots(mm::AddBotsRequest { code: code.clone() })
-        .await
-        .unwrap_err();
+    let refused = add_bots(&mut bob, &code).await.unwrap_err();
     assert_eq!(refused.code(), Code::PermissionDenied);
-    bob.matchmaking
-        .leave_friends_table(mm::LeaveFriendsTableRequest { code: code.clone() })
-        .await
-        .unwrap();
+    leave(&mut bob, &code).await.unwrap();
 
-    let started = ann
-        .matchmaking
-        .add_bots(mm::AddBotsRequest { code: code.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let started = add_bots(&mut ann, &code).await.unwrap();
     assert_eq!(state(&started), mm::FriendsTableState::Playing);
     assert!(started.seats[1].profile.as_ref().unwrap().bot);
     assert!(started.seats[2].player_id.starts_with("bot-"));
@@ -490,14 +479,7 @@ async fn paid_friends_tables_need_the_operator_and_the_ledgers_eligibility() {
     // Off by default.
     let tp = platform(&[]).await;
     let mut ann = tp.clients("ann", Role::Player);
-    let off = ann
-        .matchmaking
-        .open_friends_table(mm::OpenFriendsTableRequest {
-            room_id: "gomoku-renju".into(),
-            request_id: request_id(),
-        })
-        .await
-        .unwrap_err();
+    let off = try_open(&mut ann, "gomoku-renju").await.unwrap_err();
     assert_eq!(code_of(&off), "paid_friends_tables_off");
     // A free room's bots only: no bots at a paid room's table (checked below).
     tp.stop().await;
@@ -506,14 +488,7 @@ async fn paid_friends_tables_need_the_operator_and_the_ledgers_eligibility() {
     let mut ann = tp.clients("ann", Role::Player);
     let mut bob = tp.clients("bob", Role::Player);
     // A player without silver is refused at the door, with the ledger's reason.
-    let poor = ann
-        .matchmaking
-        .open_friends_table(mm::OpenFriendsTableRequest {
-            room_id: "gomoku-renju".into(),
-            request_id: request_id(),
-        })
-        .await
-        .unwrap_err();
+    let poor = try_open(&mut ann, "gomoku-renju").await.unwrap_err();
     assert_eq!(poor.code(), Code::FailedPrecondition);
     assert!(
         poor.message()
@@ -529,22 +504,10 @@ async fn paid_friends_tables_need_the_operator_and_the_ledgers_eligibility() {
             .starts_with("not_eligible: insufficient_balance:"),
         "{refused:?}"
     );
-    let no_bots = ann
-        .matchmaking
-        .add_bots(mm::AddBotsRequest { code: code.clone() })
-        .await
-        .unwrap_err();
+    let no_bots = add_bots(&mut ann, &code).await.unwrap_err();
     assert_eq!(code_of(&no_bots), "bots_free_rooms_only");
     // The queue refuses at the door too.
-    let queued = bob
-        .matchmaking
-        .enqueue(mm::EnqueueRequest {
-            room_id: "gomoku-renju".into(),
-            request_id: request_id(),
-            player_id: String::new(),
-        })
-        .await
-        .unwrap_err();
+    let queued = enqueue(&mut bob, "gomoku-renju").await.unwrap_err();
     assert!(
         queued
             .message()
@@ -613,14 +576,7 @@ async fn a_gomoku_bot_answers_is_removed_after_its_pair_and_only_public_tables_a
     let mut ann = tp.clients("ann", Role::Player);
     let code = open(&mut ann, "gomoku-free").await.code;
     ready(&mut ann, &code).await;
-    let started = ann
-        .matchmaking
-        .add_bots(mm::AddBotsRequest { code: code.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let started = add_bots(&mut ann, &code).await.unwrap();
     let table_id = started.game.unwrap().table_id;
     let bot = started.seats[1].player_id.clone();
     assert!(bot.starts_with("bot-"));
@@ -673,14 +629,7 @@ async fn a_gomoku_bot_answers_is_removed_after_its_pair_and_only_public_tables_a
         })
         .await
         .unwrap();
-    let mid_pair = ann
-        .matchmaking
-        .remove_from_friends_table(mm::RemoveFromFriendsTableRequest {
-            code: code.clone(),
-            player_id: bot.clone(),
-        })
-        .await
-        .unwrap_err();
+    let mid_pair = remove(&mut ann, &code, &bot).await.unwrap_err();
     assert_eq!(code_of(&mid_pair), "pair_unfinished", "{mid_pair:?}");
     next_game(&mut ann, &table_id).await;
     // Game 2: the bot holds black and opens; ann resigns once it has.
@@ -701,17 +650,7 @@ async fn a_gomoku_bot_answers_is_removed_after_its_pair_and_only_public_tables_a
         })
         .await
         .unwrap();
-    let removed = ann
-        .matchmaking
-        .remove_from_friends_table(mm::RemoveFromFriendsTableRequest {
-            code: code.clone(),
-            player_id: bot,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let removed = remove(&mut ann, &code, &bot).await.unwrap();
     assert_eq!(state(&removed), mm::FriendsTableState::Lobby);
     assert!(removed.seats[1].player_id.is_empty());
     assert_eq!(
