@@ -340,7 +340,13 @@ async fn wrong_closed_and_guessed_codes_are_refused_as_such() {
     assert_eq!(refused.code(), Code::FailedPrecondition);
     assert_eq!(code_of(&refused), "table_closed");
 
-    // Guessing: three unknown codes, then even a real code is refused for a while.
+    // Guessing: three unknown codes, then even a real code is refused for a while; the
+    // services run in this process, so their counters are read here.
+    let counters = gamehub_platform::metrics::metrics();
+    let (misses, refusals) = (
+        counters.friends_code_misses.get(),
+        counters.friends_code_refusals.get(),
+    );
     let live = open(&mut ann, "doudizhu-free").await.code;
     for guess in ["ZZZZZ2", "ZZZZZ3", "not a code"] {
         let miss = get(&mut eve, guess).await.unwrap_err();
@@ -353,8 +359,8 @@ async fn wrong_closed_and_guessed_codes_are_refused_as_such() {
     assert!(limited.metadata().get("retry-after-ms").is_some());
     // Others are not limited by eve's guesses.
     assert_eq!(get(&mut ann, &live).await.unwrap().code, live);
-    let metrics = gamehub_platform::metrics::render();
-    assert!(metrics.contains("gamehub_friends_code_misses_total"));
+    assert!(counters.friends_code_misses.get() >= misses + 3);
+    assert!(counters.friends_code_refusals.get() > refusals);
     tp.stop().await;
 }
 
@@ -657,5 +663,60 @@ async fn a_gomoku_bot_answers_is_removed_after_its_pair_and_only_public_tables_a
         game_table(&mut ann, &table_id).await.status(),
         gm::TableStatus::Closed
     );
+    tp.stop().await;
+}
+
+#[tokio::test]
+async fn only_matchmaking_leaves_for_a_player_only_at_friends_tables_where_alone_bots_sit() {
+    let tp = platform(&[]).await;
+    // A table of strangers (not a friends' table).
+    let table_id = tp.open_free_gomoku_table("ann", "bob").await;
+    let leave_for = |subject: &'static str| {
+        let mut gomoku = tp.clients(subject, Role::Service).gomoku;
+        let table_id = table_id.clone();
+        async move {
+            gomoku
+                .leave(gm::LeaveRequest {
+                    table_id,
+                    request_id: request_id(),
+                    player_id: "ann".into(),
+                })
+                .await
+                .unwrap_err()
+        }
+    };
+    for subject in ["doudizhu-dealer", "matchmaking"] {
+        let refused = leave_for(subject).await;
+        assert_eq!(
+            refused.code(),
+            Code::PermissionDenied,
+            "{subject}: {refused:?}"
+        );
+    }
+    // Ann still sits there.
+    let table = game_table(&mut tp.clients("ann", Role::Player), &table_id).await;
+    assert!(table.players.iter().all(|p| !p.left));
+
+    // Nor may a bot be seated at a table that is not a free friends' table.
+    let refused = tp
+        .clients("matchmaking", Role::Service)
+        .gomoku
+        .open_table(gm::OpenTableRequest {
+            request_id: request_id(),
+            stakes: table.stakes.clone(),
+            rule_set: gm::RuleSet::Freestyle as i32,
+            time_control: table.time_control,
+            player_ids: vec!["cy".into(), "bot-x-1".into()],
+            first_black_seat: 0,
+            designated_opening: String::new(),
+            paired_games: false,
+            profiles: Vec::new(),
+            bot_seats: vec![1],
+            friends_table: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument);
+    assert!(refused.message().starts_with("bot_seats: "), "{refused:?}");
     tp.stop().await;
 }

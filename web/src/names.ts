@@ -43,9 +43,9 @@ export function standingLine(profile?: { title: string; rankName: string } | nul
 export const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 export const CODE_LENGTH = 6;
 
-/** A code as typed ("k7qx 2m", " K7QX2M ") in the form the server issues ("K7QX2M"). */
+/** A code as typed ("k7qx 2m", " K7Q-X2M ") in the form the server issues ("K7QX2M"). */
 export function normaliseCode(text: string): string {
-  return text.replace(/\s+/gu, "").toUpperCase();
+  return text.replace(/[\s-]+/gu, "").toUpperCase();
 }
 
 /** Whether a normalised code can be one the server issues (checked before asking it). */

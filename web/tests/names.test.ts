@@ -45,6 +45,7 @@ test("a title and a rank read as one line, leaving out what a profile lacks", ()
 test("codes are read case-insensitively with spaces ignored", () => {
   assert.equal(normaliseCode(" k7qx 2m "), "K7QX2M");
   assert.equal(normaliseCode("K7Q\tX2M\n"), "K7QX2M");
+  assert.equal(normaliseCode("k7q-x2m"), "K7QX2M");
   assert.ok(isCode("K7QX2M"));
   assert.ok(!isCode("K7QX2"), "five characters");
   assert.ok(!isCode("K7QX2MM"), "seven characters");

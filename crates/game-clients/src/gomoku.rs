@@ -72,7 +72,7 @@ impl GameClient for Gomoku {
                 .await?
                 .into_inner()
                 .table
-                .unwrap_or_default();
+                .ok_or_else(|| Status::internal("GetTable answered without a table"))?;
             Ok(info(&table))
         })
     }

@@ -168,6 +168,10 @@ const EXPIRED: &str = "the token has expired; get a new one";
 /// The most a subject may hold: ids are short.
 pub const MAX_SUBJECT_LEN: usize = 64;
 
+/// The subject of matchmaking's service tokens: the one service the game services let
+/// leave a table for a player, and only at a friends' table it opened.
+pub const MATCHMAKING_SUBJECT: &str = "matchmaking";
+
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

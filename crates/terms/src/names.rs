@@ -20,6 +20,14 @@ use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 /// `Zoë` is 3, 👩‍💻 (woman, zero-width joiner, laptop) is 3.
 pub const MAX_NAME_CHARS: usize = 12;
 
+/// The most characters of a title or rank name shown beside a name (the longest the
+/// platform makes is far shorter; services refuse longer ones).
+pub const MAX_TITLE_CHARS: usize = 32;
+
+/// How the player id of one of the platform's bots starts: a game service plays a seat
+/// of such a player only (docs/rules.md#friends-tables).
+pub const BOT_ID_PREFIX: &str = "bot-";
+
 /// The most bytes of UTF-8 a request may send as a name, before it is normalised: 12
 /// characters of up to 4 bytes each, with room for decomposed input.
 pub const MAX_NAME_INPUT_BYTES: usize = 64;

@@ -53,14 +53,9 @@ pub const MAX_CARD_CHARS: usize = 8;
 /// The most test seeds an OpenTable may carry (one per deal).
 pub const MAX_TEST_SEEDS: usize = 64;
 
-/// The longest display name of a profile, in characters (docs/rules.md#names).
-pub const MAX_NAME_CHARS: usize = 12;
-/// The longest title or rank name of a profile, in characters.
-pub const MAX_PROFILE_TEXT_CHARS: usize = 32;
+pub use gamehub_terms::names::{BOT_ID_PREFIX, MAX_NAME_CHARS, MAX_TITLE_CHARS};
 /// The most seats the platform's bot may play: a table keeps a human.
 pub const MAX_BOT_SEATS: usize = 2;
-/// How the player id of a bot seat starts.
-pub const BOT_ID_PREFIX: &str = "bot-";
 
 /// The cards of a play: rank text or card text, exactly one of them. Their lengths are
 /// checked before anything else reads them.
@@ -199,6 +194,12 @@ impl OpenTable {
             .collect::<Result<Vec<_>, _>>()?;
         let profiles = profiles(&request.profiles)?;
         let bots = bot_seats(&request.bot_seats, &players)?;
+        if bots.iter().any(|b| *b) && !(request.friends_table && stakes.is_free()) {
+            return Err(DealerError::invalid(
+                "bot_seats",
+                "the platform's bots sit only at friends' tables of free rooms",
+            ));
+        }
         Ok(OpenTable {
             request_id,
             stakes,
@@ -289,13 +290,13 @@ fn profiles(
     for (seat, (given, profile)) in [a, b, c].into_iter().zip(&mut parsed).enumerate() {
         *profile = Profile {
             name: text("profiles.name", seat, &given.name, MAX_NAME_CHARS)?,
-            title: text("profiles.title", seat, &given.title, MAX_PROFILE_TEXT_CHARS)?,
+            title: text("profiles.title", seat, &given.title, MAX_TITLE_CHARS)?,
             rating: given.rating,
             rank_name: text(
                 "profiles.rank_name",
                 seat,
                 &given.rank_name,
-                MAX_PROFILE_TEXT_CHARS,
+                MAX_TITLE_CHARS,
             )?,
         };
     }
@@ -517,8 +518,10 @@ mod tests {
         );
         let mut friends = plain.clone();
         friends.friends_table = true;
+        // Bots sit only at friends' tables of free rooms.
         let mut bots = request_with(["a", "b", "bot-c"], vec![], vec![2]);
-        bots.friends_table = false;
+        bots.friends_table = true;
+        bots.stakes.as_mut().unwrap().silver_per_point = 0;
         let mut bots_plain = bots.clone();
         bots_plain.bot_seats.clear();
         let mut named_plain = plain.clone();

@@ -799,6 +799,17 @@ impl DoudizhuService for Dealer {
                     &r.player_id,
                     gamehub_platform::auth::MAX_SUBJECT_LEN,
                 )?;
+                let table_id = parse::table_id(&r.table_id).map_err(ApiError::from)?;
+                let (table, _, _) = self.load(&table_id).await?;
+                if caller.subject != gamehub_platform::auth::MATCHMAKING_SUBJECT
+                    || !table.friends_table
+                {
+                    return Err(ApiError::PermissionDenied(
+                        "player_id: only matchmaking leaves for a player, and only at a friends' table"
+                            .into(),
+                    )
+                    .into());
+                }
                 self.act_for(player, &r.table_id, &r.request_id, leave)
                     .await?
             }

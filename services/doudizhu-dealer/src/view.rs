@@ -301,8 +301,9 @@ pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
     }
 }
 
-/// The table as the table list shows it (ListTables): a spectator's view, no card of
-/// any hand; the store adds the ids, the opening time and the spectators. None once
+/// The table as the table list shows it (ListTables): only public facts (players,
+/// phase, deal number, how many plays; it reads seat 0's view for the phase and the
+/// plays, never a card); the store adds the ids, the opening time and the spectators. None once
 /// the table is closed: it leaves the list.
 pub fn summary(table: &Table) -> Option<gamehub_proto::common::TableSummary> {
     use gamehub_proto::common::{SeatedPlayer, TableSummary};

@@ -380,6 +380,9 @@ async fn bad_profiles_and_bot_seats_are_refused_naming_the_field() {
     ];
     for (bot_seats, profiles, refusal) in cases {
         let mut request = open_request(&players, &[], 0);
+        // A free friends' table, where bots may sit.
+        request.stakes.as_mut().unwrap().silver_per_point = 0;
+        request.friends_table = true;
         request.bot_seats = bot_seats;
         request.profiles = profiles;
         let status = service

@@ -213,6 +213,12 @@ pub fn open_table(request: &pb::OpenTableRequest) -> Result<OpenTable, RefereeEr
     let first_black_seat = seat("first_black_seat", request.first_black_seat)?;
     let profiles = profiles(&request.profiles)?;
     let bot_seat = bot_seat(&request.bot_seats, &players)?;
+    if bot_seat.is_some() && !(request.friends_table && room.stakes.is_free()) {
+        return Err(RefereeError::invalid(
+            "bot_seats",
+            "the platform's bots sit only at friends' tables of free rooms",
+        ));
+    }
     Ok(OpenTable {
         request_id,
         room,
@@ -224,12 +230,7 @@ pub fn open_table(request: &pb::OpenTableRequest) -> Result<OpenTable, RefereeEr
     })
 }
 
-/// The longest display name (docs/rules.md#names).
-pub const MAX_NAME_CHARS: usize = 12;
-/// The longest title or rank name.
-pub const MAX_TITLE_CHARS: usize = 32;
-/// What a bot's player id starts with.
-pub const BOT_ID_PREFIX: &str = "bot-";
+pub use gamehub_terms::names::{BOT_ID_PREFIX, MAX_NAME_CHARS, MAX_TITLE_CHARS};
 
 /// How the players are shown: none, or one per seat. The ledger checked the names;
 /// here only their bounds hold (`bot` is the referee's to say).

@@ -743,6 +743,16 @@ impl GomokuService for Referee {
                 &m.player_id,
                 gamehub_platform::auth::MAX_SUBJECT_LEN,
             )?;
+            let table_id = parse::table_id(&m.table_id).map_err(ApiError::from)?;
+            let (state, _) = self.load(&table_id).await?;
+            if caller.subject != gamehub_platform::auth::MATCHMAKING_SUBJECT || !state.friends_table
+            {
+                return Err(ApiError::PermissionDenied(
+                    "player_id: only matchmaking leaves for a player, and only at a friends' table"
+                        .into(),
+                )
+                .into());
+            }
             Caller {
                 subject: player.to_owned(),
                 role: Role::Player,

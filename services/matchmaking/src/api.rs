@@ -545,14 +545,16 @@ impl MatchmakingApi {
             loop {
                 match store.read(&id).await {
                     Ok(Some(ticket)) => {
-                        let view = if ticket.seat.is_some() {
-                            api.ticket_view(&ticket).await
-                        } else {
-                            ticket.to_proto(store.clock().now_ms())
-                        };
+                        let view = ticket.to_proto(store.clock().now_ms());
                         let key = (view.state, view.position, view.cancel_requested);
                         if last != Some(key) {
                             last = Some(key);
+                            // Names only for what is sent: a seated ticket's seat list.
+                            let view = if ticket.seat.is_some() {
+                                api.ticket_view(&ticket).await
+                            } else {
+                                view
+                            };
                             yield Ok(pb::WatchTicketResponse { ticket: Some(view) });
                         }
                         if !ticket.state.is_live() {

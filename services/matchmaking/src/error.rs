@@ -100,7 +100,7 @@ pub enum MatchmakingError {
     )]
     PaidFriendsTablesOff(String),
     /// The platform's limit of open friends' tables.
-    #[error("{0} friends' tables are open, the limit; retry later")]
+    #[error("friends_tables_full: {0} friends' tables are open, the limit; retry later")]
     TooManyFriendsTables(u64),
     /// Removal between the two games of a pair.
     #[error(
@@ -238,6 +238,7 @@ mod tests {
             },
             MatchmakingError::PaidFriendsTablesOff("gomoku-renju".into()),
             MatchmakingError::PairUnfinished("K7QX2M".into()),
+            MatchmakingError::TooManyFriendsTables(10_000),
             MatchmakingError::AtFriendsTable {
                 player: "ann".into(),
                 code: "K7QX2M".into(),

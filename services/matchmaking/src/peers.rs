@@ -157,7 +157,7 @@ pub trait TableOpener: Send + Sync + 'static {
 }
 
 /// The subject of matchmaking's service tokens.
-pub const SERVICE_SUBJECT: &str = "matchmaking";
+pub const SERVICE_SUBJECT: &str = gamehub_platform::auth::MATCHMAKING_SUBJECT;
 
 /// The ledger over gRPC.
 #[derive(Debug, Clone)]

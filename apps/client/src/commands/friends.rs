@@ -9,7 +9,7 @@ use crossterm::event::EventStream;
 use futures::StreamExt;
 use gamehub_drive::api::{Clients, request_id};
 use gamehub_platform::config::CommonConfig;
-use gamehub_proto::common::{GameType, TableSummary};
+use gamehub_proto::common::TableSummary;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
 use gamehub_proto::matchmaking as mm;
@@ -18,7 +18,7 @@ use crate::term::Terminal;
 use crate::{GameArg, PlayArgs};
 
 use super::screens::table_screen;
-use super::status;
+use super::{game_arg, status};
 
 /// The lobby as lines: the code, the room, each seat with its player and ready mark.
 pub fn lobby_lines(table: &mm::FriendsTable, me: &str) -> Vec<String> {
@@ -52,11 +52,17 @@ pub fn lobby_lines(table: &mm::FriendsTable, me: &str) -> Vec<String> {
     lines
 }
 
-fn game_of(table: &mm::FriendsTable) -> GameArg {
-    match table.room.as_ref().map(|r| r.game_type()) {
-        Some(GameType::Doudizhu) => GameArg::Doudizhu,
-        _ => GameArg::Gomoku,
-    }
+fn game_of(table: &mm::FriendsTable) -> anyhow::Result<GameArg> {
+    table
+        .room
+        .as_ref()
+        .and_then(|r| game_arg(r.game_type()))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the friends' table {} plays a game this client does not know",
+                table.code
+            )
+        })
 }
 
 fn state(table: &mm::FriendsTable) -> mm::FriendsTableState {
@@ -99,7 +105,7 @@ pub(super) async fn play_with_friends(
                 .into_inner()
                 .table
                 .unwrap_or_default();
-            let game_word = match game_of(&opened) {
+            let game_word = match game_of(&opened)? {
                 GameArg::Gomoku => "gomoku",
                 GameArg::Doudizhu => "doudizhu",
             };
@@ -141,7 +147,7 @@ pub(super) async fn play_with_friends(
         let mut terminal = Terminal::start()?;
         let mut keys = EventStream::new();
         let (farewell, _) = table_screen(
-            game_of(&table),
+            game_of(&table)?,
             &mut terminal,
             &mut keys,
             &clients,
@@ -238,8 +244,11 @@ async fn wait_in_lobby(
         let table = update.map_err(status)?.table.unwrap_or_default();
         show(&table);
         match state(&table) {
+            // PLAYING always names its game table; one that did not is read again.
             mm::FriendsTableState::Playing => {
-                return Ok(table.game.map(|g| g.table_id));
+                if let Some(game) = table.game {
+                    return Ok(Some(game.table_id));
+                }
             }
             mm::FriendsTableState::Closed => return Ok(None),
             _ => {}
@@ -278,6 +287,48 @@ pub fn table_line(summary: &TableSummary) -> String {
     )
 }
 
+/// Pages `watch --list` shows at most (50 tables each).
+const LIST_PAGES: usize = 4;
+
+/// One page of a room's tables from its game's service, and the next page's token.
+async fn list_page(
+    clients: &Clients,
+    game: GameArg,
+    room_id: &str,
+    token: &str,
+) -> anyhow::Result<(Vec<TableSummary>, String)> {
+    Ok(match game {
+        GameArg::Doudizhu => {
+            let page = clients
+                .doudizhu
+                .clone()
+                .list_tables(ddz::ListTablesRequest {
+                    room_id: room_id.into(),
+                    page_size: 50,
+                    page_token: token.into(),
+                })
+                .await
+                .map_err(status)?
+                .into_inner();
+            (page.tables, page.next_page_token)
+        }
+        GameArg::Gomoku => {
+            let page = clients
+                .gomoku
+                .clone()
+                .list_tables(gm::ListTablesRequest {
+                    room_id: room_id.into(),
+                    page_size: 50,
+                    page_token: token.into(),
+                })
+                .await
+                .map_err(status)?
+                .into_inner();
+            (page.tables, page.next_page_token)
+        }
+    })
+}
+
 /// `gamehub watch --list ROOM`.
 pub(super) async fn list_tables(
     clients: &Clients,
@@ -288,46 +339,33 @@ pub(super) async fn list_tables(
         .iter()
         .find(|r| r.room_id == room_id)
         .ok_or_else(|| anyhow::anyhow!("no room {room_id}; `gamehub play rooms` lists them"))?;
-    let (tables, game) = match room.game_type() {
-        GameType::Doudizhu => (
-            clients
-                .doudizhu
-                .clone()
-                .list_tables(ddz::ListTablesRequest {
-                    room_id: room_id.into(),
-                    page_size: 50,
-                    page_token: String::new(),
-                })
-                .await
-                .map_err(status)?
-                .into_inner()
-                .tables,
-            "doudizhu",
-        ),
-        _ => (
-            clients
-                .gomoku
-                .clone()
-                .list_tables(gm::ListTablesRequest {
-                    room_id: room_id.into(),
-                    page_size: 50,
-                    page_token: String::new(),
-                })
-                .await
-                .map_err(status)?
-                .into_inner()
-                .tables,
-            "gomoku",
-        ),
-    };
-    if tables.is_empty() {
+    let game = game_arg(room.game_type())
+        .ok_or_else(|| anyhow::anyhow!("room {room_id} plays a game this client does not know"))?;
+    let mut token = String::new();
+    let mut shown = 0usize;
+    for _page in 0..LIST_PAGES {
+        let (tables, next) = list_page(clients, game, room_id, &token).await?;
+        for summary in &tables {
+            println!("{}", table_line(summary));
+        }
+        shown += tables.len();
+        token = next;
+        if token.is_empty() {
+            break;
+        }
+    }
+    if shown == 0 {
         println!("no live tables in {room_id} right now");
         return Ok(ExitCode::SUCCESS);
     }
-    for summary in &tables {
-        println!("{}", table_line(summary));
+    if !token.is_empty() {
+        println!("… more tables than the {shown} shown");
     }
-    println!("watch one: gamehub watch --game {game} --table TABLE_ID");
+    let word = match game {
+        GameArg::Gomoku => "gomoku",
+        GameArg::Doudizhu => "doudizhu",
+    };
+    println!("watch one: gamehub watch --game {word} --table TABLE_ID");
     Ok(ExitCode::SUCCESS)
 }
 

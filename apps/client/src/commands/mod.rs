@@ -99,5 +99,14 @@ fn game_type(game: GameArg) -> GameType {
     }
 }
 
+/// The command line's game for the API's; None for a game this client does not play.
+fn game_arg(game: GameType) -> Option<GameArg> {
+    match game {
+        GameType::Gomoku => Some(GameArg::Gomoku),
+        GameType::Doudizhu => Some(GameArg::Doudizhu),
+        GameType::Unspecified => None,
+    }
+}
+
 /// Items a screen's feed holds before the screen takes them.
 const FEED_BACKLOG: usize = 256;

@@ -116,6 +116,9 @@ impl Friends {
     }
 }
 
+/// How long the sweeper waits before looking again at a table it could not advance.
+const FAILED_SWEEP_BACKOFF: Duration = Duration::from_secs(30);
+
 fn ms(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
@@ -264,7 +267,7 @@ impl MatchmakingApi {
                 store
                     .count_miss(&caller.subject, settings.code_window)
                     .await?;
-                Err(Refusal::UnknownCode(typed.trim().chars().take(16).collect()).into())
+                Err(Refusal::UnknownCode(gamehub_platform::error::excerpt(typed.trim())).into())
             }
         }
     }
@@ -354,6 +357,26 @@ impl MatchmakingApi {
         Ok(table.map(|t| self.friends_view(&t)))
     }
 
+    /// Notes that `player` sits at `code`, or refuses when it already sits at another
+    /// open friends' table (two calls at once: the first to note its table wins).
+    async fn claim_seat(&self, player: &str, code: &str) -> Result<()> {
+        let store = &self.friends.store;
+        match store.claim_player_code(player, code).await? {
+            None => Ok(()),
+            Some(prior) if prior == code => Ok(()),
+            Some(prior) => match store.load(&prior).await? {
+                Some(t) if !t.is_closed() && t.seat_of(player).is_some() => {
+                    Err(MatchmakingError::AtFriendsTable {
+                        player: player.to_owned(),
+                        code: prior,
+                    })
+                }
+                // A stale note: this table is the player's now.
+                _ => Ok(store.set_player_code(player, code).await?),
+            },
+        }
+    }
+
     /// Refuses while `player` has a live ticket.
     async fn ensure_no_live_ticket(&self, player: &str) -> Result<()> {
         let Some(text) = self.store.live_slot(player).await? else {
@@ -372,7 +395,7 @@ impl MatchmakingApi {
     }
 
     fn refuse_paid(&self, room: &Room) -> Result<()> {
-        if room.stakes.silver_per_point > 0 && !self.friends.settings.paid_tables {
+        if !room.stakes.is_free() && !self.friends.settings.paid_tables {
             return Err(MatchmakingError::PaidFriendsTablesOff(room.id.to_string()));
         }
         Ok(())
@@ -450,7 +473,14 @@ impl MatchmakingApi {
                 replayed: true,
             });
         }
-        store.set_player_code(&player, &table.code).await?;
+        if let Err(e) = self.claim_seat(&player, &table.code).await {
+            // The player sat down elsewhere meanwhile: this table is not to be.
+            self.change(&table.code, |t| {
+                t.close_by(&player, now).map(|()| Then::Nothing)
+            })
+            .await?;
+            return Err(e);
+        }
         tracing::info!(code = %table.code, room = %room.id, owner = %player, "friends' table opened");
         Ok(pb::OpenFriendsTableResponse {
             table: Some(self.friends_view(&table)),
@@ -501,7 +531,13 @@ impl MatchmakingApi {
                 t.join(sitter.clone(), seat).map(|()| Then::Nothing)
             })
             .await?;
-        self.friends.store.set_player_code(&player, &code).await?;
+        if let Err(e) = self.claim_seat(&player, &code).await {
+            // The player sat down elsewhere meanwhile: give this seat back.
+            let now = self.now();
+            self.change(&code, |t| t.leave(&player, now).map(|()| Then::Nothing))
+                .await?;
+            return Err(e);
+        }
         Ok(self.friends_view(&table))
     }
 
@@ -529,7 +565,7 @@ impl MatchmakingApi {
     pub(crate) async fn add_bots(&self, caller: &Caller, code: &str) -> Result<pb::FriendsTable> {
         let found = self.find(caller, code).await?;
         let room = self.room_of(&found)?;
-        let free = room.stakes.silver_per_point == 0;
+        let free = room.stakes.is_free();
         let now = self.now();
         let (table, then) = self
             .change(&found.code, |t| t.add_bots(&caller.subject, free, now))
@@ -553,11 +589,12 @@ impl MatchmakingApi {
             return Ok(());
         };
         let room = self.room_of(table)?;
+        // Keyed by seat, not by the player's id (which may use up the 64 characters).
+        let seat = table.seat_of(player).unwrap_or(usize::MAX);
         let request_id = format!(
-            "friends-{}-{}-leave-{player}",
+            "friends-{}-{}-leave-{seat}",
             table.code, table.tables_opened
         );
-        let request_id: String = request_id.chars().take(MAX_REQUEST_ID_LEN).collect();
         let unavailable = |why: String| {
             MatchmakingError::Unavailable(format!(
                 "the {} service did not answer ({why}); retry shortly",
@@ -741,12 +778,29 @@ impl MatchmakingApi {
         let code = table.code.clone();
         match self.tables.open(&room, &request_id, &players, lineup).await {
             Ok(opened) => {
+                let mut took = false;
                 let (table, _) = self
                     .change(&code, |t| {
-                        t.started(&request_id, &opened.table_id);
+                        took = t.started(&request_id, &opened.table_id);
                         Ok(Then::Nothing)
                     })
                     .await?;
+                if !took {
+                    // The start was given up meanwhile (or closed): nobody is to play at
+                    // this table, which opened late; its players leave it at once.
+                    tracing::warn!(code = %code, table_id = %opened.table_id, "a friends' game table opened after its start was given up; leaving it");
+                    for player in &players {
+                        let request_id = format!("{request_id}-orphan");
+                        if let Err(e) = self
+                            .tables
+                            .leave_for(room.game, &opened.table_id, player, &request_id)
+                            .await
+                        {
+                            tracing::warn!(table_id = %opened.table_id, player, error = %e, "could not leave an orphaned game table; it closes by itself");
+                        }
+                    }
+                    return Ok(table);
+                }
                 let via = seat_via(&code);
                 let seated: Vec<(String, String)> = table
                     .humans()
@@ -916,11 +970,28 @@ impl MatchmakingApi {
     }
 
     async fn sweep_one(&self, code: &str) -> Result<()> {
-        match self.friends.store.load(code).await? {
+        let loaded = match self.friends.store.load(code).await {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                let later = self.now() + ms(FAILED_SWEEP_BACKOFF);
+                self.friends.store.reschedule(code, later).await?;
+                return Err(e.into());
+            }
+        };
+        match loaded {
             None => Ok(self.friends.store.forget_due(code).await?),
             Some(table) => {
                 let before = table.version;
-                let table = self.advance(table).await?;
+                let table = match self.advance(table).await {
+                    Ok(table) => table,
+                    Err(e) => {
+                        // Not again at once: a table that keeps failing must not hold up
+                        // the tables due after it.
+                        let later = self.now() + ms(FAILED_SWEEP_BACKOFF);
+                        self.friends.store.reschedule(code, later).await?;
+                        return Err(e);
+                    }
+                };
                 if table.version == before
                     && let Some(due) = self.due_of(&table)
                 {

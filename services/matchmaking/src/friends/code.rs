@@ -45,6 +45,7 @@ mod tests {
             assert!(!ALPHABET.contains(c), "{}", char::from(*c));
         }
         let mut sorted = ALPHABET.to_vec();
+        sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), 31);
     }

@@ -142,7 +142,11 @@ impl Sitter {
 /// The id of the bot in `seat` of the table `code`: `bot-` (the prefix the game
 /// services require of a bot seat), the code in lower case, the seat.
 pub fn bot_id(code: &str, seat: usize) -> String {
-    format!("bot-{}-{seat}", code.to_ascii_lowercase())
+    format!(
+        "{}{}-{seat}",
+        gamehub_terms::names::BOT_ID_PREFIX,
+        code.to_ascii_lowercase()
+    )
 }
 
 /// Why a table closed.

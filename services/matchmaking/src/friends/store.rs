@@ -216,6 +216,24 @@ impl FriendsStore {
         Ok(())
     }
 
+    /// Notes that `player_id` sits at `code` unless another code is noted: None when
+    /// noted now, else the code noted before (which may be this one).
+    pub async fn claim_player_code(
+        &self,
+        player_id: &str,
+        code: &str,
+    ) -> Result<Option<String>, ApiError> {
+        Ok(redis::cmd("SET")
+            .arg(format!("{}:friends", self.player_base(player_id)))
+            .arg(code)
+            .arg("NX")
+            .arg("GET")
+            .arg("PX")
+            .arg(ms(OPEN_LIFETIME))
+            .query_async(&mut self.redis.clone())
+            .await?)
+    }
+
     /// Forgets that `player_id` sits at `code` (if that is still what is noted).
     pub async fn clear_player_code(&self, player_id: &str, code: &str) -> Result<(), ApiError> {
         let key = format!("{}:friends", self.player_base(player_id));
