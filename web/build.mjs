@@ -34,9 +34,17 @@ if (tests) {
     entryPoints: { app: "src/style.css" },
     outdir: "dist",
     bundle: true,
+    // The fonts are copied beside app.css as they are (below), not inlined.
+    external: ["fonts/*"],
     minify: true,
     charset: "utf8",
     logLevel: "warning",
   });
   copyFileSync("src/index.html", "dist/index.html");
+  // The CJK font subsets (fonts/subset.py) and their licence, as they are.
+  mkdirSync("dist/fonts", { recursive: true });
+  for (const font of readdirSync("src/fonts").filter((f) => f.endsWith(".woff2"))) {
+    copyFileSync(`src/fonts/${font}`, `dist/fonts/${font}`);
+  }
+  copyFileSync("fonts/LICENSE-OFL.txt", "dist/fonts/LICENSE-OFL.txt");
 }

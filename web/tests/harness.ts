@@ -50,9 +50,25 @@ export interface Player {
   problems: string[];
 }
 
+/** The two screen sizes every page is tested at. */
+export const SIZES = {
+  desktop: { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
+  phone: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+} as const;
+export type Size = keyof typeof SIZES;
+
+export interface OpenOptions {
+  /** The screen: `desktop` (1280×800, the default) or `phone` (390×844, touch). */
+  size?: Size;
+  /** The browser's language: `zh-CN` (the default: the page is then Chinese) or `en-US`. */
+  locale?: string;
+}
+
 /** A player in a fresh browser context, signed in with a development token, in the lobby. */
-export async function open(browser: Browser, name: string): Promise<Player> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+export async function open(browser: Browser, name: string, options: OpenOptions = {}): Promise<Player> {
+  const size = SIZES[options.size ?? "desktop"];
+  const locale = options.locale ?? "zh-CN";
+  const context = await browser.newContext({ ...size, locale, extraHTTPHeaders: { "accept-language": locale } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
@@ -62,6 +78,27 @@ export async function open(browser: Browser, name: string): Promise<Player> {
   await page.goto(`${WEB}/?player=${encodeURIComponent(name)}`);
   await page.waitForSelector("#silver");
   return { name, context, page, problems };
+}
+
+/**
+ * Fails unless every element `selector` matches lies wholly inside the viewport (no
+ * scrolling needed to see or reach it) and the page does not overflow sideways.
+ */
+export async function assertInView(page: Page, selector: string): Promise<void> {
+  const report = await page.$$eval(selector, (els) => {
+    const w = window.innerWidth;
+    const h = window.innerHeight;
+    return els.map((e) => {
+      const r = e.getBoundingClientRect();
+      const inside = r.width > 0 && r.height > 0 && r.left >= -0.5 && r.top >= -0.5 && r.right <= w + 0.5 && r.bottom <= h + 0.5;
+      return { inside, box: `${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}×${Math.round(r.height)}`, w, h };
+    });
+  });
+  if (report.length === 0) throw new Error(`${selector}: no element`);
+  const outside = report.filter((r) => !r.inside);
+  if (outside.length) throw new Error(`${selector}: ${outside.length} of ${report.length} outside the ${report[0]!.w}×${report[0]!.h} viewport, e.g. at ${outside[0]!.box}`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 0) throw new Error(`the page overflows sideways by ${overflow} px`);
 }
 
 /** Sets the player's name (昵称) with the lobby's name field; the lobby then shows it. */

@@ -41,14 +41,20 @@ pub struct WebConfig {
     /// `GAMEHUB_WEB_TOKEN_URL`: in production, where the page asks the operator's login
     /// system for its token (told to the page in `/config.json`).
     pub token_url: Option<String>,
+    /// `GAMEHUB_WEB_DIR`: for front-end work, a built `web/dist` directory to serve the
+    /// client's files from, read on every request (so `npm run build` shows at the next
+    /// reload without rebuilding this binary); unset, the embedded files. Only the
+    /// client's own file names are served from it.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl WebConfig {
-    /// Reads `GAMEHUB_WEB_ADDR` and `GAMEHUB_WEB_TOKEN_URL`.
+    /// Reads `GAMEHUB_WEB_ADDR`, `GAMEHUB_WEB_TOKEN_URL` and `GAMEHUB_WEB_DIR`.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         Ok(Self {
             listen: env.addr("GAMEHUB_WEB_ADDR", DEFAULT_WEB_ADDR)?,
             token_url: env.raw("GAMEHUB_WEB_TOKEN_URL"),
+            dir: env.raw("GAMEHUB_WEB_DIR").map(std::path::PathBuf::from),
         })
     }
 }
@@ -61,7 +67,7 @@ struct Asset {
 }
 
 /// The built client (`web/dist`, committed; CI checks it is what `web/` builds to).
-const ASSETS: [Asset; 3] = [
+const ASSETS: [Asset; 6] = [
     Asset {
         path: "/",
         content_type: "text/html; charset=utf-8",
@@ -77,6 +83,22 @@ const ASSETS: [Asset; 3] = [
         content_type: "text/css; charset=utf-8",
         body: include_bytes!("../../../web/dist/app.css"),
     },
+    // The client's CJK font subsets (web/fonts/subset.py) and their licence.
+    Asset {
+        path: "/fonts/gamehub-sc-ui.woff2",
+        content_type: "font/woff2",
+        body: include_bytes!("../../../web/dist/fonts/gamehub-sc-ui.woff2"),
+    },
+    Asset {
+        path: "/fonts/gamehub-sc-common.woff2",
+        content_type: "font/woff2",
+        body: include_bytes!("../../../web/dist/fonts/gamehub-sc-common.woff2"),
+    },
+    Asset {
+        path: "/fonts/LICENSE-OFL.txt",
+        content_type: "text/plain; charset=utf-8",
+        body: include_bytes!("../../../web/dist/fonts/LICENSE-OFL.txt"),
+    },
 ];
 
 /// What every answer needs to know.
@@ -88,6 +110,8 @@ struct Site {
     services: Endpoints,
     /// Told to the page: where a production token comes from.
     token_url: Option<String>,
+    /// Serve the client's files from here instead of the embedded ones.
+    dir: Option<std::path::PathBuf>,
 }
 
 /// Binds `config.listen` and serves the client until `shutdown`.
@@ -105,6 +129,7 @@ pub async fn start(
         config: common,
         services,
         token_url: config.token_url,
+        dir: config.dir,
     };
     let task = tokio::spawn(async move {
         let mut stop = shutdown.listener();
@@ -149,11 +174,9 @@ fn answer<B>(site: &Site, req: &Request<B>) -> Response<Full<Bytes>> {
         (&Method::GET | &Method::HEAD, _) => {
             let path = if path == "/index.html" { "/" } else { path };
             match ASSETS.iter().find(|a| a.path == path) {
-                Some(asset) => response(
-                    StatusCode::OK,
-                    asset.content_type,
-                    Bytes::from_static(asset.body),
-                ),
+                Some(asset) => {
+                    response(StatusCode::OK, asset.content_type, asset_body(site, asset))
+                }
                 None => response(
                     StatusCode::NOT_FOUND,
                     "text/plain; charset=utf-8",
@@ -167,6 +190,25 @@ fn answer<B>(site: &Site, req: &Request<B>) -> Response<Full<Bytes>> {
             "method not allowed\n",
         ),
     }
+}
+
+/// An asset's bytes: from `GAMEHUB_WEB_DIR` when set (the same relative path; the
+/// embedded bytes if the file cannot be read), else the embedded ones.
+fn asset_body(site: &Site, asset: &Asset) -> Bytes {
+    if let Some(dir) = &site.dir {
+        let relative = if asset.path == "/" {
+            "index.html"
+        } else {
+            &asset.path[1..]
+        };
+        match std::fs::read(dir.join(relative)) {
+            Ok(bytes) => return Bytes::from(bytes),
+            Err(e) => {
+                tracing::warn!(file = relative, error = %e, "GAMEHUB_WEB_DIR: cannot read; serving the embedded file")
+            }
+        }
+    }
+    Bytes::from_static(asset.body)
 }
 
 /// The host name (without port) the browser used to reach this page, if sane.

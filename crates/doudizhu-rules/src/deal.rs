@@ -232,10 +232,14 @@ pub enum EventBody {
     Escaped {
         seat: Seat,
     },
-    /// The deal is over; the seed is revealed so anyone can check the shuffle.
+    /// The deal is over; the seed is revealed so anyone can check the shuffle, and every
+    /// seat's remaining cards are shown (摊牌), seat 0, 1, 2 (empty for a redeal, and in
+    /// events stored before they were shown).
     DealEnded {
         settlement: Settlement,
         seed: Seed,
+        #[serde(default)]
+        hands_left: Vec<Vec<Card>>,
     },
 }
 
@@ -445,6 +449,18 @@ impl Deal {
     /// The play the seat to act must beat; `None` when it leads.
     pub fn trick(&self) -> Option<&Trick> {
         self.trick.as_ref()
+    }
+
+    /// Once the deal is over, every seat's remaining cards (seat 0, 1, 2, lowest first),
+    /// which the end of a deal shows to all (摊牌); empty while it runs and for a redeal.
+    pub fn hands_left(&self) -> Vec<Vec<Card>> {
+        match self.settlement {
+            Some(s) if s.outcome != Outcome::Redeal => Seat::ALL
+                .into_iter()
+                .map(|s| self.hand(s).to_vec())
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// A seat's own hand. Only for that seat's eyes (or the dealer's).
@@ -924,6 +940,7 @@ impl Deal {
         events.push(Event::public(EventBody::DealEnded {
             settlement,
             seed: self.seed,
+            hands_left: self.hands_left(),
         }));
     }
 }
@@ -1024,6 +1041,29 @@ impl DealRecord {
             deal.escape(seat, 0).map_err(refused(step))?;
         }
         deal.settlement.ok_or(ReplayError::Unfinished)
+    }
+
+    /// The cards each seat held when the deal ended (seat 0, 1, 2, lowest first): as
+    /// dealt, the kitty to the landlord, less every card played. Empty for a redeal.
+    pub fn hands_left(&self) -> Vec<Vec<Card>> {
+        if self.settlement.outcome == Outcome::Redeal {
+            return Vec::new();
+        }
+        Seat::ALL
+            .into_iter()
+            .map(|seat| {
+                let mut hand: CardSet = self.hands[seat.index()].iter().copied().collect();
+                if self.landlord.is_some_and(|l| l.seat == seat) {
+                    hand = hand.union(self.kitty.iter().copied().collect());
+                }
+                for turn in self.turns.iter().filter(|t| t.seat == seat) {
+                    for card in &turn.cards {
+                        hand.remove(*card);
+                    }
+                }
+                hand.to_vec()
+            })
+            .collect()
     }
 
     /// Checks the shuffle: the seed matches the commitment and deals these hands.

@@ -205,6 +205,35 @@ impl Board {
         }
     }
 
+    /// The winning line through the `color` stone on `point` under `rules`: its stones
+    /// in order along the line (five, or more where an overline wins), or empty when the
+    /// stone makes no winning line.
+    pub fn winning_line(&self, point: Point, color: Color, rules: Rules) -> Vec<Point> {
+        const DIRECTIONS: [(i8, i8); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+        for (dx, dy) in DIRECTIONS {
+            let own = |steps: i8| {
+                point
+                    .offset(dx, dy, steps)
+                    .filter(|p| self.get(*p) == Some(color))
+            };
+            let back = (1..15i8).take_while(|k| own(-k).is_some()).count();
+            let ahead = (1..15i8).take_while(|k| own(*k).is_some()).count();
+            let len = back + ahead + 1;
+            let wins = if rules == Rules::Renju && color == Color::Black {
+                len == 5
+            } else {
+                len >= 5
+            };
+            if wins {
+                let back = i8::try_from(back).unwrap_or(0);
+                return (0..len)
+                    .filter_map(|k| point.offset(dx, dy, i8::try_from(k).unwrap_or(0) - back))
+                    .collect();
+            }
+        }
+        Vec::new()
+    }
+
     /// Whether `point` holds no stone.
     #[inline]
     pub fn is_empty(&self, point: Point) -> bool {

@@ -525,6 +525,23 @@ impl Game {
         self.result.as_ref()
     }
 
+    /// For a game won by a five: the winning line's stones, in order along it (the last
+    /// stone placed made it); empty for every other ending and while the game runs.
+    pub fn winning_line(&self) -> Vec<Point> {
+        match (self.result, self.moves.last()) {
+            (
+                Some(GameResult {
+                    reason: EndReason::Five,
+                    ..
+                }),
+                Some(&(point, color)),
+            ) => self
+                .board
+                .winning_line(point, color, self.config.rule_set.rules()),
+            _ => Vec::new(),
+        }
+    }
+
     pub fn is_over(&self) -> bool {
         self.result.is_some()
     }

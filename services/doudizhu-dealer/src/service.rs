@@ -13,8 +13,9 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use doudizhu_rules::{Audience, Seat, Seed, first_bidder_of_first_deal};
+use doudizhu_rules::{Audience, AutoPlayer, Seat, Seed, first_bidder_of_first_deal};
 use futures::{Stream, StreamExt};
+use gamehub_bots::doudizhu::AutoPlay;
 use gamehub_platform::auth::{Caller, Role};
 use gamehub_platform::client::ServiceChannel;
 use gamehub_platform::error::ApiError;
@@ -505,20 +506,24 @@ impl Dealer {
         let mut plays = table.deal.legal_plays(seat).map_err(DealerError::from)?;
         plays.sort_by_key(|p| (p.combination.kind, p.combination.length, p.combination.rank));
         let hand = table.deal.hand(seat);
-        let hints = plays
-            .iter()
-            .map(|play| pb::Hint {
-                ranks: view::rank_text(&play.ranks),
-                cards: hand
-                    .pick(&play.ranks)
-                    .map(view::card_set)
-                    .unwrap_or_default(),
-                combination: Some(view::combination(&play.combination)),
-            })
-            .collect();
+        let hint = |play: &doudizhu_rules::Play| pb::Hint {
+            ranks: view::rank_text(&play.ranks),
+            cards: hand
+                .pick(&play.ranks)
+                .map(view::card_set)
+                .unwrap_or_default(),
+            combination: Some(view::combination(&play.combination)),
+        };
+        // The bot's choice from the seat's own view, as auto-play would make it: only
+        // ever one of the listed plays.
+        let chosen = AutoPlay.choose(&table.deal.view(seat));
+        let suggestion = chosen
+            .and_then(|ranks| plays.iter().find(|p| p.ranks == ranks))
+            .map(hint);
         Ok(pb::HintResponse {
-            plays: hints,
+            plays: plays.iter().map(hint).collect(),
             can_pass: table.deal.trick().is_some(),
+            suggestion,
         })
     }
 

@@ -145,6 +145,7 @@ pub fn result(
     settlement: &Settlement,
     seed_hex: String,
     settled: Option<Vec<pb::SeatSettlement>>,
+    hands_left: &[Vec<Card>],
 ) -> pb::DealResult {
     let (outcome, seat) = outcome(settlement.outcome);
     let seat = match settlement.outcome {
@@ -164,6 +165,10 @@ pub fn result(
         seed: seed_hex,
         settlement: settled.unwrap_or_default(),
         settlement_adopted: false,
+        hands_left: hands_left
+            .iter()
+            .map(|h| pb::Hand { cards: cards(h) })
+            .collect(),
     }
 }
 
@@ -295,8 +300,12 @@ pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
             on: *on,
         }),
         EventBody::Escaped { seat: s } => K::Escaped(pb::Escaped { seat: seat(*s) }),
-        EventBody::DealEnded { settlement, seed } => K::DealEnded(pb::DealEnded {
-            result: Some(result(settlement, seed.to_hex(), None)),
+        EventBody::DealEnded {
+            settlement,
+            seed,
+            hands_left,
+        } => K::DealEnded(pb::DealEnded {
+            result: Some(result(settlement, seed.to_hex(), None, hands_left)),
         }),
     }
 }
@@ -398,6 +407,7 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
                 s,
                 view.seed.map(|seed| seed.to_hex()).unwrap_or_default(),
                 settled,
+                &table.deal.hands_left(),
             )
         }
     });
@@ -476,7 +486,12 @@ pub fn record(doc: &RecordDoc, json: String) -> pb::DealRecord {
             .collect(),
         landlord: seat_or_none(r.landlord.map(|l| l.seat)),
         turns: r.turns.iter().map(turn).collect(),
-        result: Some(result(&r.settlement, r.seed.to_hex(), None)),
+        result: Some(result(
+            &r.settlement,
+            r.seed.to_hex(),
+            None,
+            &r.hands_left(),
+        )),
         started_at_unix_ms: unix_ms(doc.started_ms),
         ended_at_unix_ms: unix_ms(doc.ended_ms),
         record_json: json,

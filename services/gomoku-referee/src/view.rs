@@ -58,7 +58,7 @@ pub fn forbidden_kind(k: ForbiddenKind) -> pb::ForbiddenKind {
     }
 }
 
-/// A game result with its points.
+/// A game result with its points (the winning line is `game_result`'s, from the game).
 pub fn result(r: &GameResult, points_base: i64) -> pb::GameResult {
     let (reason, kind, by) = match r.reason {
         EndReason::Five => (pb::EndReason::Five, None, None),
@@ -84,7 +84,16 @@ pub fn result(r: &GameResult, points_base: i64) -> pb::GameResult {
         black_seat: seat(r.black_seat),
         points: r.points(points_base).seats.to_vec(),
         description: r.describe(),
+        winning_line: Vec::new(),
     }
+}
+
+/// A game's result as `result` gives it, with the winning line of a five.
+fn game_result(game: &Game, points_base: i64) -> Option<pb::GameResult> {
+    game.result().map(|r| pb::GameResult {
+        winning_line: game.winning_line().into_iter().map(point).collect(),
+        ..result(r, points_base)
+    })
 }
 
 /// One of the table's events as the API's `TableEvent` (its `event_id` is the store's,
@@ -316,7 +325,7 @@ pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64) -> pb::Game {
         draw_offered_by_seat: g.draw_offer().map(seat),
         fifth_proposals,
         forbidden_points,
-        result: g.result().map(|r| result(r, state.room.stakes.points_base)),
+        result: game_result(g, state.room.stakes.points_base),
         started_at_unix_ms: unix_ms(Some(g.started_ms())),
         opening: g.opening().map(opening),
     }
@@ -520,7 +529,10 @@ pub fn game_record(
         white_player_id: record.info.white.clone(),
         rule_set: rule_set(game.rule_set()) as i32,
         entries: record_entries(game),
-        result: Some(result(&finished.result, state.room.stakes.points_base)),
+        result: Some(pb::GameResult {
+            winning_line: game.winning_line().into_iter().map(point).collect(),
+            ..result(&finished.result, state.room.stakes.points_base)
+        }),
         started_at_unix_ms: unix_ms(Some(game.started_ms())),
         opening: game.opening().map(opening),
     }
@@ -535,7 +547,7 @@ pub fn loaded_record(record: &Record) -> pb::LoadRecordResponse {
         white_player_id: record.info.white.clone(),
         entries: record_entries(game),
         stones: stones(game),
-        result: game.result().map(|r| result(r, 1)),
+        result: game_result(game, 1),
         opening: game.opening().map(opening),
     }
 }
