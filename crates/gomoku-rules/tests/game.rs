@@ -656,3 +656,49 @@ fn events_serialize_as_tagged_json() {
         r#"{"outcome":"black_wins","reason":"resignation","seat":1,"winner":0,"black_seat":0}"#
     );
 }
+
+fn line(g: &Game) -> Vec<String> {
+    g.winning_line().iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn the_winning_line_is_the_five_along_its_direction() {
+    // A row, completed in its middle: the five in order from one end.
+    let mut g = game(RuleSet::Freestyle);
+    play(&mut g, "h8 a1 i8 a2 k8 a3 l8 a4");
+    assert!(line(&g).is_empty(), "no line while the game runs");
+    play(&mut g, "j8");
+    assert_eq!(line(&g), ["h8", "i8", "j8", "k8", "l8"]);
+
+    // A diagonal going down to the right, for white.
+    let mut g = game(RuleSet::Freestyle);
+    play(&mut g, "h8 c12 o1 d11 o3 e10 o5 f9 o7 g8");
+    assert_eq!(g.result().map(|r| r.outcome), Some(Outcome::WhiteWins));
+    assert_eq!(line(&g), ["c12", "d11", "e10", "f9", "g8"]);
+
+    // An overline wins whole in freestyle: all seven stones, h8 to n8.
+    let mut g = game(RuleSet::Freestyle);
+    play(&mut g, "h8 a1 i8 a2 j8 a3 k8 a5 m8 a7 n8 a9 l8");
+    assert_eq!(line(&g), ["h8", "i8", "j8", "k8", "l8", "m8", "n8"]);
+}
+
+#[test]
+fn no_winning_line_for_an_ending_other_than_five() {
+    let mut g = game(RuleSet::Renju(ForbiddenPolicy::Lose));
+    play(&mut g, "h8 a1 i8 a2 j8 a3 k8 a5 m8 a7 n8 a9 l8");
+    assert_eq!(
+        g.result().map(|r| r.reason),
+        Some(EndReason::ForbiddenMove {
+            kind: ForbiddenKind::Overline
+        })
+    );
+    assert!(
+        line(&g).is_empty(),
+        "a forbidden overline is no winning line"
+    );
+    let mut g = game(RuleSet::Freestyle);
+    play(&mut g, "h8 a1");
+    g.act(S0, gomoku_rules::Action::Resign, 50_000)
+        .expect("resign");
+    assert!(line(&g).is_empty());
+}

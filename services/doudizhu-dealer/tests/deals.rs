@@ -969,3 +969,60 @@ async fn seats_on_auto_play_are_played_by_the_bot() {
     assert_eq!(deal.settlement(), Some(&record.settlement));
     world.finish().await;
 }
+
+#[tokio::test]
+async fn a_deals_end_shows_every_hand_and_hint_offers_the_bots_play_first() {
+    let world = World::start().await;
+    let seed = find_seed(1, |_| true);
+    let driver = world.open(&[seed], 0).await;
+    let first = seat(driver.view(0).await.first_bidder);
+    driver.bid(first, 3).await.unwrap();
+    let mut checked = 0;
+    let end = driver
+        .play_out(|s, own, hints| {
+            // The bot's suggestion is one of the listed plays; a leader always gets one.
+            if let Some(suggestion) = &hints.suggestion {
+                assert!(
+                    hints.plays.iter().any(|p| p == suggestion),
+                    "suggestion {suggestion:?} is not among the plays"
+                );
+            } else {
+                assert!(!own.must_lead, "a leader is always offered a play");
+            }
+            checked += 1;
+            if s == first { smallest(hints) } else { None }
+        })
+        .await;
+    assert!(checked > 0);
+    let result = end.result.clone().unwrap();
+    // Every seat's remaining cards, shown to all: the landlord played out, each farmer
+    // still holds the 17 it was dealt, exactly its own hand as it saw it.
+    let left: Vec<Vec<String>> = result.hands_left.iter().map(|h| h.cards.clone()).collect();
+    assert_eq!(left.len(), 3);
+    for s in 0..3 {
+        let own = driver.view(s).await;
+        assert_eq!(left[s], own.hand, "seat {s}'s cards left");
+        assert_eq!(left[s].len(), if s == first { 0 } else { 17 });
+    }
+    let spectator = driver
+        .client(0)
+        .get_table(pb::GetTableRequest {
+            table_id: driver.table_id.clone(),
+            as_spectator: true,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(spectator.viewer_seat, -1);
+    assert_eq!(
+        spectator.result.unwrap().hands_left,
+        result.hands_left,
+        "a spectator sees the hands at the end too"
+    );
+    // The record shows the same, re-derived from the dealt hands and the plays.
+    let record = verified_record(&driver, 1).await;
+    assert_eq!(record.result.unwrap().hands_left, result.hands_left);
+    world.finish().await;
+}
