@@ -460,7 +460,53 @@ async fn cors_answers_the_allowed_pages_only_and_development_tokens_stay_in_deve
     assert_eq!(status, 400, "{body}");
     let (status, _, _) = web::http("GET", &format!("{site}/nothing-here")).await;
     assert_eq!(status, 404);
+    // The client's own CJK font subsets and their licence.
+    for font in ["gamehub-sc-ui.woff2", "gamehub-sc-common.woff2"] {
+        let (status, headers, body) = web::http("GET", &format!("{site}/fonts/{font}")).await;
+        assert_eq!(status, 200, "{font}");
+        assert_eq!(headers["content-type"], "font/woff2");
+        assert_eq!(headers["cache-control"], "public, max-age=86400");
+        assert!(body.starts_with("wOF2"), "{font} is a WOFF2 file");
+    }
+    let (status, _, body) = web::http("GET", &format!("{site}/fonts/LICENSE-OFL.txt")).await;
+    assert_eq!(status, 200);
+    assert!(body.contains("SIL OPEN FONT LICENSE"), "{body}");
     tp.stop().await;
+
+    // GAMEHUB_WEB_DIR: the client's files read from a directory on each request (for
+    // front-end work), only under the client's own names; a missing file falls back.
+    let dir = std::env::temp_dir().join(format!("gamehub-web-dir-{}", request_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("app.js"), "console.log('from the directory');").unwrap();
+    std::fs::write(dir.join("secret.txt"), "not served").unwrap();
+    let tp = TestPlatform::start(&[("GAMEHUB_WEB_DIR", dir.to_str().unwrap())])
+        .await
+        .unwrap();
+    let site = format!("http://{}", tp.platform.web.addr);
+    let (status, _, body) = web::http("GET", &format!("{site}/app.js")).await;
+    assert_eq!(
+        (status.as_u16(), body.as_str()),
+        (200, "console.log('from the directory');")
+    );
+    std::fs::write(dir.join("app.js"), "console.log('rebuilt');").unwrap();
+    let (_, _, body) = web::http("GET", &format!("{site}/app.js")).await;
+    assert_eq!(
+        body, "console.log('rebuilt');",
+        "read again on every request"
+    );
+    let (status, _, body) = web::http("GET", &format!("{site}/")).await;
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("app.js"),
+        "index.html missing from the directory: the embedded one"
+    );
+    for path in ["/secret.txt", "/../secret.txt", "/fonts/../secret.txt"] {
+        let (status, _, body) = web::http("GET", &format!("{site}{path}")).await;
+        assert_ne!(body, "not served", "{path}");
+        assert_ne!(status, 200, "{path}");
+    }
+    tp.stop().await;
+    std::fs::remove_dir_all(&dir).unwrap();
 
     // Production: no page is allowed unless listed, and no token is minted.
     let tp = TestPlatform::start(&[

@@ -3,7 +3,8 @@
 //!
 //! | path | answer |
 //! |---|---|
-//! | `/`, `/app.js`, `/app.css` | the client, built from `web/` into `web/dist/` and embedded in this binary |
+//! | `/`, `/app.js`, `/app.css` | the client, built from `web/` into `web/dist/` and embedded in this binary (or read from `GAMEHUB_WEB_DIR`) |
+//! | `/fonts/gamehub-sc-ui.woff2`, `/fonts/gamehub-sc-common.woff2`, `/fonts/LICENSE-OFL.txt` | the client's CJK font subsets (Noto Sans SC, SIL OFL 1.1) and their licence |
 //! | `/config.json` | where the page finds the four services (gRPC-Web) and how it gets a token |
 //! | `POST /dev-token?player=NAME` | a development player token for NAME; refused (403) when `GAMEHUB_ENV=production` |
 //!
@@ -175,7 +176,17 @@ fn answer<B>(site: &Site, req: &Request<B>) -> Response<Full<Bytes>> {
             let path = if path == "/index.html" { "/" } else { path };
             match ASSETS.iter().find(|a| a.path == path) {
                 Some(asset) => {
-                    response(StatusCode::OK, asset.content_type, asset_body(site, asset))
+                    let mut answer =
+                        response(StatusCode::OK, asset.content_type, asset_body(site, asset));
+                    if asset.path.starts_with("/fonts/") {
+                        // 1 MB that never changes between releases: kept a day, not
+                        // fetched again on every page load.
+                        answer.headers_mut().insert(
+                            header::CACHE_CONTROL,
+                            HeaderValue::from_static("public, max-age=86400"),
+                        );
+                    }
+                    answer
                 }
                 None => response(
                     StatusCode::NOT_FOUND,

@@ -42,7 +42,11 @@ async fn freestyle_five_wins_and_the_ledger_pays_the_winner() {
     assert_eq!(r.points, vec![5, -5]);
     assert_eq!(game(&end).last_move.as_ref().unwrap().ply, 9);
     let line: Vec<&str> = r.winning_line.iter().map(|p| p.text.as_str()).collect();
-    assert_eq!(line, ["h8", "h9", "h10", "h11", "h12"], "the winning five, in order");
+    assert_eq!(
+        line,
+        ["h8", "h9", "h10", "h11", "h12"],
+        "the winning five, in order"
+    );
 
     let settlement = fx.settled(id, 1).await;
     assert_eq!(settlement.seats[0].points_delta, 5);
