@@ -999,10 +999,10 @@ async fn a_deals_end_shows_every_hand_and_hint_offers_the_bots_play_first() {
     // still holds the 17 it was dealt, exactly its own hand as it saw it.
     let left: Vec<Vec<String>> = result.hands_left.iter().map(|h| h.cards.clone()).collect();
     assert_eq!(left.len(), 3);
-    for s in 0..3 {
+    for (s, cards) in left.iter().enumerate() {
         let own = driver.view(s).await;
-        assert_eq!(left[s], own.hand, "seat {s}'s cards left");
-        assert_eq!(left[s].len(), if s == first { 0 } else { 17 });
+        assert_eq!(cards, &own.hand, "seat {s}'s cards left");
+        assert_eq!(cards.len(), if s == first { 0 } else { 17 });
     }
     let spectator = driver
         .client(0)
