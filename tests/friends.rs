@@ -443,7 +443,7 @@ async fn the_owner_closing_mid_game_escapes_and_pays_as_at_any_table() {
 }
 
 #[tokio::test]
-async fn bots_fill_a_dou_dizhu_friends_table_and_a_deal_is_played_to_its_end() {
+async fn bots_fill_a_dou_dizhu_friends_table_and_two_deals_are_played_in_a_row() {
     let tp = platform(&[("GAMEHUB_DOUDIZHU_AUTO_TURN_MS", "50")]).await;
     let mut ann = tp.clients("ann", Role::Player);
     let code = open(&mut ann, "doudizhu-free").await.code;
@@ -465,14 +465,14 @@ async fn bots_fill_a_dou_dizhu_friends_table_and_a_deal_is_played_to_its_end() {
         ann.doudizhu.clone(),
         &table_id,
         drive::doudizhu::Options {
-            deals: 1,
+            deals: 2,
             think: Duration::ZERO,
         },
         |_| {},
     )
     .await
     .unwrap();
-    assert_eq!(outcome.results.len(), 1);
+    assert_eq!(outcome.results.len(), 2);
     // Ann left the game table after the deal (the driver leaves): the friends' table
     // learns it and, with no human left, closes.
     let closed = until_state(&ann, &code, mm::FriendsTableState::Closed).await;
