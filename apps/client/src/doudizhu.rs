@@ -767,6 +767,16 @@ impl DoudizhuApp {
                 })
                 .collect();
             out.push(format!("points: {}", points.join(", ")));
+            // Every hand as it ended (摊牌), shown to all once the deal is over.
+            for (seat, hand) in result.hands_left.iter().enumerate() {
+                let name = names.get(seat).cloned().unwrap_or_default();
+                let cards = if hand.cards.is_empty() {
+                    "played out".to_owned()
+                } else {
+                    render::hand(&hand.cards)
+                };
+                out.push(format!("  {name} held: {cards}"));
+            }
             if result.settlement.is_empty() {
                 out.push("settling with the ledger…".into());
             } else {
@@ -1090,7 +1100,7 @@ mod tests {
     }
 
     #[test]
-    fn the_end_of_a_deal_is_verified_and_shown_with_spring_and_silver() {
+    fn the_end_of_a_deal_is_verified_and_shown_with_spring_silver_and_every_hand() {
         let mut app = DoudizhuApp::new("ddz-1", false);
         app.on_feed(Feed::Snapshot(table()), 0);
         let ended = ddz::TableEvent {
@@ -1117,6 +1127,15 @@ mod tests {
             spring: true,
             multiplier: 4,
             seed: "ab".repeat(32),
+            hands_left: vec![
+                ddz::Hand { cards: vec![] },
+                ddz::Hand {
+                    cards: vec!["BJ".into(), "S3".into()],
+                },
+                ddz::Hand {
+                    cards: vec!["HT".into()],
+                },
+            ],
             settlement: vec![
                 ddz::SeatSettlement {
                     seat: 0,
@@ -1156,5 +1175,8 @@ mod tests {
         );
         assert!(text.contains("seed abababababababab… verified"), "{text}");
         assert!(text.contains("`next` for the next deal"), "{text}");
+        assert!(text.contains("alice (you) held: played out"), "{text}");
+        assert!(text.contains("bob held: 3 X"), "{text}");
+        assert!(text.contains("carol held: T"), "{text}");
     }
 }
