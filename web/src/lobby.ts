@@ -268,7 +268,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       "div",
       { class: "room-wait", "data-state": TicketState[t.state] },
       h("span", { class: "spinner" }),
-      h("span", { class: "text" }, queueText(t)),
+      h("span", { class: "text" }, queueText(t, true)),
       h("button", { "data-action": "cancel", onclick: () => void cancel() }, t.cancelRequested ? L.cancelling : L.cancel),
     );
   }
@@ -412,11 +412,13 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     return byCode[t.refusal] ?? L.queueRefused;
   }
 
-  function queueText(t: Ticket): string {
+  /** The ticket in words; `inCard` leaves out the room (the card names it). */
+  function queueText(t: Ticket, inCard = false): string {
     const waited = waitingSince ? Date.now() - waitingSince : 0;
     switch (t.state) {
       case TicketState.WAITING: {
-        const parts = [L.queueWaiting(roomNameOf(t.roomId), Number(t.position), Number(t.waitingPlayers))];
+        const [position, of] = [Number(t.position), Number(t.waitingPlayers)];
+        const parts = [inCard ? L.queuePosition(position, of) : L.queueWaiting(roomNameOf(t.roomId), position, of)];
         if (Number(t.estimatedWaitMs) > 0) parts.push(L.queueLeft(clock(Number(t.estimatedWaitMs) - waited)));
         parts.push(L.queueWaited(clock(waited)));
         return parts.join(" · ");
@@ -469,7 +471,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       ),
     );
     const cardText = roomsBox.querySelector(`[data-room="${CSS.escape(t.roomId)}"] .room-wait .text`);
-    if (cardText) cardText.textContent = text;
+    if (cardText) cardText.textContent = queueText(t, true);
   }
 
   function onTicket(t: Ticket | undefined) {

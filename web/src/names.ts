@@ -41,7 +41,7 @@ export function relabel(): void {
 /** One line for a player: "张三", "张三 (you)", "bot-7f3a (bot 机器人)". */
 export function playerLine(playerId: string, profile: Shown | null | undefined, you: boolean): string {
   const name = displayName(playerId, profile);
-  if (you) return `${name} ${S().common.youSuffix}`;
+  if (you) return `${name}${S().common.youSuffix}`;
   return isBot(playerId, profile) ? `${name} (${BOT_MARK})` : name;
 }
 

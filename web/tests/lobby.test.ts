@@ -214,7 +214,7 @@ test("sign-in with a Chinese name with a space: accepted, shown in the header; a
     assert.equal(await page.locator("#toasts .toast").count(), 0);
 
     // A Chinese name with a space (and a character the UI subset lacks: 啊).
-    const name = `啊 ${String.fromCharCode(0x4e00 + Math.floor(Math.random() * 200))}哈`.slice(0, 4);
+    const name = "啊 哈哈";
     await page.fill("#player-name", name);
     await page.click("#sign-in");
     await page.waitForSelector("#rooms-playable");

@@ -21,7 +21,7 @@ export const en = {
     doudizhu: "Dou Dizhu",
     you: "you",
     bot: "bot",
-    youSuffix: "(you)",
+    youSuffix: " (you)",
     and: " and ",
     list: (items: string[]) => items.join(", "),
     silverAmount: (n: string) => `${n} silver`,
@@ -121,6 +121,7 @@ export const en = {
     capReached: "Today's win or loss cap is reached: no more games today, in any room. It resets at midnight (Beijing time).",
     // the queue
     queueWaiting: (room: string, position: number, of: number) => `Waiting in ${room}: ${position} of ${of}`,
+    queuePosition: (position: number, of: number) => `Waiting: ${position} of ${of}`,
     queueLeft: (left: string) => `about ${left} left`,
     queueWaited: (waited: string) => `waited ${waited}`,
     queueMatching: "A table is being opened…",
