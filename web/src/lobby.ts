@@ -13,6 +13,7 @@ import { RULES, designatedOpening } from "./gomoku.js";
 import { S } from "./i18n/index.js";
 import { codeProblem, displayName, nameProblem, normaliseCode, rankWords } from "./names.js";
 import { friendsCode, friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
+import { sound } from "./settings.js";
 import { clock, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import { Board, Refusal, type Account, type LeaderboardRow } from "./gen/gamehub/ledger/v1/ledger_pb.js";
@@ -33,6 +34,31 @@ export function rememberTicket(ticketId: string): void {
 export function roomName(room: Pick<Room, "roomId" | "displayName">): string {
   return S().lobby.roomNames[room.roomId] ?? room.displayName;
 }
+
+/**
+ * The 18 titles (称号) and the points that give them (docs/rules.md#points-and-titles):
+ * the server's names, the same in every language.
+ */
+const TITLES: [string, string][] = [
+  ["超轻蝇量级", "≤ 1,000"],
+  ["次蝇量级", "1,001–3,000"],
+  ["蝇量级", "3,001–6,000"],
+  ["次雏量级", "6,001–12,000"],
+  ["雏量级", "12,001–24,000"],
+  ["次羽量级", "24,001–48,000"],
+  ["羽量级", "48,001–96,000"],
+  ["次轻量级", "96,001–192,000"],
+  ["轻量级", "192,001–384,000"],
+  ["次沉量级", "384,001–768,000"],
+  ["沉量级", "768,001–1,536,000"],
+  ["次中量级", "1,536,001–3,072,000"],
+  ["中量级", "3,072,001–6,144,000"],
+  ["超中量级", "6,144,001–18,432,000"],
+  ["轻重量级", "18,432,001–55,296,000"],
+  ["巡航级", "55,296,001–165,888,000"],
+  ["重量级", "165,888,001–497,664,000"],
+  ["超重量级", "≥ 497,664,001"],
+];
 
 /** "Seated with 张三 and 李四.": the other players of a seat, by name. */
 function seatedWith(seat: Seat, me: string): string {
@@ -213,6 +239,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
         h("p", { "data-help": "rank" }, L.helpRank),
         h("p", { "data-help": "points" }, L.helpPoints),
         h("p", { "data-help": "titles" }, L.helpTitles),
+        h("ol", { class: "titles", id: "titles" }, ...TITLES.map(([title, points]) => h("li", {}, h("span", {}, title), h("span", { class: "sub" }, points)))),
         h("p", { "data-help": "silver" }, L.helpSilver),
       ),
     );
@@ -480,6 +507,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     if (t.state === TicketState.SEATED && t.seat) {
       sessionStorage.removeItem(TICKET_KEY);
       ticketStream?.stop();
+      sound("turn");
       toast(seatedWith(t.seat, api.player), "info", true);
       location.hash = tableRoute(t.seat.gameType, t.seat.tableId);
       return;

@@ -96,6 +96,9 @@ for (const size of ["desktop", "phone"] as Size[]) {
       await page.click("#rating-help-open");
       await page.waitForSelector('[data-help="rank"]', { state: "visible" });
       assert.match((await page.textContent('[data-help="rank"]')) ?? "", /3000/);
+      assert.equal(await page.locator("#titles li").count(), 18, "the 18 titles");
+      await page.locator("#rating-help").scrollIntoViewIfNeeded();
+      await shot(page, `lobby-${size}-help`);
       await assertNoOverflow(page);
 
       // A player with silver: every room is playable; Play on a room further down shows
@@ -135,8 +138,25 @@ for (const size of ["desktop", "phone"] as Size[]) {
       await rich.page.click('[data-room="gomoku-free"] [data-action="tables"]');
       await rich.page.waitForSelector("#tables-title");
       await assertNoOverflow(rich.page);
+      await shot(rich.page, `tables-${size}-zh`);
       await rich.page.click("#back-to-lobby");
       await rich.page.waitForSelector("#rooms-playable");
+
+      // A friends' table's page: no overflow either, the header on one line; Leave comes back.
+      await rich.page.click('[data-room="gomoku-free"] [data-action="friends"]');
+      await rich.page.waitForSelector("#friends-code");
+      await assertNoOverflow(rich.page);
+      await assertHeaderOneLine(rich.page);
+      await shot(rich.page, `friends-${size}-zh`);
+      await rich.page.click("#leave-friends");
+      await rich.page.waitForSelector("#rooms-playable");
+
+      // The menu: language, sound, motion, sign out, inside the screen.
+      await rich.page.click("#menu-button");
+      await assertInView(rich.page, "#menu");
+      await shot(rich.page, `menu-${size}-zh`);
+      await rich.page.click("#menu-button");
+      assert.equal(await rich.page.isVisible("#menu"), false, "the menu closes again");
       assert.equal(await rich.page.locator("#toasts .toast").count(), 0, "no toast left in the lobby");
       await assertHeaderOneLine(rich.page);
       assert.equal(await rich.page.textContent("#player"), "钱七");

@@ -81,7 +81,7 @@ export const en = {
       "Rank: the rating in steps of 100. Below 2100 unranked; 2100–2999 are 10k…2k; 3000–3099 is 1k (where you start); 3100–3999 are amateur 1d…9d (4000 and more stay 9d). Professional 1p…9p are given by the platform's operator, not earned. So “3000 · 1k” is a rating of 3000, rank 1k.",
     helpPoints:
       "Points: won and lost in every game, free rooms included, separately for Gomoku and Dou Dizhu. They are not money and can go below zero.",
-    helpTitles: "Titles: your points in a game give its title, from 超轻蝇量级 (up to 1,000) through 18 levels to 超重量级 (497,664,001 and more); a title goes down as well as up.",
+    helpTitles: "Titles: your points in a game give its title, in 18 levels; a title goes down as well as up with the points:",
     helpSilver:
       "Silver: the money of silver rooms. It comes only from the platform's operator, and moves between players by games in silver rooms (at most 50,000 a game and 150,000 a day won or lost). Free rooms need none.",
     // the name (昵称)
