@@ -1,10 +1,11 @@
-// Errors in a player's words. The server's refusals start with stable codes for
-// front-ends to localize on (docs/rules.md#stable-error-codes): `occupied: h8 is
-// already occupied`, `not_eligible: daily_loss_cap: today's losses …`,
+// Errors in a player's words, in the page's language. The server's refusals start with
+// stable codes for front-ends to localize on (docs/rules.md#stable-error-codes):
+// `occupied: h8 is already occupied`, `not_eligible: daily_loss_cap: today's losses …`,
 // `invalid_combination: those cards are not a combination`. A player never sees a code:
-// only the sentence after it, or, for the friends' tables' codes, this file's own words
-// (FRIENDS_WORDS), since those refusals are about a code or a table the player may not
-// know by the server's wording.
+// in English the sentence after it; in Chinese the client's words for the code
+// (`S().errors.codes`); for the friends' tables' codes always the client's own words
+// (`friendsWords()`), since those refusals are about a code or a table the player may
+// not know by the server's wording. A malformed field's name is never shown in Chinese.
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { lang, S } from "./i18n/index.js";
