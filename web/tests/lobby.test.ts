@@ -225,6 +225,7 @@ test("sign-in with a Chinese name with a space: accepted, shown in the header; a
     let fetched = await fontsFetched(page);
     assert.ok(fetched.includes("gamehub-sc-ui.woff2"), `the UI subset loads: ${fetched}`);
     assert.ok(!fetched.includes("gamehub-sc-common.woff2"), `the common subset is not fetched: ${fetched}`);
+    await assertNoOverflow(page);
     await shot(page, "sign-in-phone-zh");
 
     // A name that is not a name: refused in words, beside the field, no toast, no field name.
