@@ -1,12 +1,14 @@
-// Errors in a player's words. The server's refusals start with stable codes for
-// front-ends to localize on (docs/rules.md#stable-error-codes): `occupied: h8 is
-// already occupied`, `not_eligible: daily_loss_cap: today's losses …`,
+// Errors in a player's words, in the page's language. The server's refusals start with
+// stable codes for front-ends to localize on (docs/rules.md#stable-error-codes):
+// `occupied: h8 is already occupied`, `not_eligible: daily_loss_cap: today's losses …`,
 // `invalid_combination: those cards are not a combination`. A player never sees a code:
-// only the sentence after it, or, for the friends' tables' codes, this file's own words
-// (FRIENDS_WORDS), since those refusals are about a code or a table the player may not
-// know by the server's wording.
+// in English the sentence after it; in Chinese the client's words for the code
+// (`S().errors.codes`); for the friends' tables' codes always the client's own words
+// (`friendsWords()`), since those refusals are about a code or a table the player may
+// not know by the server's wording. A malformed field's name is never shown in Chinese.
 
 import { Code, ConnectError } from "@connectrpc/connect";
+import { lang, S } from "./i18n/index.js";
 
 /**
  * The sentence of a server message without its leading codes: every leading
@@ -25,33 +27,55 @@ export function withoutCodes(message: string): string {
 }
 
 /**
- * An error as a player reads it: the server's sentence without its codes, whatever the
- * status; a plain explanation where the server's words are for operators (internal
- * errors, transport failures). Nothing else of an error (no stack, no internals) is shown.
+ * An error as a player reads it, in the page's language: the server's sentence without
+ * its codes (English) or, in Chinese, the client's words for its stable code; a plain
+ * explanation where the server's words are for operators (internal errors, transport
+ * failures). A malformed field is never named to a Chinese reader (its words are the
+ * server's English). Nothing else of an error (no stack, no internals) is shown.
  */
 export function explain(err: unknown): string {
+  const words = S().errors;
   if (err instanceof ConnectError) {
     const message = withoutCodes(err.rawMessage);
     switch (err.code) {
       case Code.Unauthenticated:
-        return "Your sign-in has expired or is not valid. Sign in again.";
+        return words.unauthenticated;
       case Code.Unavailable:
-        return "The game server cannot be reached right now. Retrying may help.";
+        return words.unavailable;
       case Code.DeadlineExceeded:
-        return "The server took too long to answer. Try again.";
-      case Code.ResourceExhausted:
-        return message || "Too many requests; wait a moment.";
+        return words.deadline;
       case Code.Canceled:
-        return "Cancelled.";
+        return words.cancelled;
       case Code.Internal:
       case Code.Unknown:
-        return "Something went wrong on the server. Try again in a moment.";
-      default:
-        return message || `The server refused (${Code[err.code]}).`;
+        return words.internal;
+      default: {
+        const local = localWords(err.rawMessage);
+        if (local) return local;
+        if (err.code === Code.ResourceExhausted) return (lang() === "en" && message) || words.tooManyRequests;
+        if (lang() !== "en") return err.code === Code.InvalidArgument ? words.badRequest : words.refused;
+        return message || words.refused;
+      }
     }
   }
-  if (err instanceof TypeError) return "The game server cannot be reached right now.";
-  return "Something went wrong. Reload the page to continue.";
+  if (err instanceof TypeError) return words.unreachable;
+  return words.unknown;
+}
+
+/**
+ * The client's own words for a coded refusal when the page is not in English (the
+ * server's sentences are): the eligibility reason after `not_eligible`, else the first
+ * code; null when the page is in English or the code has no words here.
+ */
+function localWords(message: string): string | null {
+  if (lang() === "en") return null;
+  const codes = S().errors.codes;
+  const first = stableCode(message);
+  if (first === "not_eligible") {
+    const reason = stableCode(message.slice(first.length + 2));
+    return codes[reason] ?? null;
+  }
+  return codes[first] ?? null;
 }
 
 /** The first stable code of a server message (`table_full: …` → "table_full"); "" when none. */
@@ -61,42 +85,33 @@ export function stableCode(message: string): string {
 
 /**
  * Friends' tables' refusals (docs/rules.md#stable-error-codes, "Friends' tables") in a
- * player's words. `live_ticket`, `already_seated` and `not_eligible` are not here: the
- * server's sentence says which ticket, table or reason, so it is shown as it is.
+ * player's words, in the page's language. `live_ticket`, `already_seated` and
+ * `not_eligible` are not here: `explain` says them.
  */
-export const FRIENDS_WORDS: Record<string, string> = {
-  unknown_code: "No table has this code. Check it: 6 characters, e.g. K7QX2M.",
-  table_closed: "This friends' table has closed; its code is not valid any more.",
-  table_full: "Every seat at this table is taken. You can still watch its games.",
-  seat_taken: "That seat has just been taken.",
-  too_many_codes: "Too many codes that no table has were tried. Wait a while before trying another.",
-  paid_friends_tables_off:
-    "Friends' tables of rooms that play for silver are not open on this platform; open one in a free room.",
-  game_in_progress: "Not while a game is being played: wait until it ends.",
-  pair_unfinished: "Not between the two games of a pair: wait until both are played.",
-  not_seated: "You do not sit at this table.",
-  bots_free_rooms_only: "Bots sit only at friends' tables of free rooms.",
-  not_owner: "Only the table's owner can do that.",
-};
+export function friendsWords(): Record<string, string> {
+  return S().errors.friends;
+}
 
-/** "in 3 minutes", "in 40 seconds": how long a `retry-after-ms` hint asks to wait. */
+/** "in 3 minutes" / "3 分钟后": how long a `retry-after-ms` hint asks to wait. */
 export function waitWords(ms: number): string {
   if (!(ms > 0)) return "";
+  const words = S().errors;
   const seconds = Math.ceil(ms / 1000);
-  if (seconds < 90) return `in ${seconds} second${seconds === 1 ? "" : "s"}`;
-  return `in ${Math.ceil(seconds / 60)} minutes`;
+  if (seconds < 90) return words.inSeconds(seconds);
+  return words.inMinutes(Math.ceil(seconds / 60));
 }
 
 /** A refusal of a friends' table call, in a player's words (once: the caller shows it). */
 export function explainFriends(err: unknown): string {
   if (err instanceof ConnectError) {
     const code = stableCode(err.rawMessage);
-    const words = FRIENDS_WORDS[code];
+    const words = friendsWords();
     if (code === "too_many_codes") {
       const wait = waitWords(Number(err.metadata.get("retry-after-ms") ?? "0"));
-      return wait ? `Too many codes that no table has were tried. Try again ${wait}.` : FRIENDS_WORDS.too_many_codes!;
+      return wait ? S().errors.tooManyCodesWait(wait) : words.too_many_codes!;
     }
-    if (words) return words;
+    const said = words[code];
+    if (said) return said;
   }
   return explain(err);
 }
@@ -110,6 +125,7 @@ export function explainFriends(err: unknown): string {
 export function fieldRefusal(err: unknown, field: string): string | null {
   if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) return null;
   if (!err.rawMessage.startsWith(`${field}: `)) return null;
+  if (lang() !== "en") return S().errors.badRequest;
   const sentence = withoutCodes(err.rawMessage).trim();
   return sentence === "" ? null : sentence.charAt(0).toUpperCase() + sentence.slice(1);
 }

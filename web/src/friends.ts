@@ -6,6 +6,8 @@
 
 import { follow, type Api } from "./api.js";
 import { explainFriends } from "./errors.js";
+import { S } from "./i18n/index.js";
+import { roomName } from "./lobby.js";
 import { BOT_MARK, displayName, isBot, shareLink, standingLine } from "./names.js";
 import { LOBBY_ROUTE, forgetFriends, isClosed, rememberFriends, tableRoute, watchRoute } from "./routes.js";
 import { clock, h, mount, num } from "./ui.js";
@@ -17,18 +19,27 @@ import {
   type FriendsTable,
 } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 
-const CLOSE_REASONS: Record<FriendsCloseReason, string> = {
-  [FriendsCloseReason.UNSPECIFIED]: "it closed",
-  [FriendsCloseReason.OWNER]: "the owner closed it",
-  [FriendsCloseReason.EMPTY]: "its last player left",
-  [FriendsCloseReason.IDLE]: "no game was started for too long",
-};
+function closeReason(reason: FriendsCloseReason): string {
+  const F = S().friends;
+  switch (reason) {
+    case FriendsCloseReason.OWNER:
+      return F.closedOwner;
+    case FriendsCloseReason.EMPTY:
+      return F.closedEmpty;
+    case FriendsCloseReason.IDLE:
+      return F.closedIdle;
+    default:
+      return F.closedUnspecified;
+  }
+}
 
 export interface FriendsView {
   stop: () => void;
 }
 
 export function friendsTable(api: Api, root: HTMLElement, code: string): FriendsView {
+  const F = S().friends;
+  const C = S().common;
   let table: FriendsTable | undefined;
   /** The refusal or failure to show (once, on this screen); "" for none. */
   let notice = "";
@@ -38,7 +49,7 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
   let stopped = false;
   let closesInEl: HTMLElement | null = null;
 
-  const view = h("div", { class: "friends-table", "data-code": code }, h("p", { class: "loading" }, "Loading…"));
+  const view = h("div", { class: "friends-table", "data-code": code }, h("p", { class: "loading" }, C.loading));
   mount(root, view);
 
   const mine = () => table?.seats.find((s) => s.playerId === api.player);
@@ -98,13 +109,13 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
       h(
         "span",
         { class: "name", title: s.playerId },
-        taken ? displayName(s.playerId, s.profile) : "free seat 空位",
-        you ? h("span", { class: "badge" }, "you") : null,
-        taken && s.playerId === t.ownerId ? h("span", { class: "badge owner" }, "owner 房主") : null,
+        taken ? displayName(s.playerId, s.profile) : F.freeSeat,
+        you ? h("span", { class: "badge" }, C.you) : null,
+        taken && s.playerId === t.ownerId ? h("span", { class: "badge owner" }, F.owner) : null,
         bot ? h("span", { class: "badge bot" }, BOT_MARK) : null,
       ),
       taken ? h("span", { class: "sub standing" }, standingLine(s.profile)) : null,
-      taken ? h("span", { class: `ready-mark${s.ready ? " on" : ""}` }, s.ready ? "✓ ready 已准备" : "not ready") : null,
+      taken ? h("span", { class: `ready-mark${s.ready ? " on" : ""}` }, s.ready ? F.ready : F.notReadyMark) : null,
       removable
         ? h(
             "button",
@@ -113,7 +124,7 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
               "data-remove": s.playerId,
               onclick: () => void act(() => api.matchmaking.removeFromFriendsTable({ code: t.code, playerId: s.playerId })),
             },
-            "Remove",
+            F.remove,
           )
         : null,
     );
@@ -125,15 +136,15 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
     switch (t.state) {
       case FriendsTableState.LOBBY:
         if (seated.length < t.seats.length) {
-          return `Waiting for friends: ${seated.length} of ${t.seats.length} seats taken. Share the code or the link.`;
+          return F.waitingFriends(seated.length, t.seats.length);
         }
-        return `Everyone is here: ${ready.length} of ${t.seats.length} ready. The game starts when all say ready (准备).`;
+        return F.everyoneHere(ready.length, t.seats.length);
       case FriendsTableState.STARTING:
-        return "Everyone is ready: the game table is opening…";
+        return F.starting;
       case FriendsTableState.PLAYING:
-        return mine() ? "The game table has closed; the table goes back to its lobby…" : "A game is being played at this table.";
+        return mine() ? F.backToLobbySoon : F.beingPlayed;
       case FriendsTableState.CLOSED:
-        return `This friends' table is closed: ${CLOSE_REASONS[t.closeReason]}.`;
+        return F.closed(closeReason(t.closeReason));
       default:
         return "";
     }
@@ -154,19 +165,19 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
             class: me.ready ? "toggled" : "primary",
             onclick: () => void act(() => api.matchmaking.setReady({ code: t.code, ready: !me.ready })),
           },
-          me.ready ? "Not ready 取消准备" : "Ready 准备",
+          me.ready ? F.notReadyButton : F.readyButton,
         ),
       );
     }
     if (!me && lobby && freeSeat) {
-      list.push(h("button", { id: "join", class: "primary", onclick: () => void act(() => api.matchmaking.joinFriendsTable({ code: t.code })) }, "Sit down 入座"));
+      list.push(h("button", { id: "join", class: "primary", onclick: () => void act(() => api.matchmaking.joinFriendsTable({ code: t.code })) }, F.sitDown));
     }
     if (t.state === FriendsTableState.PLAYING && t.game && (!me || isClosed(t.game.tableId))) {
       const game = t.game;
-      list.push(h("a", { class: "button", id: "watch-game", href: watchRoute(game.gameType, game.tableId) }, "Watch the game"));
+      list.push(h("a", { class: "button", id: "watch-game", href: watchRoute(game.gameType, game.tableId) }, F.watchGame));
     }
     if (owner() && lobby && freeSeat && freeRoom()) {
-      list.push(h("button", { id: "add-bots", onclick: () => void act(() => api.matchmaking.addBots({ code: t.code })) }, "Fill with bots 加机器人"));
+      list.push(h("button", { id: "add-bots", onclick: () => void act(() => api.matchmaking.addBots({ code: t.code })) }, F.addBots));
     }
     if (owner() && t.state !== FriendsTableState.CLOSED) {
       list.push(
@@ -176,13 +187,11 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
             id: "close-table",
             class: "danger",
             onclick: () => {
-              const question = playing
-                ? "Close the table during a game? You leave the game: that is an escape (逃跑) and loses it."
-                : "Close the table for everyone?";
+              const question = playing ? F.closeDuringGame : F.closeQuestion;
               if (confirm(question)) void act(() => api.matchmaking.closeFriendsTable({ code: t.code }));
             },
           },
-          "Close table",
+          F.closeTable,
         ),
       );
     }
@@ -193,7 +202,7 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
           {
             id: "leave-friends",
             onclick: () => {
-              if (playing && !confirm("Leave during a game? That is an escape (逃跑) and loses it.")) return;
+              if (playing && !confirm(F.leaveDuringGame)) return;
               void act(
                 () => api.matchmaking.leaveFriendsTable({ code: t.code }),
                 () => {
@@ -203,11 +212,11 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
               );
             },
           },
-          "Leave 离开",
+          F.leave,
         ),
       );
     } else {
-      list.push(h("a", { class: "button", href: LOBBY_ROUTE }, "Back to the lobby"));
+      list.push(h("a", { class: "button", id: "back-to-lobby", href: LOBBY_ROUTE }, C.backToLobby));
     }
     return h("div", { class: "buttons" }, ...list);
   }
@@ -219,9 +228,9 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
     if (!t) {
       mount(
         view,
-        h("header", { class: "table-head" }, h("h2", {}, "Friends' table 好友房"), h("div", { class: "sub" }, `code ${code}`)),
-        notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : h("p", { class: "loading" }, "Loading…"),
-        h("div", { class: "buttons" }, h("a", { class: "button", href: LOBBY_ROUTE }, "Back to the lobby")),
+        h("header", { class: "table-head" }, h("h2", {}, F.title), h("div", { class: "sub" }, F.codeLine(code))),
+        notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : h("p", { class: "loading" }, C.loading),
+        h("div", { class: "buttons" }, h("a", { class: "button", id: "back-to-lobby", href: LOBBY_ROUTE }, C.backToLobby)),
       );
       return;
     }
@@ -231,35 +240,35 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
     const copy = async () => {
       try {
         await navigator.clipboard.writeText(link);
-        copied.textContent = "Copied";
+        copied.textContent = F.copied;
       } catch {
         linkInput.select();
-        copied.textContent = "Select and copy the link";
+        copied.textContent = F.selectAndCopy;
       }
     };
-    const linkInput = h("input", { id: "share-link", readonly: true, value: link, "aria-label": "share link", onfocus: () => linkInput.select() });
+    const linkInput = h("input", { id: "share-link", readonly: true, value: link, "aria-label": F.shareLabel, onfocus: () => linkInput.select() });
     const copied = h("span", { class: "sub" });
     mount(
       view,
       h(
         "header",
         { class: "table-head" },
-        h("h2", {}, "Friends' table 好友房", h("span", { class: "badge" }, room?.gameType === GameType.DOUDIZHU ? "Dou Dizhu 斗地主" : "Gomoku 五子棋")),
+        h("h2", {}, F.title, h("span", { class: "badge" }, room?.gameType === GameType.DOUDIZHU ? C.doudizhu : C.gomoku)),
         h(
           "div",
           { class: "sub" },
-          `${room?.displayName ?? ""} · ${room?.roomId ?? ""} · `,
-          Number(stakes?.silverPerPoint ?? 0n) > 0 ? `base ${stakes?.pointsBase} · ${num(stakes?.silverPerPoint ?? 0n)} silver a point` : "free room: points only",
-          " · never rated",
+          `${room ? roomName(room) : ""} · `,
+          Number(stakes?.silverPerPoint ?? 0n) > 0 ? F.paidLine(String(stakes?.pointsBase ?? 1), num(stakes?.silverPerPoint ?? 0n)) : F.freeLine,
+          ` · ${F.neverRated}`,
         ),
       ),
       h(
         "div",
         { class: "friends-share" },
-        h("div", { class: "label" }, "Code 房间号"),
+        h("div", { class: "label" }, F.codeLabel),
         h("div", { class: "friends-code", id: "friends-code" }, t.code),
-        h("div", { class: "share" }, linkInput, h("button", { id: "copy-link", onclick: () => void copy() }, "Copy link"), copied),
-        h("div", { class: "sub" }, "Friends open the link, or type the code in the lobby's “Join a friends' table” box."),
+        h("div", { class: "share" }, linkInput, h("button", { id: "copy-link", onclick: () => void copy() }, F.copyLink), copied),
+        h("div", { class: "sub" }, F.shareHint),
       ),
       h("ol", { class: "friends-seats", id: "friends-seats" }, ...t.seats.map((s) => seatRow(t, s))),
       h(
@@ -270,9 +279,9 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
       ),
       notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : null,
       buttons(t),
-      connection === "reconnecting" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
+      connection === "reconnecting" ? h("div", { class: "notice" }, F.reconnecting) : null,
       connection === "stopped" && t.state !== FriendsTableState.CLOSED
-        ? h("div", { class: "notice" }, "This table can no longer be followed; reload the page to try again.")
+        ? h("div", { class: "notice" }, F.cannotFollow)
         : null,
     );
     tick();
@@ -280,7 +289,7 @@ export function friendsTable(api: Api, root: HTMLElement, code: string): Friends
 
   function tick() {
     if (!table || !closesInEl) return;
-    closesInEl.textContent = ` Closes in ${clock(Number(table.closesAtUnixMs) - Date.now())} unless a game starts.`;
+    closesInEl.textContent = F.closesIn(clock(Number(table.closesAtUnixMs) - Date.now()));
   }
 
   async function start() {

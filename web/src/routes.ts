@@ -2,6 +2,7 @@
 // what this tab remembers about where its player is between screens (sessionStorage).
 
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
+import { S } from "./i18n/index.js";
 
 export const LOBBY_ROUTE = "#/";
 
@@ -66,10 +67,14 @@ export function isClosed(tableId: string): boolean {
 
 /**
  * Leaving a friends' table's game table also gives up the seat at the friends' table
- * (matchmaking frees the seats of those who left when the game table closes).
+ * (matchmaking frees the seats of those who left when the game table closes). In the
+ * page's language; `relabelRoutes` renews it after a language switch.
  */
-export const FRIENDS_SEAT_WARNING =
-  "Leave the game table? That also gives up your seat at the friends' table (you can sit down again if it is free).";
+export let FRIENDS_SEAT_WARNING = S().common.seatWarning;
+
+export function relabelRoutes(): void {
+  FRIENDS_SEAT_WARNING = S().common.seatWarning;
+}
 
 /**
  * Where a player goes when it leaves a game table, or the table closes: back to the

@@ -3,6 +3,8 @@
 // many watch, page by page. A row opens the table in the spectator view.
 
 import { explain, type Api } from "./api.js";
+import { S } from "./i18n/index.js";
+import { roomName } from "./lobby.js";
 import { displayName, isBot, BOT_MARK, standingLine } from "./names.js";
 import { LOBBY_ROUTE, watchRoute } from "./routes.js";
 import { h, mount } from "./ui.js";
@@ -11,25 +13,14 @@ import type { Room } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 
 const PAGE_SIZE = 20;
 
-/** A game API's `Phase` value name (TableSummary.phase) in words. */
-const PHASES: Record<string, string> = {
-  PHASE_PLAY: "playing",
-  PHASE_SWAP_DECISION: "swap decision (三手交换)",
-  PHASE_PROPOSE_FIFTH: "fifth-move proposals (五手两打)",
-  PHASE_CHOOSE_FIFTH: "choosing the fifth move",
-  PHASE_OVER: "game over",
-  PHASE_BIDDING: "bidding 叫分",
-  PHASE_PLAYING: "playing",
-  PHASE_FINISHED: "deal over",
-};
-
-/** Where a listed table is: "game 2 · 17 stones · playing", "between games". */
+/** Where a listed table is: "game 2 · 17 stones · playing" / "第 2 局 · 17 手 · 对局中". */
 export function stageLine(game: GameType, t: TableSummary): string {
+  const F = S().friends;
   const ddz = game === GameType.DOUDIZHU;
-  const number = `${ddz ? "deal" : "game"} ${t.gameNumber}`;
-  if (!t.inProgress) return `${number} · between games`;
-  const moves = ddz ? `${t.moveNumber} play${t.moveNumber === 1 ? "" : "s"}` : `${t.moveNumber} stone${t.moveNumber === 1 ? "" : "s"}`;
-  return `${number} · ${moves} · ${PHASES[t.phase] ?? t.phase}`;
+  const number = ddz ? F.dealN(t.gameNumber) : F.gameN(t.gameNumber);
+  if (!t.inProgress) return `${number} · ${F.betweenGames}`;
+  const moves = ddz ? F.plays(t.moveNumber) : F.stones(t.moveNumber);
+  return `${number} · ${moves} · ${F.phases[t.phase] ?? t.phase}`;
 }
 
 export interface TablesView {
@@ -37,6 +28,8 @@ export interface TablesView {
 }
 
 export function tableList(api: Api, root: HTMLElement, roomId: string): TablesView {
+  const F = S().friends;
+  const C = S().common;
   let room: Room | undefined;
   let tables: TableSummary[] = [];
   /** The page tokens of the pages before this one (the first page's is ""). */
@@ -52,7 +45,7 @@ export function tableList(api: Api, root: HTMLElement, roomId: string): TablesVi
     h(
       "section",
       { class: "table-list", "data-room": roomId },
-      h("header", { class: "table-head" }, h("h2", { id: "tables-title" }, `Tables in ${roomId}`), h("div", { class: "sub" }, "Live tables of this room, newest first. Click one to watch it; friends' tables are not listed.")),
+      h("header", { class: "table-head" }, h("h2", { id: "tables-title" }, F.tablesIn(roomName({ roomId, displayName: roomId }))), h("div", { class: "sub" }, F.tablesHint)),
       body,
     ),
   );
@@ -78,7 +71,7 @@ export function tableList(api: Api, root: HTMLElement, roomId: string): TablesVi
       ),
       h("td", { class: "stage" }, stageLine(game(), t)),
       h("td", { class: "spectators" }, `${t.spectators}`),
-      h("td", {}, h("a", { class: "button", href: watchRoute(game(), t.tableId) }, "Watch")),
+      h("td", {}, h("a", { class: "button", href: watchRoute(game(), t.tableId) }, F.watch)),
     );
   }
 
@@ -87,25 +80,25 @@ export function tableList(api: Api, root: HTMLElement, roomId: string): TablesVi
       body,
       problem ? h("div", { class: "notice", role: "alert" }, problem) : null,
       !loaded
-        ? h("p", { class: "loading" }, "Loading…")
+        ? h("p", { class: "loading" }, C.loading)
         : problem
           ? null
           : tables.length === 0
-          ? h("p", { class: "sub", id: "no-tables" }, previous.length ? "No more tables." : "No table is playing in this room right now.")
+          ? h("p", { class: "sub", id: "no-tables" }, previous.length ? F.noMoreTables : F.noTables)
           : h(
               "table",
               { class: "scores tables", id: "tables" },
-              h("tr", {}, h("th", {}, "players"), h("th", {}, "stage"), h("th", {}, "watching"), h("th", {}, "")),
+              h("tr", {}, h("th", {}, F.colPlayers), h("th", {}, F.colStage), h("th", {}, F.colWatching), h("th", {}, "")),
               ...tables.map(row),
             ),
       h(
         "div",
         { class: "buttons" },
-        previous.length ? h("button", { id: "first-page", onclick: () => void page("", true) }, "First page") : null,
-        previous.length ? h("button", { id: "previous-page", onclick: () => void page(previous.at(-1) ?? "", "back") }, "Previous page") : null,
-        nextPageToken ? h("button", { id: "next-page", onclick: () => void page(nextPageToken, "forward") }, "Next page") : null,
-        h("button", { id: "refresh-tables", onclick: () => void page(pageToken, false) }, "Refresh"),
-        h("a", { class: "button", href: LOBBY_ROUTE }, "Back to the lobby"),
+        previous.length ? h("button", { id: "first-page", onclick: () => void page("", true) }, F.firstPage) : null,
+        previous.length ? h("button", { id: "previous-page", onclick: () => void page(previous.at(-1) ?? "", "back") }, F.previousPage) : null,
+        nextPageToken ? h("button", { id: "next-page", onclick: () => void page(nextPageToken, "forward") }, F.nextPage) : null,
+        h("button", { id: "refresh-tables", onclick: () => void page(pageToken, false) }, F.refresh),
+        h("a", { class: "button", id: "back-to-lobby", href: LOBBY_ROUTE }, C.backToLobby),
       ),
     );
   }
@@ -133,7 +126,7 @@ export function tableList(api: Api, root: HTMLElement, roomId: string): TablesVi
     try {
       room = (await api.matchmaking.listRooms({})).rooms.find((r) => r.roomId === roomId);
       const title = document.getElementById("tables-title");
-      if (room && title) title.textContent = `Tables in ${room.displayName}`;
+      if (room && title) title.textContent = F.tablesIn(roomName(room));
     } catch {
       // the room's name is a nicety: the list names the room by its id then
     }

@@ -49,15 +49,30 @@ export function mount(el: Element, ...children: Child[]): void {
   appendAll(el, children);
 }
 
-/** A short message at the top of the page: `error` stays until dismissed, `info` fades. */
-export function toast(text: string, kind: "error" | "info" = "error"): void {
+/**
+ * A short message at the top of the page: `error` stays until dismissed (or 8 s),
+ * `info` fades. A toast belongs to the page it was raised on and goes when the route
+ * changes (`clearToasts`), unless `forNext`: said on the way to the next page (“Seated
+ * with 张三”), it stays on that one.
+ */
+export function toast(text: string, kind: "error" | "info" = "error", forNext = false): void {
   const box = document.getElementById("toasts");
   if (!box) return;
-  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status", "data-next": forNext ? "true" : null }, text);
   item.addEventListener("click", () => item.remove());
   box.append(item);
   while (box.children.length > 3) box.firstElementChild?.remove();
   setTimeout(() => item.remove(), kind === "error" ? 8000 : 3500);
+}
+
+/** Clears the toasts of the page left; those said for the page now opening stay (once). */
+export function clearToasts(): void {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  for (const item of [...box.children] as HTMLElement[]) {
+    if (item.dataset.next === "true") delete item.dataset.next;
+    else item.remove();
+  }
 }
 
 /** 1234567 → "1,234,567" */

@@ -4,7 +4,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { FRIENDS_WORDS, explain, explainFriends, fieldRefusal, stableCode, waitWords, withoutCodes } from "../src/errors.js";
+import { explain, explainFriends, fieldRefusal, friendsWords, stableCode, waitWords, withoutCodes } from "../src/errors.js";
+import { setLang, stringsOf } from "../src/i18n/index.js";
+
+// The server's sentences are English: the English page shows them; the Chinese page
+// (the default) says the client's own words for their codes (the last tests).
+setLang("en");
+const FRIENDS_WORDS = stringsOf("en").errors.friends;
 
 const refused = (code: Code, message: string) => explain(new ConnectError(message, code));
 
@@ -53,7 +59,7 @@ test("friends' tables' refusals are said in the client's words, never with their
     FRIENDS_WORDS.paid_friends_tables_off,
   );
   assert.equal(friends(Code.PermissionDenied, "not_owner: only the owner may close the table"), FRIENDS_WORDS.not_owner);
-  for (const [code, words] of Object.entries(FRIENDS_WORDS)) {
+  for (const [code, words] of Object.entries(friendsWords())) {
     assert.doesNotMatch(words, /[a-z]+_[a-z]+/, `${code}'s words hold no code`);
   }
 });
@@ -89,4 +95,29 @@ test("a refused name shows the sentence after the field's name, beside the field
   assert.equal(refusal("player_id: is longer than 64 characters"), null, "another field");
   assert.equal(refusal("name: x", Code.PermissionDenied), null, "not a malformed field");
   assert.equal(fieldRefusal(new Error("name: x"), "name"), null);
+});
+
+test("in Chinese a refusal is said in the client's words for its code, and never names a field", () => {
+  setLang("zh-CN");
+  try {
+    const zh = stringsOf("zh-CN").errors;
+    assert.equal(refused(Code.FailedPrecondition, "occupied: h8 is already occupied"), zh.codes.occupied);
+    assert.equal(
+      refused(Code.FailedPrecondition, "not_eligible: insufficient_balance: balance 0 silver is below the room's minimum of 1000 silver"),
+      zh.codes.insufficient_balance,
+    );
+    assert.equal(refused(Code.FailedPrecondition, "live_ticket: player ann already has a live ticket gomoku-free.0193"), zh.codes.live_ticket);
+    assert.equal(refused(Code.InvalidArgument, "room_id: is required"), zh.badRequest, "no field name");
+    assert.equal(refused(Code.FailedPrecondition, "some_new_code: a sentence in English"), zh.refused);
+    assert.equal(refused(Code.Internal, "incident 0193abc"), zh.internal);
+    assert.equal(explainFriends(new ConnectError("table_full: every seat is taken", Code.FailedPrecondition)), zh.friends.table_full);
+    const wait = new ConnectError("too_many_codes: wait", Code.ResourceExhausted, { "retry-after-ms": "420000" });
+    assert.equal(explainFriends(wait), "试了太多不存在的房间号，请 7 分钟后再试。");
+    assert.equal(fieldRefusal(new ConnectError("name: must not end with a space", Code.InvalidArgument), "name"), zh.badRequest);
+    for (const words of [...Object.values(zh.codes), ...Object.values(zh.friends)]) {
+      assert.doesNotMatch(words, /[a-z]+_[a-z]+/, `no code in ${words}`);
+    }
+  } finally {
+    setLang("en");
+  }
 });

@@ -11,13 +11,23 @@ import {
   codeProblem,
   displayName,
   isBot,
+  devPlayerId,
   isCode,
+  nameProblem,
   normaliseCode,
+  rankWords,
+  relabel,
+  usableAsId,
   playerLine,
   shareLink,
   standingLine,
 } from "../src/names.js";
 import { stageLine } from "../src/tables.js";
+import { setLang, stringsOf } from "../src/i18n/index.js";
+
+// English words here; the Chinese (the page's default) where a test says so.
+setLang("en");
+relabel();
 
 test("a player is shown by its name, else by its id", () => {
   assert.equal(displayName("p-81", create(PlayerProfileSchema, { name: "张三" })), "张三");
@@ -72,7 +82,60 @@ test("a listed table says how far its game is, in words", () => {
   const playing = create(TableSummarySchema, { inProgress: true, gameNumber: 2, moveNumber: 17, phase: "PHASE_PLAY" });
   assert.equal(stageLine(GameType.GOMOKU, playing), "game 2 · 17 stones · playing");
   const bidding = create(TableSummarySchema, { inProgress: true, gameNumber: 1, moveNumber: 0, phase: "PHASE_BIDDING" });
-  assert.equal(stageLine(GameType.DOUDIZHU, bidding), "deal 1 · 0 plays · bidding 叫分");
+  assert.equal(stageLine(GameType.DOUDIZHU, bidding), "deal 1 · 0 plays · bidding");
   const between = create(TableSummarySchema, { inProgress: false, gameNumber: 3, phase: "PHASE_OVER" });
   assert.equal(stageLine(GameType.GOMOKU, between), "game 3 · between games");
+});
+
+test("in Chinese: ranks, a listed table's stage, a code's problem and the bot mark in Chinese words", () => {
+  setLang("zh-CN");
+  relabel();
+  try {
+    assert.equal(rankWords("1k"), "1级");
+    assert.equal(rankWords("10k"), "10级");
+    assert.equal(rankWords("2d"), "业余2段");
+    assert.equal(rankWords("9p"), "专业9段");
+    assert.equal(rankWords("无级别"), "无级别");
+    assert.equal(standingLine(create(PlayerProfileSchema, { title: "超轻蝇量级", rankName: "1k" })), "超轻蝇量级 · 1级");
+    const playing = create(TableSummarySchema, { inProgress: true, gameNumber: 2, moveNumber: 17, phase: "PHASE_PLAY" });
+    assert.equal(stageLine(GameType.GOMOKU, playing), "第 2 局 · 17 手 · 对局中");
+    assert.equal(codeProblem("K7QX"), stringsOf("zh-CN").common.codeLength("K7QX", 4));
+    assert.equal(BOT_MARK, "机器人", "the live binding follows the language");
+    assert.equal(playerLine("p-81", create(PlayerProfileSchema, { name: "李四" }), true), "李四（你）");
+  } finally {
+    setLang("en");
+    relabel();
+  }
+  assert.equal(BOT_MARK, "bot");
+  assert.equal(rankWords("unranked"), "unranked");
+});
+
+test("a display name follows the ledger's rules (docs/rules.md#names): Chinese, spaces inside and emoji yes", () => {
+  for (const ok of ["张三", "张 三丰", "Zoë", "👩‍💻 dev", "一二三四五六七八九十一二"]) assert.equal(nameProblem(ok), null, ok);
+  assert.match(nameProblem("一二三四五六七八九十一二三") ?? "", /13/);
+  assert.ok(nameProblem(" 张三"), "a space at the start");
+  assert.ok(nameProblem("张三\u3000"), "an ideographic space at the end");
+  assert.ok(nameProblem("张\t三"), "a tab");
+  assert.ok(nameProblem("张\u200b三"), "a zero-width space");
+  assert.ok(nameProblem("ab\u202ecd"), "a right-to-left override");
+  assert.ok(nameProblem(""), "empty");
+  assert.ok(nameProblem("😀".repeat(17)), "more than 64 bytes");
+  assert.equal(nameProblem("e\u0301"), null, "one character after NFC");
+});
+
+test("a development sign-in: an id-like name is the player id; another gets a remembered p- id", () => {
+  assert.ok(usableAsId("ann-1"));
+  assert.ok(usableAsId("a.b:c@d_e"));
+  assert.ok(!usableAsId("张三"));
+  assert.ok(!usableAsId("ann b"));
+  assert.ok(!usableAsId("bot-7"), "the bots' prefix");
+  assert.ok(!usableAsId("x".repeat(65)));
+  const kept = new Map<string, string>();
+  const store = { getItem: (k: string) => kept.get(k) ?? null, setItem: (k: string, v: string) => void kept.set(k, v) };
+  assert.equal(devPlayerId("ann-1", store), "ann-1");
+  const id = devPlayerId("张 三", store, () => 0.5);
+  assert.match(id, /^p-[0-9a-z]{8}$/);
+  assert.equal(devPlayerId("张 三", store, () => 0.1), id, "the same name, the same player");
+  assert.notEqual(devPlayerId("李四", store, () => 0.1), id);
+  assert.ok(usableAsId(id));
 });
