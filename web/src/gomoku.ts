@@ -743,16 +743,14 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         g.title,
         spectator ? h("span", { class: "badge" }, g.spectating) : null,
         t.friendsTable ? h("span", { class: "badge" }, g.friendsTable) : null,
-        h("span", { class: "sub room" }, `${t.roomId} · ${g.gameN(t.game?.number ?? 1)}`),
+        h("span", { class: "sub room-game" }, `${t.roomId} · ${g.gameN(t.game?.number ?? 1)}`),
       ),
       h("div", { class: "sub table-id" }, g.tableId(t.tableId)),
       t.game?.opening ? h("div", { class: "sub", id: "opening" }, g.openingLine(openingName(t.game.opening))) : null,
     );
     const blackFirst = t.players[0]?.color === Color.BLACK ? [0, 1] : [1, 0];
     mount(players, ...blackFirst.map((seat) => playerCard(t, seat)));
-    mount(
-      turn,
-      h(
+    const statusLine = h(
         "div",
         {
           class: "status",
@@ -763,11 +761,12 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
           "data-phase": Phase[t.game?.phase ?? Phase.UNSPECIFIED],
         },
         status(t),
-      ),
-      notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : null,
-      result(t),
-      buttons(t),
-    );
+      );
+    const noticeBox = notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : null;
+    // A finished game leads with its result; a running one with whose turn it is.
+    const over = result(t);
+    if (over) mount(turn, over, statusLine, noticeBox, buttons(t));
+    else mount(turn, statusLine, noticeBox, buttons(t));
     mount(
       info,
       moveList(t),
