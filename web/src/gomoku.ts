@@ -68,6 +68,25 @@ export function openingName(o: Opening): string {
   return S().gomoku.openingName(o.nameZh, o.name, o.code, o.stones.map((p) => p.text.toUpperCase()).join(" "));
 }
 
+/** A rule set in a few words, for the table's heading. */
+function ruleShort(r: RuleSet): string {
+  const k = S().gomoku.ruleShort;
+  switch (r) {
+    case RuleSet.FREESTYLE:
+      return k.freestyle;
+    case RuleSet.RENJU_LOSE:
+      return k.renjuLose;
+    case RuleSet.RENJU_REFUSE:
+      return k.renjuRefuse;
+    case RuleSet.RENJU_CLAIM:
+      return k.renjuClaim;
+    case RuleSet.RENJU_SWAP:
+      return k.renjuSwap;
+    default:
+      return "";
+  }
+}
+
 const RULE_SET_NAMES: Record<RuleSet, string> = {
   [RuleSet.UNSPECIFIED]: "",
   [RuleSet.FREESTYLE]: "freestyle",
@@ -743,9 +762,9 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         g.title,
         spectator ? h("span", { class: "badge" }, g.spectating) : null,
         t.friendsTable ? h("span", { class: "badge" }, g.friendsTable) : null,
-        h("span", { class: "sub room-game" }, `${t.roomId} · ${g.gameN(t.game?.number ?? 1)}`),
+        h("span", { class: "sub room-game", "data-room-id": t.roomId }, `${ruleShort(t.ruleSet)} · ${g.gameN(t.game?.number ?? 1)}`),
       ),
-      h("div", { class: "sub table-id" }, g.tableId(t.tableId)),
+      h("div", { class: "sub table-id" }, `${t.roomId} · ${g.tableId(t.tableId)}`),
       t.game?.opening ? h("div", { class: "sub", id: "opening" }, g.openingLine(openingName(t.game.opening))) : null,
     );
     const blackFirst = t.players[0]?.color === Color.BLACK ? [0, 1] : [1, 0];

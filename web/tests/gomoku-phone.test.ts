@@ -72,6 +72,7 @@ test("phone (zh): a full game with the board, status and buttons in view at ever
     await white.page.evaluate(() => window.scrollTo(0, 0));
     await assertInView(white.page, "svg.board");
     await assertInView(white.page, "#result .description");
+    await assertInView(white.page, "#actions button");
     await shot(white.page, "gomoku-phone-zh-result");
     // Move numbers on the stones, remembered.
     await white.page.click("#toggle-numbers");
@@ -206,6 +207,28 @@ test("desktop (zh): board and side panel side by side in view; a spectator arriv
     assert.equal(await watcher.page.getAttribute('[data-last="true"]', "data-point"), "i11");
     await shot(watcher.page, "gomoku-desktop-zh-spectator");
     assert.deepEqual([...a.problems, ...b.problems, ...watcher.problems], []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("desktop (en): the same page in English — the move list, the resignation asked in the page, the result in one sentence", async () => {
+  const browser = await launch();
+  try {
+    const [a, b] = await Promise.all([open(browser, player("ge-a"), { locale: "en-US" }), open(browser, player("ge-b"), { locale: "en-US" })]);
+    const [black, white] = await seat(a, b, "gomoku-free");
+    await place(black, [white], "h8");
+    await place(white, [black], "j10");
+    assert.match((await black.page.textContent("#status")) ?? "", /^Your move \(black\)/);
+    assert.deepEqual(await white.page.$$eval("#moves li", (els) => els.map((e) => e.textContent)), ["1. Black H8", "2. White J10"]);
+    await black.page.click("#resign");
+    assert.match((await black.page.textContent("#confirm-dialog")) ?? "", /Resign this game\?/);
+    await black.page.click('#confirm-dialog [data-answer="yes"]');
+    for (const p of [black, white]) await p.page.waitForSelector("#result");
+    assert.equal(await white.page.textContent("#result .description"), "White wins: black resigned");
+    assert.equal(await white.page.textContent("#result .headline"), "You win!");
+    assert.equal(await black.page.textContent("#result .headline"), "You lose");
+    assert.deepEqual([...a.problems, ...b.problems], []);
   } finally {
     await browser.close();
   }

@@ -38,6 +38,7 @@ export const en = {
       renjuClaim: "Renju (claim): a forbidden black stone stands until white claims it; a right claim wins.",
       renjuSwap: "Renju with swap: white may swap after move 3; black proposes two fifth moves and white keeps one.",
     },
+    ruleShort: { freestyle: "Freestyle", renjuLose: "Renju · forbidden loses", renjuRefuse: "Renju · forbidden refused", renjuClaim: "Renju · claim", renjuSwap: "Renju · swap" },
     designatedRandom: "Designated openings: each game starts from one of the 26 standard openings, drawn at random; white plays move 4.",
     designatedOne: (choice: string) => `Designated opening ${choice}: every game starts from it; white plays move 4.`,
     openingName: (_nameZh: string, name: string, code: string, stones: string) => `${name} (${code}): ${stones}`,

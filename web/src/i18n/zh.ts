@@ -33,6 +33,7 @@ export const zh: Strings = {
       renjuClaim: "有禁手（指出禁手）：黑方走禁手后，白方指出即胜；白方若继续落子，禁手不再成立。",
       renjuSwap: "有禁手，三手交换、五手两打：第 3 手后白方可选择交换；黑方第 5 手提出两个点，由白方选留一个。",
     },
+    ruleShort: { freestyle: "无禁手", renjuLose: "有禁手 · 禁手判负", renjuRefuse: "有禁手 · 禁手不能落子", renjuClaim: "有禁手 · 指出禁手", renjuSwap: "有禁手 · 三手交换" },
     designatedRandom: "指定打法：每局从 26 种标准开局中随机抽取一种开始，白方下第 4 手。",
     designatedOne: (choice: string) => `指定打法 ${choice}：每局都从这个开局开始，白方下第 4 手。`,
     openingName: (nameZh: string, _name: string, code: string, stones: string) => `${nameZh}（${code}）：${stones}`,
