@@ -687,8 +687,10 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
             if (!leaving) {
               // The server says when leaving is an escape: during a game, and between the
               // two games of a pair (docs/rules.md#games-in-pairs).
-              if (t.leavingEscapes && !(await ask("leave", g.leave, playing ? g.leaveEscape : g.leavePairEscape, g.leave, true))) return;
-              if (!t.leavingEscapes && t.friendsTable && !(await ask("leave", g.leave, g.leaveFriendsSeat, g.leave, false))) return;
+              // The browser's own confirmation here (the friends' tables' tests answer it
+              // as a dialog); the forbidden point and resigning ask in the page.
+              if (t.leavingEscapes && !confirm(playing ? g.leaveEscape : g.leavePairEscape)) return;
+              if (!t.leavingEscapes && t.friendsTable && !confirm(g.leaveFriendsSeat)) return;
               try {
                 await api.gomoku.leave(req());
               } catch (err) {
@@ -778,6 +780,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
           "data-my-turn": myTurn() ? "true" : "false",
           "data-my-color": sideOf(myColor()),
           "data-phase": Phase[t.game?.phase ?? Phase.UNSPECIFIED],
+          "data-game": t.game?.number ?? 0,
         },
         status(t),
       );
