@@ -240,7 +240,11 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       const me = mySeat();
       if (me !== undefined && g.result.winnerSeat !== undefined) play(g.result.winnerSeat === me ? "win" : "lose");
     } else if (now.myTurn && (!before.myTurn || now.game !== before.game)) {
-      setTimeout(() => play("turn"), now.stones > before.stones ? 120 : 0);
+      // A moment after the stone's sound; not if the turn has passed meanwhile.
+      const game = now.game;
+      setTimeout(() => {
+        if (myTurn() && table?.game?.number === game) play("turn");
+      }, now.stones > before.stones ? 120 : 0);
     }
   }
 
@@ -859,7 +863,8 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
           ? g.logStartOpening(e.gameNumber, openingName(k.value.opening), nameOf(k.value.blackSeat))
           : g.logStart(e.gameNumber, nameOf(k.value.blackSeat));
       case "stonePlaced":
-        return g.logStone(k.value.stone?.ply ?? 0, colorWord(k.value.stone?.color ?? Color.UNSPECIFIED), shown(k.value.stone?.point?.text), nameOf(k.value.seat));
+        // The move list (棋谱) shows every stone; the log keeps the other events.
+        return null;
       case "forbiddenClaimUpheld":
         return g.logClaimUpheld(nameOf(k.value.seat), forbiddenWord(k.value.kind));
       case "forbiddenClaimRejected":
@@ -877,7 +882,9 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       case "fifthChosen":
         return g.logChosen(nameOf(k.value.seat), shown(k.value.point?.text), shown(k.value.rejected?.text));
       case "gameOver":
-        return k.value.result ? g.logGameOver(resultSentence(k.value.result)) : g.gameOver;
+        return k.value.result
+          ? g.logGameOver(resultSentence(k.value.result), k.value.result.winnerSeat === undefined ? null : nameOf(k.value.result.winnerSeat))
+          : g.gameOver;
       case "nextGameRequested":
         return g.logNextGame(nameOf(k.value.seat));
       case "playerLeft":

@@ -23,6 +23,11 @@ async function turnInView(p: Player): Promise<void> {
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
+/** Waits for the passing messages ("Seated with …") to fade, for a clean screenshot. */
+async function calm(p: Player): Promise<void> {
+  await until("no passing message", async () => (await p.page.$$("#toasts .toast.info")).length === 0, 8000);
+}
+
 test("phone (zh): a full game with the board, status and buttons in view at every turn, one result sentence, the winning five, the move list and the sounds", async () => {
   const browser = await launch();
   try {
@@ -40,7 +45,10 @@ test("phone (zh): a full game with the board, status and buttons in view at ever
       await place(black, [white], blackMoves[i]!);
       if (!whiteMoves[i]) break;
       await turnInView(white);
-      if (i === 2) await shot(white.page, "gomoku-phone-zh");
+      if (i === 2) {
+        await calm(white);
+        await shot(white.page, "gomoku-phone-zh");
+      }
       await place(white, [black], whiteMoves[i]!);
     }
     for (const p of [black, white]) await p.page.waitForSelector("#result");
@@ -194,6 +202,7 @@ test("desktop (zh): board and side panel side by side in view; a spectator arriv
     const boardRight = await white.page.$eval("svg.board", (e) => e.getBoundingClientRect().right);
     const statusLeft = await white.page.$eval("#status", (e) => e.getBoundingClientRect().left);
     assert.ok(statusLeft > boardRight, `status at ${statusLeft}, board ends at ${boardRight}`);
+    await calm(white);
     await shot(white.page, "gomoku-desktop-zh");
     // A spectator opens the table now and sees the five moves made before it came.
     const tableId = white.page.url().split("/").pop()!;

@@ -124,7 +124,6 @@ export const en = {
     // the log
     logStart: (n: number, black: string) => `Game ${n} starts: ${black} plays black.`,
     logStartOpening: (n: number, opening: string, black: string) => `Game ${n} starts from the opening ${opening}: ${black} plays black, white plays move 4.`,
-    logStone: (ply: number, color: string, point: string, who: string) => `${ply}. ${color} ${point} (${who})`,
     logClaimUpheld: (who: string, kind: string) => `${who} claims a forbidden move: right (${kind}).`,
     logClaimRejected: (who: string) => `${who} claims a forbidden move: wrong; black moves again.`,
     logDrawOffered: (who: string) => `${who} offers a draw.`,
@@ -133,7 +132,7 @@ export const en = {
     logSwapped: (who: string) => `${who} swaps and now plays black.`,
     logProposed: (who: string, points: string) => `${who} proposes ${points}.`,
     logChosen: (who: string, kept: string, dropped: string) => `${who} keeps ${kept} (drops ${dropped}).`,
-    logGameOver: (sentence: string) => `Game over. ${sentence}.`,
+    logGameOver: (sentence: string, winner: string | null) => `Game over. ${sentence}${winner ? ` (winner: ${winner})` : ""}.`,
     logNextGame: (who: string) => `${who} wants another game.`,
     logLeft: (who: string, escaped: boolean) => `${who} left the table${escaped ? " (escape)" : ""}.`,
     logClosed: (why: string) => `The table closed: ${why}.`,
