@@ -32,8 +32,9 @@ test("two players queue for gomoku-renju, play to five by clicking, and both lob
       if (whiteMoves[i]) await place(white, [black], whiteMoves[i]!);
     }
     for (const p of [black, white]) await p.page.waitForSelector("#result");
-    assert.match((await black.page.textContent("#result .headline")) ?? "", /You win/);
-    assert.match((await white.page.textContent("#result .headline")) ?? "", /You lose/);
+    assert.match((await black.page.textContent("#result .headline")) ?? "", /你赢了/);
+    assert.match((await white.page.textContent("#result .headline")) ?? "", /你输了/);
+    assert.equal(await black.page.textContent("#result .description"), "黑方胜：五子连珠", "one sentence from the result's codes");
     const [blackAfter, whiteAfter] = [await settledBalance(black), await settledBalance(white)];
     assert.ok(blackAfter > 10_000n && whiteAfter < 10_000n, `balances ${blackAfter} / ${whiteAfter}`);
     await shot(black.page, "gomoku-result-winner");
@@ -43,7 +44,7 @@ test("two players queue for gomoku-renju, play to five by clicking, and both lob
       await p.page.click("#leave");
       await p.page.waitForSelector("#silver");
       await until("the new balance in the lobby", async () => (await lobbySilver(p.page)) === balance);
-      assert.match((await p.page.textContent("#last-result")) ?? "", /silver/);
+      assert.match((await p.page.textContent("#last-result")) ?? "", /银子/);
     }
     await shot(black.page, "gomoku-lobby-after");
     assert.deepEqual([...a.problems, ...b.problems], []);
@@ -59,6 +60,9 @@ test("a page reloaded mid-game resumes the same table from its last event and fi
     const [black, white] = await seat(a, b, "gomoku-free");
     const tableUrl = black.page.url();
     await place(black, [white], "h8");
+    // An event for the log: white offers a draw, then plays on.
+    await white.page.click("#offer-draw");
+    await until("the offer in black's log", async () => /提议和棋/.test((await black.page.textContent("#log")) ?? ""));
     await place(white, [black], "a1");
     await place(black, [white], "h9");
     const before = await stones(black.page);
@@ -73,9 +77,9 @@ test("a page reloaded mid-game resumes the same table from its last event and fi
     assert.equal(black.page.url(), tableUrl, "the same table");
     const after = await stones(black.page);
     for (const s of before) assert.ok(after.includes(s), `${s} is still on the board`);
-    const log = (await black.page.textContent("#log")) ?? "";
-    assert.match(log, /h8/, "the log from before the reload is kept");
-    assert.match(log, /a3/, "the move made during the reload is in the log");
+    const moves = await black.page.$$eval("#moves li", (els) => els.map((e) => e.textContent));
+    assert.deepEqual(moves, ["1. 黑 H8", "2. 白 A1", "3. 黑 H9", "4. 白 A3"], "the move list has the moves from before the reload and the one made during it");
+    assert.match((await black.page.textContent("#log")) ?? "", /提议和棋/, "the log from before the reload is kept");
     await shot(black.page, "gomoku-after-reload");
     await place(black, [white], "h10");
     await place(white, [black], "a5");
@@ -83,7 +87,7 @@ test("a page reloaded mid-game resumes the same table from its last event and fi
     await place(white, [black], "a7");
     await place(black, [white], "h12");
     await black.page.waitForSelector("#result");
-    assert.match((await black.page.textContent("#result .headline")) ?? "", /You win/);
+    assert.match((await black.page.textContent("#result .headline")) ?? "", /你赢了/);
     assert.deepEqual([...a.problems, ...b.problems], []);
   } finally {
     await browser.close();
@@ -108,9 +112,11 @@ test("a forbidden point in gomoku-renju-refuse shows the server's reason and cha
     assert.equal(await black.page.getAttribute('[data-point="g8"]', "data-forbidden"), "true", "g8 is marked forbidden for black");
     const before = await stones(black.page);
     await black.page.click('[data-point="g8"]');
+    assert.equal(await black.page.$("#confirm-dialog"), null, "a refuse room asks nothing: the server refuses");
     const notice = await until("the refusal", async () => (await black.page.$("#notice")) && black.page.textContent("#notice"));
-    assert.match(notice ?? "", /forbidden/i);
-    assert.match(notice ?? "", /double three/i);
+    assert.match(notice ?? "", /forbidden|禁手/i);
+    assert.match(notice ?? "", /double three|三三/i);
+    assert.equal(await black.page.$$eval("#notice, #toasts .toast.error", (els) => els.length), 1, "the refusal is shown once");
     assert.doesNotMatch(notice ?? "", /Error|at \w+ \(|\.ts:|\.js:/, "a player's sentence, no stack trace");
     await shot(black.page, "gomoku-refuse-forbidden");
     assert.deepEqual(await stones(black.page), before, "nothing changed on the board");
@@ -128,7 +134,6 @@ test("the swap room: swap after move 3, two fifth-move proposals and the choice,
     const names = [player("sw-a"), player("sw-b")];
     for (const name of names) await grant(name, 10_000n);
     const [a, b] = await Promise.all(names.map((n) => open(browser, n)));
-    for (const p of [a, b]) p.page.on("dialog", (dialog) => void dialog.accept());
     const [first, second] = await seat(a, b, "gomoku-renju-swap");
     const phase = (p: Player) => p.page.getAttribute("#status", "data-phase");
     await place(first, [second], "h8");
@@ -136,7 +141,7 @@ test("the swap room: swap after move 3, two fifth-move proposals and the choice,
     await place(first, [second], "g9");
     // White (second) decides: swap, and now plays black.
     await until("the swap decision", async () => (await phase(second)) === "SWAP_DECISION");
-    await second.page.click("button:has-text(\"Swap\")");
+    await second.page.click("#swap");
     await until("colors swapped", async () => (await second.page.getAttribute("#status", "data-my-color")) === "black");
     await until("the other player now white", async () => (await first.page.getAttribute("#status", "data-my-color")) === "white");
     await place(first, [second], "k11");
@@ -144,7 +149,7 @@ test("the swap room: swap after move 3, two fifth-move proposals and the choice,
     await until("the proposals", async () => (await phase(second)) === "PROPOSE_FIFTH");
     await second.page.click('[data-point="c3"]');
     await second.page.click('[data-point="m13"]');
-    await second.page.click("button:has-text(\"Propose\")");
+    await second.page.click("#propose");
     await until("the choice", async () => (await phase(first)) === "CHOOSE_FIFTH");
     await shot(first.page, "gomoku-swap-choose-fifth");
     await first.page.click('[data-point="m13"]');
@@ -152,14 +157,21 @@ test("the swap room: swap after move 3, two fifth-move proposals and the choice,
     assert.equal(await first.page.getAttribute('[data-point="c3"]', "data-stone"), "", "the dropped proposal is gone");
     // White offers a draw; black declines; then white resigns.
     await until("white to move", async () => (await first.page.getAttribute("#status", "data-my-turn")) === "true");
-    await first.page.click("button:has-text(\"Offer draw\")");
-    await second.page.waitForSelector("text=Accept draw");
-    await second.page.click("button:has-text(\"Decline\")");
-    await until("the offer answered", async () => !(await second.page.$("text=Accept draw")));
-    await first.page.click("button:has-text(\"Resign\")");
+    await first.page.click("#offer-draw");
+    await second.page.waitForSelector("#accept-draw");
+    await second.page.click("#decline-draw");
+    await until("the offer answered", async () => !(await second.page.$("#accept-draw")));
+    // Resigning asks in the page first: cancel changes nothing, then resign for real.
+    await first.page.click("#resign");
+    await first.page.click('#confirm-dialog[data-kind="resign"] [data-answer="no"]');
+    assert.equal(await first.page.$("#confirm-dialog"), null);
+    assert.equal(await first.page.$("#result"), null, "cancel resigns nothing");
+    await first.page.click("#resign");
+    await first.page.click('#confirm-dialog[data-kind="resign"] [data-answer="yes"]');
     for (const p of [first, second]) await p.page.waitForSelector("#result");
-    assert.match((await second.page.textContent("#result .headline")) ?? "", /You win/);
-    assert.match((await first.page.textContent("#result .description")) ?? "", /resign/);
+    assert.match((await second.page.textContent("#result .headline")) ?? "", /你赢了/);
+    assert.match((await first.page.textContent("#result .description")) ?? "", /^(黑方|白方)胜：(白方|黑方)认输$/);
+    assert.equal(await first.page.getAttribute("#result", "data-reason"), "RESIGNATION");
     await shot(second.page, "gomoku-swap-result");
     assert.deepEqual([...a.problems, ...b.problems], []);
   } finally {
@@ -185,7 +197,7 @@ test("a player who opens the page afresh (another device, a restarted app) is ta
     await page.goto(`${tableUrl.split("#")[0]}#/`);
     await page.waitForSelector('#status[data-my-color="black"]');
     assert.equal(page.url().split("#")[1], tableUrl.split("#")[1], "the same table");
-    assert.match((await page.textContent("#toasts")) ?? "", /Back at your Gomoku table/);
+    assert.match((await page.textContent("#toasts")) ?? "", /Gomoku|五子棋/);
     for (const s of ["h8:black", "a1:white"]) assert.ok((await stones(page)).includes(s), `${s} is on the board`);
     await shot(page, "gomoku-rejoined");
     const again: Player = { name: black.name, context, page, problems };
@@ -193,8 +205,8 @@ test("a player who opens the page afresh (another device, a restarted app) is ta
       await place(again, [white], point);
       if (i < 3) await place(white, [again], ["a3", "a5", "a7"][i]!);
     }
-    await page.waitForSelector("#result");
-    assert.match((await page.textContent("#result .headline")) ?? "", /You win/);
+    await page.waitForSelector("#result.win");
+    assert.match((await page.textContent("#result .headline")) ?? "", /You win|你赢了/);
     assert.deepEqual([...problems, ...white.problems], []);
   } finally {
     await browser.close();
