@@ -75,6 +75,12 @@ function localWords(message: string): string | null {
     const reason = stableCode(message.slice(first.length + 2));
     return codes[reason] ?? null;
   }
+  if (first === "forbidden") {
+    // "forbidden: g8 is forbidden for black: double three" → the point and the rule.
+    const found = /^forbidden: ([a-o]\d{1,2}) is forbidden for black: (.+)$/.exec(message);
+    const kind = found ? S().errors.forbiddenKinds[found[2]!] : undefined;
+    if (found && kind) return S().errors.forbiddenAt(found[1]!.toUpperCase(), kind);
+  }
   return codes[first] ?? null;
 }
 

@@ -121,3 +121,13 @@ test("in Chinese a refusal is said in the client's words for its code, and never
     setLang("en");
   }
 });
+
+test("a forbidden point's refusal keeps the point and the rule in Chinese", () => {
+  setLang("zh-CN");
+  try {
+    assert.equal(refused(Code.FailedPrecondition, "forbidden: g8 is forbidden for black: double three"), "G8 是黑方禁手（三三），不能下在这里。");
+    assert.equal(refused(Code.FailedPrecondition, "forbidden: k10 is forbidden for black: overline"), "K10 是黑方禁手（长连），不能下在这里。");
+  } finally {
+    setLang("en");
+  }
+});

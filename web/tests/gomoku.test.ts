@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { grant, launch, lobbySilver, open, place, player, seat, shot, stones, until, type Player } from "./harness.js";
+import { WEB, grant, launch, lobbySilver, open, place, player, seat, shot, stones, until, type Player } from "./harness.js";
 
 /** The silver a settled result shows for this page's player. */
 async function settledBalance(p: Player): Promise<bigint> {
@@ -193,8 +193,8 @@ test("a player who opens the page afresh (another device, a restarted app) is ta
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-    // Opened at the lobby's address, the page finds the table by itself.
-    await page.goto(`${tableUrl.split("#")[0]}#/`);
+    // Signed in again at the lobby's address, the page finds the table by itself.
+    await page.goto(`${WEB}/?player=${encodeURIComponent(black.name)}#/`);
     await page.waitForSelector('#status[data-my-color="black"]');
     assert.equal(page.url().split("#")[1], tableUrl.split("#")[1], "the same table");
     assert.match((await page.textContent("#toasts")) ?? "", /Gomoku|五子棋/);

@@ -353,6 +353,8 @@ export const en = {
   doudizhu: {},
   /** Errors in a player's words. */
   errors: {
+    forbiddenKinds: { "double three": "double three", "double four": "double four", overline: "overline" } as Record<string, string>,
+    forbiddenAt: (point: string, kind: string) => `${point} is forbidden for black (${kind}): play elsewhere.`,
     unauthenticated: "Your sign-in has expired or is not valid. Sign in again.",
     unavailable: "The game server cannot be reached right now. Retrying may help.",
     deadline: "The server took too long to answer. Try again.",

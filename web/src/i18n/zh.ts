@@ -325,6 +325,8 @@ export const zh: Strings = {
   },
   doudizhu: {},
   errors: {
+    forbiddenKinds: { "double three": "三三", "double four": "四四", overline: "长连" } as Record<string, string>,
+    forbiddenAt: (point: string, kind: string) => `${point} 是黑方禁手（${kind}），不能下在这里。`,
     unauthenticated: "登录已过期或无效，请重新登录。",
     unavailable: "现在连不上游戏服务器，稍后重试也许就好了。",
     deadline: "服务器响应太慢，请再试一次。",
