@@ -42,6 +42,12 @@ export interface FollowTableOptions<G extends Game> {
    * that will seat it). Default true; a spectator's feed should say false.
    */
   relocate?: boolean;
+  /**
+   * After the table closed with no next table for the player: how long the stream
+   * still brings events (the last game's settlement comes after the close) before the
+   * feed ends `closed`, in ms. Default 3000.
+   */
+  lingerMs?: number;
   /** Dou Dizhu: the spectator view even when seated. */
   asSpectator?: boolean;
   /** Reopenings in a row that bring nothing before giving up. Default 10. */
@@ -131,6 +137,7 @@ export function followTable<G extends Game>(client: Gamehub, options: FollowTabl
   const backoff = options.backoffMs ?? [250, 500, 1000, 2000, 5000];
   const maxEmpty = options.maxEmptyAttempts ?? 10;
   const relocate = options.relocate ?? true;
+  const lingerMs = options.lingerMs ?? 3000;
   let tableId: string | null = options.tableId ?? null;
   let after: bigint | null = options.afterEventId ?? null;
   let state: FeedState | null = null;
@@ -170,22 +177,51 @@ export function followTable<G extends Game>(client: Gamehub, options: FollowTabl
       if (signal.aborted) return "stopped";
       if (tableId === null) {
         tableId = await relocateFrom(null);
-        if (tableId === null) return "closed";
+        if (tableId === null) {
+          setState("closed");
+          return "closed";
+        }
         after = null;
       }
       let closed = false;
       let hint: number | undefined;
+      // This table's stream; ended early once the player's next table is known, or a
+      // while (`lingerMs`) after the table closed with nowhere to go.
+      const stream = new AbortController();
+      const endStream = () => stream.abort();
+      signal.addEventListener("abort", endStream, { once: true });
+      let linger: ReturnType<typeof setTimeout> | undefined;
+      let relocation: Promise<string | null | undefined> | null = null;
+      const from = tableId;
+      // The table closed: look for the player's next table at once, while the stream
+      // still brings what comes after the close (the last game's settlement).
+      const closing = () => {
+        closed = true;
+        relocation ??= relocateFrom(from).then(
+          (next) => {
+            if (next !== null) endStream();
+            else linger = setTimeout(endStream, lingerMs);
+            return next;
+          },
+          (err: unknown) => {
+            setState("stopped", err);
+            endStream();
+            return undefined;
+          },
+        );
+      };
       try {
         if (after === null) {
           const table = await a.read(tableId, signal);
           if (!table) throw new Error("GetTable answered no table");
           after = a.last(table);
           onTable(table, why);
-          closed = a.closed(table);
+          if (a.closed(table)) closing();
+          else setState("live");
         }
         if (!closed) {
-          for await (const item of a.watch(tableId, after, signal)) {
-            if (attempt > 0 || state !== "live") setState("live");
+          for await (const item of a.watch(tableId, after, stream.signal)) {
+            if (!closed && (attempt > 0 || state !== "live")) setState("live");
             attempt = 0;
             if (item.snapshot) {
               // A fresh watch's first item, or a resume whose events were trimmed.
@@ -193,33 +229,32 @@ export function followTable<G extends Game>(client: Gamehub, options: FollowTabl
                 after = a.last(item.snapshot);
                 onTable(item.snapshot, "trimmed");
               }
-              if (a.closed(item.snapshot)) closed = true;
+              if (a.closed(item.snapshot)) closing();
             } else if (item.event) {
               const id = a.eventId(item.event);
               if (id <= after) continue; // already delivered
               after = id;
               options.onEvent?.(item.event as TableEventOf<G>, tableId);
-              if (a.closes(item.event)) closed = true;
+              if (a.closes(item.event)) closing();
             }
           }
         }
       } catch (err) {
         if (signal.aborted) return "stopped";
-        if (gone(err)) {
-          closed = true;
-        } else if (!retryable(err)) {
-          setState("stopped", err);
-          return "stopped";
-        } else {
-          hint = retryAfterMs(err);
+        if (!stream.signal.aborted) {
+          if (gone(err)) closing();
+          else if (!retryable(err)) {
+            setState("stopped", err);
+            return "stopped";
+          } else hint = retryAfterMs(err);
         }
+      } finally {
+        signal.removeEventListener("abort", endStream);
       }
       if (signal.aborted) return "stopped";
       if (closed) {
-        const next = await relocateFrom(tableId).catch((err: unknown) => {
-          setState("stopped", err);
-          return undefined;
-        });
+        const next = await relocation!;
+        clearTimeout(linger);
         if (next === undefined) return "stopped";
         if (next === null) {
           setState("closed");
