@@ -158,3 +158,39 @@ test("a feed of a table that closed moves to the player's next table through Loc
   assert.ok(kinds.includes("tableClosed"), `the close event: ${kinds.join(" ")}`);
   assert.ok(kinds.indexOf("gameSettled") > kinds.indexOf("tableClosed"), `the settlement after the close: ${kinds.join(" ")}`);
 });
+
+test("at a friends' table the feed waits for the next game table and moves to it (LocatePlayer)", async () => {
+  const [a, b] = await Promise.all([player("friends-a"), player("friends-b")]);
+  const { table: opened } = await a.matchmaking.openFriendsTable({ roomId: "gomoku-free", requestId: requestId() });
+  const code = opened!.code;
+  const play = async () => {
+    await b.matchmaking.joinFriendsTable({ code });
+    await a.matchmaking.setReady({ code, ready: true });
+    await b.matchmaking.setReady({ code, ready: true });
+  };
+  const gameTable = (not: string | null) =>
+    until("the friends' table's game table", async () => {
+      const id = (await a.matchmaking.getFriendsTable({ code })).table?.game?.tableId;
+      return id && id !== not ? id : null;
+    });
+  await play();
+  const first = await gameTable(null);
+  const seen = recorder();
+  const feed = followTable(a, { game: "gomoku", tableId: first, ...seen });
+  await until("the first game table", () => seen.tables.length === 1 && seen.states.includes("live"));
+  // The friend leaves the game table: it closes, and the friends' table is back in its
+  // lobby with the owner still seated. The owner's feed waits (LocatePlayer names the
+  // friends' table) until the friend sits down again and a new game table opens.
+  await b.gomoku.leave({ tableId: first, requestId: requestId() });
+  await until("the close event", () => seen.events.some((e) => e.kind.case === "tableClosed"));
+  await until("the friends' lobby", async () => (await a.matchmaking.getFriendsTable({ code })).table?.seats.filter((s) => s.playerId).length === 1);
+  assert.equal(feed.tableId(), first, "no other table yet: the feed waits");
+  assert.equal(seen.states.at(-1), "relocating");
+  await play();
+  const second = await gameTable(first);
+  await until("the feed at the next game table", () => feed.tableId() === second);
+  await until("its view", () => seen.tables.some((t) => t.why === "moved" && t.table.tableId === second));
+  feed.stop();
+  assert.equal(await feed.done, "stopped");
+  await a.matchmaking.closeFriendsTable({ code });
+});
