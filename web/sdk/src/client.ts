@@ -9,7 +9,7 @@ import { MatchmakingService } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.
 import { GomokuService } from "./gen/gamehub/gomoku/v1/gomoku_pb.js";
 import { DoudizhuService } from "./gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 import { LedgerService } from "./gen/gamehub/ledger/v1/ledger_pb.js";
-import { asConnectError } from "./errors.js";
+import { asConnectError, retryAfterMs } from "./errors.js";
 import { DEFAULT_RETRY, retryDelay, retryKey, sleep, type RetryOptions } from "./retry.js";
 import { playerOf } from "./site.js";
 
@@ -105,7 +105,8 @@ export function connect(options: ConnectOptions): Gamehub {
         }
         const wait = retry ? retryDelay(e, attempt, retry, startedAt) : null;
         if (wait === null) throw e;
-        retry!.onRetry?.({ method: `${req.service.typeName}/${req.method.name}`, attempt, waitMs: wait, hintMs: e.metadata.has("retry-after-ms") ? wait : undefined, error: e });
+        const hintMs = retryAfterMs(e);
+        retry!.onRetry?.({ method: `${req.service.typeName}/${req.method.name}`, attempt, waitMs: wait, ...(hintMs === undefined ? {} : { hintMs }), error: e });
         await sleep(wait, req.signal);
       }
     }

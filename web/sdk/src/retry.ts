@@ -30,7 +30,7 @@ export interface RetryInfo {
   /** The wait before it, in ms: the server's hint when it sent one. */
   waitMs: number;
   /** The server's hint, when it sent one. */
-  hintMs?: number;
+  hintMs?: number | undefined;
   /** The error that is retried. */
   error: ConnectError;
 }
