@@ -3,8 +3,25 @@
 // committed dist/ differs. `--tests` builds the browser tests into test-build/ instead.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const tests = process.argv.includes("--tests");
+
+// The SDK (sdk/src, bundled from its sources) and the page share one copy of the API
+// runtime: its imports resolve from web/node_modules even when sdk/node_modules exists
+// (after `npm ci` there), so the bundle is the same either way.
+const web = dirname(fileURLToPath(import.meta.url));
+const oneRuntime = {
+  name: "one-runtime",
+  setup(b) {
+    b.onResolve({ filter: /^@(bufbuild|connectrpc)\// }, (args) =>
+      args.resolveDir.startsWith(web + "/sdk/") && !args.pluginData
+        ? b.resolve(args.path, { kind: args.kind, resolveDir: web, pluginData: true })
+        : undefined,
+    );
+  },
+};
 if (tests) {
   const entryPoints = readdirSync("tests").filter((f) => f.endsWith(".test.ts")).map((f) => `tests/${f}`);
   await build({
@@ -23,6 +40,7 @@ if (tests) {
     entryPoints: { app: "src/main.ts" },
     outdir: "dist",
     bundle: true,
+    plugins: [oneRuntime],
     minify: true,
     format: "esm",
     target: ["chrome110", "firefox110", "safari16"],

@@ -5,9 +5,10 @@
 // the events missed meanwhile arrive in order, none twice, and when the server has
 // trimmed them it sends a fresh snapshot first. After each event the page reads the
 // table again (one read at a time), so phases, clocks, hands and results are always
-// the server's own; the events only feed the log.
+// the server's own; the events only feed the log. The stream itself is the SDK's
+// `follow` (web/sdk), which also waits out the server's retry hints.
 
-import { follow } from "./api.js";
+import { follow } from "../sdk/src/index.js";
 
 export interface FeedOptions<Table, Item> {
   tableId: string;
@@ -58,6 +59,7 @@ export function lastEventSaved(tableId: string): bigint {
 export function openFeed<Table, Item>(o: FeedOptions<Table, Item>): Feed<Table> {
   const saved = load(o.tableId);
   const log = saved.log;
+  let applied = BigInt(saved.after);
   let shownEventId = -1n;
   let connection: "live" | "reconnecting" | "stopped" = "live";
   let reading = false;
@@ -105,11 +107,13 @@ export function openFeed<Table, Item>(o: FeedOptions<Table, Item>): Feed<Table> 
       const snapshot = o.snapshot(item);
       if (snapshot) {
         apply(snapshot);
-        save(o.lastEventId(snapshot));
+        applied = o.lastEventId(snapshot);
+        save(applied);
         return;
       }
       const event = o.event(item);
-      if (!event) return;
+      if (!event || event.id <= applied) return; // never an event twice
+      applied = event.id;
       if (event.line) {
         log.push(event.line);
         log.splice(0, Math.max(0, log.length - LOG_LINES));
