@@ -31,6 +31,13 @@ pub trait AutoPlayer {
     /// The ranks to play for the seat whose view this is (in the play phase, its turn),
     /// or `None` to pass.
     fn choose(&self, view: &SeatView) -> Option<RankCounts>;
+
+    /// The bid for the seat whose view this is (in bidding, its turn). Auto-play passes
+    /// in bidding (the default); a player that bids for a seat (the dealer's bot seats)
+    /// says so here. A bid the rules refuse (not above the highest) becomes a pass.
+    fn bid(&self, _view: &SeatView) -> Bid {
+        Bid::Pass
+    }
 }
 
 /// Auto-play by the timeout moves: the smallest lead when leading, a pass when following.
@@ -625,8 +632,8 @@ impl Deal {
         events
     }
 
-    /// What the server does for `seat`. For a seat on auto-play in the play phase, what
-    /// `auto` chooses from the seat's view, if the rules accept it. Otherwise (and on a
+    /// What the server does for `seat`. For a seat on auto-play, the bid or play `auto`
+    /// chooses from the seat's view, if the rules accept it. Otherwise (and on a
     /// timeout) the timeout move: pass in bidding; when leading, the smallest lead, which
     /// is one card of the lowest rank held (its lowest suit, ♠ ♥ ♣ ♦); when following,
     /// pass.
@@ -638,6 +645,13 @@ impl Deal {
         now_ms: u64,
         events: &mut Vec<Event>,
     ) {
+        if actor == Actor::AutoPlay && self.phase() == Phase::Bidding {
+            let bid = auto.bid(&self.view(seat));
+            // A refused bid changes nothing; the pass follows.
+            if bid != Bid::Pass && self.apply_bid(seat, bid, actor, now_ms, events).is_ok() {
+                return;
+            }
+        }
         if actor == Actor::AutoPlay && self.phase() == Phase::Playing {
             let chosen = auto
                 .choose(&self.view(seat))

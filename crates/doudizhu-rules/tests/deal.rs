@@ -577,3 +577,49 @@ fn a_deal_id_is_limited() {
     assert!(Deal::new("", seed, seat(0), rules(), 0).is_err());
     assert!(Deal::new(&"x".repeat(129), seed, seat(0), rules(), 0).is_err());
 }
+
+/// An auto-player that bids a fixed bid (a bot seat's way), never plays.
+struct Bids(Bid);
+
+impl AutoPlayer for Bids {
+    fn choose(&self, _view: &SeatView) -> Option<RankCounts> {
+        None
+    }
+
+    fn bid(&self, view: &SeatView) -> Bid {
+        assert_eq!(view.phase, Phase::Bidding);
+        assert_eq!(view.to_act, Some(view.seat), "asked for the seat to act");
+        self.0
+    }
+}
+
+fn bids_made(events: &[doudizhu_rules::Event]) -> Vec<(Seat, Bid, Actor)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::BidMade { seat, bid, by } => Some((*seat, *bid, *by)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_auto_player_that_bids_bids_and_a_refused_bid_becomes_a_pass() {
+    // Seat 0 bids first, on auto-play with a player that bids 2.
+    let mut deal = new_deal(7, seat(0));
+    deal.set_auto_play(seat(0), true, 0).expect("set");
+    let events = deal.auto_play_pending_with(0, &Bids(Bid::Two));
+    assert_eq!(bids_made(&events), [(seat(0), Bid::Two, Actor::AutoPlay)]);
+    assert_eq!(deal.to_act(), Some(seat(1)));
+
+    // Seat 1 on auto-play with a player that bids 1, below the 2 standing: a pass.
+    deal.set_auto_play(seat(1), true, 0).expect("set");
+    let events = deal.auto_play_pending_with(0, &Bids(Bid::One));
+    assert_eq!(bids_made(&events), [(seat(1), Bid::Pass, Actor::AutoPlay)]);
+
+    // The default auto-player passes in bidding (a player's 托管 never raises stakes).
+    let mut deal = new_deal(7, seat(0));
+    deal.set_auto_play(seat(0), true, 0).expect("set");
+    let events = deal.auto_play_pending(0);
+    assert_eq!(bids_made(&events), [(seat(0), Bid::Pass, Actor::AutoPlay)]);
+}

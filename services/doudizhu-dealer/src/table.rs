@@ -17,10 +17,10 @@
 //! and ready for the next deal from the step that ended the last one.
 
 use doudizhu_rules::{
-    Actor, Audience, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts, Seat, Seed,
-    TimeControl, next_first_bidder,
+    Actor, Audience, AutoPlayer, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts,
+    Seat, Seed, TimeControl, next_first_bidder,
 };
-use gamehub_bots::doudizhu::AutoPlay;
+use gamehub_bots::doudizhu::{AutoPlay, BotSeat};
 use serde::{Deserialize, Serialize};
 
 use crate::error::DealerError;
@@ -36,6 +36,27 @@ fn deal_rules(stakes: &Stakes, time: TimeControl) -> DealRules {
     DealRules {
         points_base: u32::try_from(stakes.points_base).unwrap_or(u32::MAX),
         time,
+    }
+}
+
+/// The plays and bids the server makes for seats: a bot seat's are the platform bot's
+/// ([`BotSeat`]: it bids from its cards), a seat on auto-play's (托管) are
+/// [`AutoPlay`]'s (it passes in bidding, docs/rules.md#timeouts-and-auto-play).
+struct ServerPlayers {
+    bots: [bool; 3],
+}
+
+impl AutoPlayer for ServerPlayers {
+    fn choose(&self, view: &doudizhu_rules::SeatView) -> Option<RankCounts> {
+        AutoPlay.choose(view)
+    }
+
+    fn bid(&self, view: &doudizhu_rules::SeatView) -> Bid {
+        if self.bots[view.seat.index()] {
+            BotSeat.bid(view)
+        } else {
+            AutoPlay.bid(view)
+        }
     }
 }
 
@@ -396,6 +417,12 @@ impl Table {
         Ok(())
     }
 
+    /// Who chooses for the seats the server plays: the bot at bot seats, auto-play at
+    /// the others.
+    fn server_players(&self) -> ServerPlayers {
+        ServerPlayers { bots: self.bots }
+    }
+
     /// Puts the bot seats of a deal just dealt on auto-play (every deal starts with it
     /// off), before its first turn: `events` are the deal's opening events, whose turn
     /// deadline becomes a bot's when a bot bids first. Watchers hear of it only when
@@ -579,7 +606,7 @@ impl Table {
         }
         match self.stage {
             Stage::Dealing => {
-                let events = self.deal.check_timeout_with(now_ms, &AutoPlay);
+                let events = self.deal.check_timeout_with(now_ms, &self.server_players());
                 Clock::Applied(self.step(events, now_ms, timing))
             }
             Stage::BetweenDeals { .. } => {
@@ -645,7 +672,8 @@ impl Table {
     /// seats on auto-play), and what follows when the deal ended.
     fn after(&mut self, mut events: Vec<Event>, now_ms: u64, timing: Timing, step: &mut Step) {
         if timing.auto_turn_ms == 0 && self.stage == Stage::Dealing {
-            events.extend(self.deal.auto_play_pending_with(now_ms, &AutoPlay));
+            let players = self.server_players();
+            events.extend(self.deal.auto_play_pending_with(now_ms, &players));
         }
         let emit = Emitter::new(self, now_ms);
         let mut ended = false;

@@ -10,6 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use doudizhu_rules::{Bid, Dealt, Seat, Seed};
 use gamehub_doudizhu_dealer::record::RecordDoc;
 use gamehub_platform::auth::Role;
 use gamehub_platform::server::Shutdown;
@@ -71,7 +72,19 @@ impl Friends {
         profiles: Vec<PlayerProfile>,
         seed: u64,
     ) -> Driver {
-        let mut request = open_request(players, &[find_seed(seed, |_| true)], 0);
+        self.open_dealt(players, bot_seats, profiles, find_seed(seed, |_| true))
+            .await
+    }
+
+    /// [`Friends::open`] with the first deal's seed given.
+    async fn open_dealt(
+        &self,
+        players: &[String; 3],
+        bot_seats: Vec<i32>,
+        profiles: Vec<PlayerProfile>,
+        seed: Seed,
+    ) -> Driver {
+        let mut request = open_request(players, &[seed], 0);
         request.stakes.as_mut().unwrap().room_id = "doudizhu-free".into();
         request.stakes.as_mut().unwrap().silver_per_point = 0;
         request.bot_seats = bot_seats;
@@ -148,9 +161,8 @@ async fn when(
     .await
 }
 
-/// The human's turn: it bids 3 (the bots never bid: auto-play passes in bidding), then
-/// plays its smallest play, passing when it may and has nothing. Returns whether the
-/// deal goes on.
+/// The human's turn: it bids 3 (above any bot's bid), then plays its smallest play,
+/// passing when it may and has nothing. Returns whether the deal goes on.
 async fn human_turn(view: &pb::Table, driver: &Driver) -> bool {
     if view.status != pb::TableStatus::Dealing as i32 {
         return false;
@@ -209,9 +221,19 @@ async fn next_deal_starts_when_the_human_asks(friends: &Friends, driver: &Driver
     assert_eq!(dealt.deal_number, between.deal_number + 1);
     let auto: Vec<bool> = dealt.seats.iter().map(|s| s.auto_play).collect();
     assert_eq!(auto, [false, true, true]);
-    // The new deal goes on by itself up to the human's turn.
+    // The new deal goes on by itself up to the human's turn: still bidding, or playing
+    // when a bot bid 3 first.
     let view = when(&friends.clock, driver, |v| v.to_act == 0).await;
-    assert_eq!(view.phase, pb::Phase::Bidding as i32);
+    assert!(
+        view.phase == pb::Phase::Bidding as i32
+            || (view.phase == pb::Phase::Playing as i32 && view.winning_bid == 3),
+        "{view:?}"
+    );
+}
+
+/// What the platform's bot would bid first with `seat`'s 17 cards.
+fn bot_bid(dealt: &Dealt, seat: usize) -> Bid {
+    gamehub_bots::doudizhu::bid(&dealt.hand(Seat::ALL[seat]).rank_counts(), Bid::Pass)
 }
 
 /// The deal's record and the ledger's request say it was played at a friends' table.
@@ -413,12 +435,16 @@ async fn bad_profiles_and_bot_seats_are_refused_naming_the_field() {
 #[tokio::test]
 async fn a_human_plays_deals_with_two_bots_that_play_and_are_ready_by_themselves() {
     let friends = Friends::start().await;
+    // Cards on which both bots pass: the human bids 3 whoever bids first.
+    let seed = find_seed(3, |d| {
+        bot_bid(d, 1) == Bid::Pass && bot_bid(d, 2) == Bid::Pass
+    });
     let driver = friends
-        .open(&human_and_bots(), vec![1, 2], profiles(), 3)
+        .open_dealt(&human_and_bots(), vec![1, 2], profiles(), seed)
         .await;
     let end = human_plays_out(&friends.clock, &driver).await;
     assert_eq!(end.phase, pb::Phase::Finished as i32);
-    assert_eq!(end.winning_bid, 3, "the human bid 3: the bots never bid");
+    assert_eq!(end.winning_bid, 3, "the human bid 3");
     assert_eq!(end.landlord, 0);
     bots_were_auto_played(&end);
     assert!(end.friends_table);
@@ -432,6 +458,49 @@ async fn a_human_plays_deals_with_two_bots_that_play_and_are_ready_by_themselves
     // No spam: the bots' auto-play was announced once, at the opening.
     let changes = auto_play_changes(&driver).await;
     assert_eq!(changes, [(1, true), (2, true)]);
+    friends.finish().await;
+}
+
+#[tokio::test]
+async fn a_bot_seat_bids_from_its_cards_so_a_human_who_passes_still_gets_a_deal() {
+    let friends = Friends::start().await;
+    // Seat 1's cards are worth 3 to the bot, seat 2's nothing.
+    let seed = find_seed(1, |d| {
+        bot_bid(d, 1) == Bid::Three && bot_bid(d, 2) == Bid::Pass
+    });
+    let driver = friends
+        .open_dealt(&human_and_bots(), vec![1, 2], profiles(), seed)
+        .await;
+    // The human passes whenever it is asked to bid: the bot's bid decides.
+    let view = when(&friends.clock, &driver, |v| {
+        v.phase != pb::Phase::Bidding as i32 || v.to_act == 0
+    })
+    .await;
+    if view.phase == pb::Phase::Bidding as i32 {
+        driver.bid(0, 0).await.unwrap();
+    }
+    let view = when(&friends.clock, &driver, |v| {
+        v.phase != pb::Phase::Bidding as i32
+    })
+    .await;
+    assert_eq!(view.phase, pb::Phase::Playing as i32, "not a redeal");
+    assert_eq!((view.landlord, view.winning_bid), (1, 3));
+    let bot_bids: Vec<(i32, i32, i32)> = view
+        .bids
+        .iter()
+        .filter(|b| b.seat != 0)
+        .map(|b| (b.seat, b.points, b.by))
+        .collect();
+    assert!(
+        bot_bids.contains(&(1, 3, pb::Actor::AutoPlay as i32)),
+        "{bot_bids:?}"
+    );
+    assert!(
+        bot_bids
+            .iter()
+            .all(|&(seat, points, _)| seat == 1 || points == 0),
+        "seat 2 passes: {bot_bids:?}"
+    );
     friends.finish().await;
 }
 

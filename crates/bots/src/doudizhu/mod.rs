@@ -35,7 +35,7 @@ pub mod knowledge;
 pub mod plan;
 
 use doudizhu_rules::{
-    Bid, Combination, Kind, Play, Rank, RankCounts, Seat, SeatView, classify, legal_plays,
+    Bid, CardSet, Combination, Kind, Play, Rank, RankCounts, Seat, SeatView, classify, legal_plays,
 };
 use rand::Rng;
 
@@ -183,6 +183,27 @@ pub struct AutoPlay;
 impl doudizhu_rules::AutoPlayer for AutoPlay {
     fn choose(&self, view: &SeatView) -> Option<RankCounts> {
         play(&Situation::from_view(view)?)
+    }
+}
+
+/// The platform's bot in a seat of its own (a friends' table's bot seat): it plays as
+/// [`AutoPlay`] does and, unlike auto-play, bids ([`bid`]) from the seat's 17 cards.
+pub struct BotSeat;
+
+impl doudizhu_rules::AutoPlayer for BotSeat {
+    fn choose(&self, view: &SeatView) -> Option<RankCounts> {
+        AutoPlay.choose(view)
+    }
+
+    fn bid(&self, view: &SeatView) -> Bid {
+        let hand = view.hand.iter().copied().collect::<CardSet>().rank_counts();
+        let highest = view
+            .bids
+            .iter()
+            .map(|b| b.bid)
+            .max_by_key(|b| b.points())
+            .unwrap_or(Bid::Pass);
+        bid(&hand, highest)
     }
 }
 
