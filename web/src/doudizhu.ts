@@ -471,7 +471,10 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         seatBox(t, my, "bottom", last),
         h("div", { class: "status", id: "status", "data-my-turn": myTurn() ? "true" : "false", "data-phase": Phase[t.phase], "data-table-status": TableStatus[t.status] }, statusLine(t)),
       ),
-      h(
+      // Between deals the hand is shown with the others' (摊牌), beside the result.
+      t.status !== TableStatus.DEALING
+        ? null
+        : h(
         "div",
         { class: "hand", id: "hand", "data-count": hand.length, style: `--gaps: ${Math.max(hand.length - 1, 1)}` },
         ...hand.map((card) => {
