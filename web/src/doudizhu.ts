@@ -388,7 +388,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
           { class: "showdown-seat", "data-seat": s.seat, "data-count": cards.length },
           h("div", { class: "name" }, nameOf(s.seat), s.landlord ? h("span", { class: "badge landlord" }, T().landlord) : null),
           cards.length
-            ? h("div", { class: "mini-cards" }, ...cards.map((c) => cardFace(c)))
+            ? h("div", { class: "mini-cards fit", style: `--gaps: ${Math.max(cards.length - 1, 1)}` }, ...cards.map((c) => cardFace(c)))
             : h("div", { class: "played-out" }, T().playedOut),
         );
       }),

@@ -56,6 +56,7 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
       await until("the player's bid", async () => (await p.page.$('[data-bid="3"]:not([disabled])')) !== null, 40000);
       await assertInView(p.page, "#hand [data-card]");
       await assertInView(p.page, "[data-bid]");
+      if (deal === 1) await shot(p.page, "doudizhu-phone-zh-bidding");
       await assertHighToLow(p.page);
       await assertFaces(p.page);
       assert.equal((await hand(p.page)).length, 17);
@@ -79,6 +80,7 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
         await assertInView(p.page, "#actions button");
         await assertHighToLow(p.page);
         await assertFaces(p.page);
+        if (deal === 1 && turns === 2) await shot(p.page, "doudizhu-phone-zh-later");
         if (!shotTaken) {
           await shot(p.page, "doudizhu-phone-zh");
           shotTaken = true;
