@@ -4,6 +4,7 @@
 // shown (摊牌) and the next-deal offer. Phones first: the hand and the action buttons sit
 // in a bar kept at the bottom of the screen; the seats and the trick stay compact above.
 
+import { equals } from "@bufbuild/protobuf";
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
 import { S } from "./i18n/index.js";
@@ -17,6 +18,7 @@ import {
   Kind,
   Outcome,
   Phase,
+  TableSchema,
   TableStatus,
   type Hint,
   type Table,
@@ -110,6 +112,8 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
   // What the sounds last saw (undefined: nothing yet, so the first drawing is silent).
   let soundTurnKey: string | undefined;
   let soundResultDeal: number | undefined;
+  /** How the last deal the events told of ended (a close's words depend on it). */
+  let lastOutcome: Outcome | undefined;
 
   const view = h("div", { class: "doudizhu-table", "data-table": tableId });
   mount(root, view);
@@ -260,19 +264,22 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     );
   }
 
-  const closeWords = (t: Table) => {
+  /** Why a table closed, in words (`outcome`: how its last deal ended). */
+  const closeWords = (reason: CloseReason, note: string, outcome: Outcome | undefined) => {
     const why =
-      t.closeReason === CloseReason.ESCAPE
+      reason === CloseReason.ESCAPE
         ? T().closeEscape
-        : t.closeReason === CloseReason.LEFT
+        : reason === CloseReason.LEFT
           ? T().closeLeft
-          : t.closeReason === CloseReason.ABANDONED
-            ? T().closeAbandoned
-            : t.closeReason === CloseReason.OPERATOR
+          : reason === CloseReason.ABANDONED
+            ? // The dealer closes a table as abandoned for two redeals in a row nobody bid in, too.
+              outcome === Outcome.REDEAL ? T().closeNoBids : T().closeAbandoned
+            : reason === CloseReason.OPERATOR
               ? T().closeOperator
               : T().closeOther;
-    return t.closedNote ? `${why} ${t.closedNote}` : why;
+    return note ? `${why} ${note}` : why;
   };
+  const tableCloseWords = (t: Table) => closeWords(t.closeReason, t.closedNote, t.result?.outcome);
 
   function leaveButton(t: Table) {
     const closed = t.status === TableStatus.CLOSED;
@@ -366,7 +373,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
   }
 
   function statusLine(t: Table): string {
-    if (t.status === TableStatus.CLOSED) return T().closedBecause(closeWords(t));
+    if (t.status === TableStatus.CLOSED) return T().closedBecause(tableCloseWords(t));
     if (t.status === TableStatus.NEXT_DEAL_PENDING) return t.result?.outcome === Outcome.REDEAL ? T().redealing : T().nextDealSoon;
     if (t.status === TableStatus.BETWEEN_DEALS) return T().dealOver;
     if (t.phase === Phase.BIDDING) return myTurn() ? T().yourBid : T().bidding(nameOf(t.toAct));
@@ -542,7 +549,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
           h("span", { class: "table-id" }, ` · ${T().table(t.tableId)}`),
         ),
       ),
-      closed ? h("div", { class: "closed-note", id: "closed", "data-close-reason": CloseReason[t.closeReason], role: "status" }, h("strong", {}, T().closedTitle), " ", closeWords(t)) : null,
+      closed ? h("div", { class: "closed-note", id: "closed", "data-close-reason": CloseReason[t.closeReason], role: "status" }, h("strong", {}, T().closedTitle), " ", tableCloseWords(t)) : null,
       h(
         "div",
         { class: "felt" },
@@ -650,14 +657,15 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       case "escaped":
         return T().logEscaped(nameOf(k.value.seat));
       case "dealEnded":
-        return T().logDealEnded;
+        lastOutcome = k.value.result?.outcome;
+        return lastOutcome === Outcome.REDEAL ? T().redealResult : T().logDealEnded;
       case "readyForNextDeal":
         return T().logReady(nameOf(k.value.seat));
       case "dealSettled":
         window.dispatchEvent(new Event("gamehub:settled"));
         return T().logSettled(k.value.seats.map((s) => `${nameOfId(s.playerId)} ${signed(s.silverDelta)}`).join(", "));
       case "tableClosed":
-        return T().logClosed(table ? closeWords({ ...table, closeReason: k.value.reason, closedNote: k.value.note }) : T().closeOther);
+        return T().logClosed(closeWords(k.value.reason, k.value.note, lastOutcome ?? table?.result?.outcome));
       default:
         return null;
     }
@@ -671,6 +679,9 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     event: (item) => (item.item.case === "event" ? { id: item.item.value.eventId, line: describe(item.item.value) } : undefined),
     lastEventId: (t) => t.lastEventId,
     render: (t) => {
+      // The same table again (an action's answer, then the read after it) is not drawn
+      // again: a card being tapped stays the element it was.
+      if (table && equals(TableSchema, table, t)) return;
       // A closed table stays on screen with its last result and the reason it closed;
       // the leave button goes back to the friends' table (or the lobby).
       table = t;
