@@ -75,7 +75,7 @@ export function cardFace(card: string, extra: Record<string, string | EventListe
     return h(
       "div",
       { class: `card joker ${card === "RJ" ? "red" : "black"} ${more}`, "data-card": card, title: word, ...rest },
-      h("span", { class: "rank" }, word),
+      h("span", { class: word.length > 2 ? "rank long" : "rank" }, word),
     );
   }
   const suit = card[0] ?? "";
@@ -639,7 +639,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       case "dealStarted":
         return T().logDealStarted(e.dealNumber, nameOf(k.value.firstBidder));
       case "bidMade":
-        return T().logBid(nameOf(k.value.bid?.seat ?? -1), k.value.bid?.points ? T().points(k.value.bid.points) : T().noBid);
+        return T().logBid(nameOf(k.value.bid?.seat ?? -1), `${k.value.bid?.points ? T().points(k.value.bid.points) : T().noBid}${byWho(k.value.bid?.by ?? Actor.SEAT)}`);
       case "landlordChosen":
         return T().logLandlord(nameOf(k.value.seat), k.value.points);
       case "played": {
@@ -649,7 +649,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         return T().logPlayed(nameOf(turn?.seat ?? -1), kindWord(turn?.combination?.kind), ranksWords(turn?.cards ?? []), k.value.cardsLeft);
       }
       case "passed":
-        return T().logPassed(nameOf(k.value.seat));
+        return `${T().logPassed(nameOf(k.value.seat))}${byWho(k.value.by)}`;
       case "multiplierChanged":
         return T().logMultiplier(String(k.value.multiplier));
       case "autoPlayChanged":
