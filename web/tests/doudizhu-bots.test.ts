@@ -99,6 +99,18 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
         if (!shotTaken) {
           await shot(p.page, "doudizhu-phone-zh");
           shotTaken = true;
+          // A refused play (two cards of different ranks) shows its reason once, beside
+          // the buttons (no toast as well), and changes nothing.
+          const before = await hand(p.page);
+          // A card is tapped where it shows: its rank and suit, at the left.
+          await p.page.click("#hand [data-card]:first-child", { position: { x: 6, y: 24 } });
+          await p.page.click("#hand [data-card]:last-child", { position: { x: 6, y: 24 } });
+          assert.equal((await p.page.$$("#hand .card.selected")).length, 2, "two tapped cards rise");
+          await p.page.click("#play");
+          await p.page.waitForSelector('#notice[role="alert"]');
+          assert.equal((await p.page.$$("#toasts .toast")).length, 0, "no toast besides the notice");
+          assert.deepEqual(await hand(p.page), before, "the refused play changed nothing");
+          assert.ok(await myTurn(p.page), "still the player's turn");
         }
         await p.page.click("#hint");
         const picked = await until("the hint", async () => {
