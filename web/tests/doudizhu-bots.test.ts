@@ -149,7 +149,8 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
       assert.doesNotMatch(log, /\b(BJ|RJ|T)\b/, "no card text in the log");
       jokersSeen += log + ((await p.page.textContent("#showdown")) ?? "");
       if (deal === 1) {
-        await p.page.evaluate(() => window.scrollTo(0, 0));
+        // The result and 摊牌 in view above the bar (the page scrolls under it).
+        await p.page.evaluate(() => window.scrollTo(0, document.querySelector("#result")!.getBoundingClientRect().top + window.scrollY - 150));
         await shot(p.page, "doudizhu-phone-zh-result");
         await p.page.click("#next-deal");
       }
