@@ -1,17 +1,24 @@
 // The Dou Dizhu table: the player's own hand (and nobody else's: the dealer never
-// sends it), the other seats' card counts and last plays, bidding, the kitty, the
-// multiplier, Hint / Play / Pass, auto-play and the result.
+// sends it while a deal runs), the other seats' card counts and last plays, bidding,
+// the kitty, the multiplier, Hint / Play / Pass, auto-play, the result with every hand
+// shown (摊牌) and the next-deal offer. Phones first: the hand and the action buttons sit
+// in a bar kept at the bottom of the screen; the seats and the trick stay compact above.
 
+import { equals } from "@bufbuild/protobuf";
 import { explain, requestId, untilSettled, type Api } from "./api.js";
 import { openFeed } from "./feed.js";
-import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
-import { FRIENDS_SEAT_WARNING, LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
-import { clock, h, mount, num, signed, toast } from "./ui.js";
+import { S } from "./i18n/index.js";
+import { displayName, isBot, standingLine } from "./names.js";
+import { afterTable, friendsCode } from "./routes.js";
+import { sound } from "./settings.js";
+import { clock, h, mount, num, signed } from "./ui.js";
 import {
   Actor,
+  CloseReason,
   Kind,
   Outcome,
   Phase,
+  TableSchema,
   TableStatus,
   type Hint,
   type Table,
@@ -21,72 +28,103 @@ import {
 } from "./gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 
 const SUITS: Record<string, string> = { S: "♠", H: "♥", C: "♣", D: "♦" };
+/** Display order, low to high: the ranks, then the jokers. */
+const RANK_ORDER = "3456789TJQKA2";
+const SUIT_ORDER = "SHCD";
 
-const KINDS: Record<Kind, string> = {
-  [Kind.UNSPECIFIED]: "pass",
-  [Kind.SINGLE]: "single 单牌",
-  [Kind.PAIR]: "pair 对子",
-  [Kind.TRIPLE]: "triple 三张",
-  [Kind.TRIPLE_WITH_SINGLE]: "triple with one 三带一",
-  [Kind.TRIPLE_WITH_PAIR]: "triple with a pair 三带一对",
-  [Kind.STRAIGHT]: "straight 顺子",
-  [Kind.PAIR_STRAIGHT]: "pair straight 连对",
-  [Kind.TRIPLE_STRAIGHT]: "triple straight 三顺",
-  [Kind.AIRPLANE_WITH_SINGLES]: "airplane 飞机带单",
-  [Kind.AIRPLANE_WITH_PAIRS]: "airplane 飞机带对",
-  [Kind.FOUR_WITH_TWO_SINGLES]: "four with two 四带二",
-  [Kind.FOUR_WITH_TWO_PAIRS]: "four with two pairs 四带两对",
-  [Kind.BOMB]: "bomb 炸弹",
-  [Kind.ROCKET]: "rocket 王炸",
-};
+/** A card's place in display order (higher is stronger): 3 … 2, then 小王, 大王. */
+function cardWeight(card: string): number {
+  if (card === "BJ") return 100;
+  if (card === "RJ") return 101;
+  return RANK_ORDER.indexOf(card.slice(1)) * 4 + (3 - SUIT_ORDER.indexOf(card[0] ?? ""));
+}
 
-/** A card face; `card` is card text such as "S3", "HT", "BJ" (small joker), "RJ". */
+/** Cards as Chinese players hold them: 大王 小王 2 A K … 3, high to low. */
+export function highToLow(cards: readonly string[]): string[] {
+  return [...cards].sort((a, b) => cardWeight(b) - cardWeight(a));
+}
+
+/** One rank of rank text ("T", "X", "D", …) in words: 10, 小王, 大王. */
+function rankWord(rank: string): string {
+  if (rank === "T") return "10";
+  if (rank === "X") return S().doudizhu.smallJokerText;
+  if (rank === "D") return S().doudizhu.bigJokerText;
+  return rank;
+}
+
+/** Card text ("HT", "BJ") as a player reads it: "♥10", "小王". */
+export function cardWords(card: string): string {
+  if (card === "BJ") return S().doudizhu.smallJokerText;
+  if (card === "RJ") return S().doudizhu.bigJokerText;
+  return `${SUITS[card[0] ?? ""] ?? ""}${rankWord(card.slice(1))}`;
+}
+
+/** A play's ranks for the log, high cards as words: "10 J Q K A", "小王 大王". */
+function ranksWords(cards: readonly string[]): string {
+  return highToLow(cards)
+    .reverse()
+    .map((c) => (c === "BJ" || c === "RJ" ? cardWords(c) : rankWord(c.slice(1))))
+    .join(" ");
+}
+
+/** A card face; `card` is card text such as "S3", "HT", "BJ" (小王), "RJ" (大王). */
 export function cardFace(card: string, extra: Record<string, string | EventListener> = {}): HTMLElement {
+  const { class: more = "", ...rest } = extra as Record<string, string | EventListener>;
   if (card === "BJ" || card === "RJ") {
+    const word = card === "RJ" ? S().doudizhu.bigJoker : S().doudizhu.smallJoker;
     return h(
       "div",
-      { class: `card joker ${card === "RJ" ? "red" : "black"}`, "data-card": card, ...extra },
-      h("span", { class: "rank" }, "JOKER"),
-      h("span", { class: "suit" }, card === "RJ" ? "大王" : "小王"),
+      { class: `card joker ${card === "RJ" ? "red" : "black"} ${more}`, "data-card": card, title: word, ...rest },
+      h("span", { class: word.length > 2 ? "rank long" : "rank" }, word),
     );
   }
   const suit = card[0] ?? "";
-  const rank = card.slice(1) === "T" ? "10" : card.slice(1);
+  const rank = rankWord(card.slice(1));
   const red = suit === "H" || suit === "D";
   return h(
     "div",
-    { class: `card ${red ? "red" : "black"}`, "data-card": card, ...extra },
+    { class: `card ${red ? "red" : "black"}${rank === "10" ? " ten" : ""} ${more}`, "data-card": card, ...rest },
     h("span", { class: "rank" }, rank),
     h("span", { class: "suit" }, SUITS[suit] ?? ""),
   );
 }
+
+const kindWord = (kind: Kind | undefined) => S().doudizhu.kinds[kind ?? Kind.UNSPECIFIED] ?? "";
 
 export interface DoudizhuView {
   stop: () => void;
 }
 
 export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spectator: boolean): DoudizhuView {
+  const T = () => S().doudizhu;
   let table: Table | undefined;
   const selected = new Set<string>();
-  let hints: Hint[] | null = null;
+  /** Hint's choices this turn: the bot's suggestion first (null: it would pass), then the plays. */
+  let hints: (Hint | null)[] | null = null;
   let hintIndex = -1;
   let hintTurnKey = "";
-  let notice = "";
+  let notice: { text: string; kind: "error" | "info" } | null = null;
   let busy = false;
   let log: string[] = [];
   let connection = "live";
-  let timerEl: HTMLElement | null = null;
+  let timerEls: HTMLElement[] = [];
+  let nextDealEl: HTMLElement | null = null;
+  // What the sounds last saw (undefined: nothing yet, so the first drawing is silent).
+  let soundTurnKey: string | undefined;
+  let soundResultDeal: number | undefined;
+  /** How the last deal the events told of ended (a close's words depend on it). */
+  let lastOutcome: Outcome | undefined;
 
   const view = h("div", { class: "doudizhu-table", "data-table": tableId });
   mount(root, view);
 
   const me = () => (spectator || !table || table.viewerSeat < 0 ? undefined : table.viewerSeat);
-  const myTurn = () => table !== undefined && me() !== undefined && table.toAct === me();
+  const myTurn = () => table !== undefined && me() !== undefined && table.status === TableStatus.DEALING && table.toAct === me();
   const nameOf = (seat: number) => {
     const s = table?.seats[seat];
     if (!s) return "?";
     const name = displayName(s.playerId, s.profile);
-    return seat === me() ? `${name} (you)` : name;
+    return seat === me() ? `${name}${T().you}` : name;
   };
   /** A settled player by its id: its name at this table. */
   const nameOfId = (playerId: string) => {
@@ -100,42 +138,62 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     busy = true;
     try {
       const answer = await what();
-      notice = "";
+      notice = null;
       selected.clear();
       // Action replies leave out `turns`; the next read brings them.
       feed.refresh();
       if (answer.table) answer.table.turns = table?.turns ?? [];
       feed.apply(answer.table);
     } catch (err) {
-      notice = explain(err);
-      toast(notice);
+      // A refusal is shown once, beside the buttons, and changes nothing.
+      notice = { text: explain(err), kind: "error" };
       render();
     } finally {
       busy = false;
     }
   };
 
-  /** Hint: the server's legal plays, smallest first; each press selects the next. */
+  /**
+   * Hint (提示): the first press selects the platform bot's suggestion (it does not beat
+   * its own partner or spend a bomb for nothing); when the bot would pass while
+   * following, it selects nothing and says so (建议不出). Each further press selects the
+   * next of the server's legal plays, smallest first, round and round.
+   */
   const hint = async () => {
-    const key = `${table?.dealNumber}/${table?.turns.length}/${table?.lastEventId}`;
+    const t = table;
+    if (!t) return;
+    const key = `${t.dealNumber}/${t.lastEventId}`;
     try {
       if (!hints || hintTurnKey !== key) {
-        hints = (await api.doudizhu.hint({ tableId })).plays;
+        const answer = await api.doudizhu.hint({ tableId });
+        const suggestion = answer.suggestion;
+        const list: (Hint | null)[] = [];
+        if (suggestion) list.push(suggestion);
+        else if (answer.canPass) list.push(null);
+        for (const play of answer.plays) if (!suggestion || play.ranks !== suggestion.ranks) list.push(play);
+        hints = list;
         hintTurnKey = key;
         hintIndex = -1;
       }
-      if (hints.length === 0) {
-        notice = "Nothing in your hand beats that play: pass.";
+      if (hints.every((choice) => choice === null)) {
+        selected.clear();
+        notice = { text: T().hintNothing, kind: "info" };
         render();
         return;
       }
       hintIndex = (hintIndex + 1) % hints.length;
+      const choice = hints[hintIndex];
       selected.clear();
-      for (const c of hints[hintIndex]!.cards) selected.add(c);
-      notice = "";
+      if (choice) {
+        for (const c of choice.cards) selected.add(c);
+        notice = null;
+      } else {
+        notice = { text: T().hintPass, kind: "info" };
+      }
       render();
     } catch (err) {
-      toast(explain(err));
+      notice = { text: explain(err), kind: "error" };
+      render();
     }
   };
 
@@ -146,71 +204,130 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     return last;
   };
 
+  const byWho = (by: Actor) => (by === Actor.AUTO_PLAY ? T().byAuto : by === Actor.TIMEOUT ? T().byTimeout : "");
+
   function playShown(turn: Turn | undefined) {
     if (!turn) return h("div", { class: "played empty" });
-    if (turn.cards.length === 0) return h("div", { class: "played pass" }, "不出 pass");
+    if (turn.cards.length === 0) return h("div", { class: "played pass", "data-pass": "true" }, T().pass, byWho(turn.by));
     return h(
       "div",
       { class: "played" },
-      h("div", { class: "mini-cards" }, ...turn.cards.map((c) => cardFace(c))),
-      h("div", { class: "kind" }, KINDS[turn.combination?.kind ?? Kind.UNSPECIFIED], turn.by === Actor.SEAT ? "" : " (auto)"),
+      h("div", { class: "mini-cards" }, ...highToLow(turn.cards).map((c) => cardFace(c))),
+      h("div", { class: "kind" }, kindWord(turn.combination?.kind), byWho(turn.by)),
     );
   }
+
+  const roleOf = (t: Table, seat: number) =>
+    t.landlord < 0 ? "" : t.seats[seat]?.landlord || t.landlord === seat ? "landlord" : "farmer";
 
   function seatBox(t: Table, seat: number, position: string, last: Map<number, Turn>) {
     const s = t.seats[seat];
     if (!s) return null;
-    const acting = t.toAct === seat;
+    const acting = t.status === TableStatus.DEALING && t.toAct === seat;
     const bid = t.bids.filter((b) => b.seat === seat).at(-1);
+    const role = roleOf(t, seat);
+    const timer = acting ? h("span", { class: "turn-timer" }) : null;
+    if (timer) timerEls.push(timer);
+    const between = t.status !== TableStatus.DEALING;
     return h(
       "div",
-      { class: `seat ${position}${acting ? " acting" : ""}`, "data-seat": seat, "data-cards-left": s.cardsLeft },
+      { class: `seat ${position}${acting ? " acting" : ""}`, "data-seat": seat, "data-cards-left": s.cardsLeft, "data-role": role },
       h(
         "div",
         { class: "who" },
-        h("div", { class: `avatar ${s.landlord ? "landlord" : ""}` }, s.landlord ? "地主" : t.landlord >= 0 ? "农民" : "?"),
+        h("div", { class: `avatar ${role}` }, role === "landlord" ? T().landlordShort : role === "farmer" ? T().farmerShort : "?"),
         h(
           "div",
-          {},
+          { class: "ident" },
           h("div", { class: "name", title: s.playerId }, nameOf(seat)),
-          h("div", { class: "sub" }, [s.landlord ? "landlord" : t.landlord >= 0 ? "farmer" : "", standingLine(s.profile)].filter(Boolean).join(" · ")),
+          h("div", { class: "sub" }, [role === "landlord" ? T().landlord : role === "farmer" ? T().farmer : "", standingLine(s.profile)].filter(Boolean).join(" · ")),
         ),
-        isBot(s.playerId, s.profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
-        s.autoPlay ? h("span", { class: "badge" }, "托管 auto") : null,
-        s.left ? h("span", { class: "badge" }, "left") : null,
-        s.ready && t.status !== TableStatus.DEALING ? h("span", { class: "badge" }, "ready") : null,
+        isBot(s.playerId, s.profile) ? h("span", { class: "badge bot" }, T().botBadge) : null,
+        s.autoPlay ? h("span", { class: "badge auto" }, T().autoBadge) : null,
+        s.left ? h("span", { class: "badge" }, T().leftBadge) : null,
+        s.ready && between ? h("span", { class: "badge ready" }, T().readyBadge) : null,
+        timer,
       ),
       position === "bottom"
         ? null
         : h(
             "div",
-            { class: "backs", title: `${s.cardsLeft} cards` },
-            ...Array.from({ length: Math.min(s.cardsLeft, 10) }, () => h("div", { class: "back" })),
-            h("span", { class: "count" }, String(s.cardsLeft)),
+            { class: "backs", title: T().cardsLeft(s.cardsLeft) },
+            ...Array.from({ length: Math.min(s.cardsLeft, 6) }, () => h("div", { class: "back" })),
+            h("span", { class: "count", "aria-label": T().cardsLeft(s.cardsLeft) }, String(s.cardsLeft)),
           ),
-      acting ? (timerEl = h("div", { class: "turn-timer" })) : null,
-      t.phase === Phase.BIDDING && bid ? h("div", { class: "played bid" }, bid.points === 0 ? "不叫 no bid" : `${bid.points} 分`) : playShown(last.get(seat)),
+      t.phase === Phase.BIDDING && bid
+        ? h("div", { class: "played bid" }, bid.points === 0 ? T().noBid : T().points(bid.points), byWho(bid.by))
+        : t.phase === Phase.PLAYING
+          ? playShown(last.get(seat))
+          : null,
+    );
+  }
+
+  /** Why a table closed, in words (`outcome`: how its last deal ended). */
+  const closeWords = (reason: CloseReason, note: string, outcome: Outcome | undefined) => {
+    const why =
+      reason === CloseReason.ESCAPE
+        ? T().closeEscape
+        : reason === CloseReason.LEFT
+          ? T().closeLeft
+          : reason === CloseReason.ABANDONED
+            ? // The dealer closes a table as abandoned for two redeals in a row nobody bid in, too.
+              outcome === Outcome.REDEAL ? T().closeNoBids : T().closeAbandoned
+            : reason === CloseReason.OPERATOR
+              ? T().closeOperator
+              : T().closeOther;
+    return note ? `${why} ${note}` : why;
+  };
+  const tableCloseWords = (t: Table) => closeWords(t.closeReason, t.closedNote, t.result?.outcome);
+
+  function leaveButton(t: Table) {
+    const closed = t.status === TableStatus.CLOSED;
+    const back = t.friendsTable && friendsCode() ? T().backToFriends : T().backToLobby;
+    return h(
+      "button",
+      {
+        id: "leave",
+        class: closed ? "primary" : "",
+        onclick: async () => {
+          if (!closed) {
+            if (t.status === TableStatus.DEALING && !confirm(T().confirmEscape)) return;
+            if (t.status !== TableStatus.DEALING && t.friendsTable && !confirm(T().confirmFriendsSeat)) return;
+            try {
+              await api.doudizhu.leave(req());
+            } catch (err) {
+              notice = { text: explain(err), kind: "error" };
+              render();
+              return;
+            }
+          }
+          location.hash = afterTable(tableId, t.friendsTable);
+        },
+      },
+      closed ? back : T().leave,
     );
   }
 
   function controls(t: Table) {
-    if (spectator || me() === undefined) {
-      return h("div", { class: "buttons" }, h("a", { class: "button", href: "#/" }, "Back to the lobby"));
-    }
     const list: (HTMLElement | null)[] = [];
     const mine = myTurn();
     if (t.status === TableStatus.DEALING && t.phase === Phase.BIDDING && mine) {
       const highest = Math.max(0, ...t.bids.map((b) => b.points));
       for (const points of [1, 2, 3]) {
         list.push(
-          h("button", { class: "primary", "data-bid": points, disabled: points <= highest, onclick: () => void act(() => api.doudizhu.bid({ ...req(), points })) }, `${points} 分`),
+          h(
+            "button",
+            { class: "primary", "data-bid": points, disabled: points <= highest, onclick: () => void act(() => api.doudizhu.bid({ ...req(), points })) },
+            T().bidButton(points),
+          ),
         );
       }
-      list.push(h("button", { "data-bid": 0, onclick: () => void act(() => api.doudizhu.bid({ ...req(), points: 0 })) }, "不叫 No bid"));
+      list.push(h("button", { "data-bid": 0, onclick: () => void act(() => api.doudizhu.bid({ ...req(), points: 0 })) }, T().noBid));
     }
     if (t.status === TableStatus.DEALING && t.phase === Phase.PLAYING && mine) {
       list.push(
-        h("button", { id: "hint", onclick: () => void hint() }, "Hint 提示"),
+        t.mustLead ? null : h("button", { id: "pass", onclick: () => void act(() => api.doudizhu.pass(req())) }, T().pass),
+        h("button", { id: "hint", onclick: () => void hint() }, T().hint),
         h(
           "button",
           {
@@ -219,49 +336,70 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
             disabled: selected.size === 0,
             onclick: () => void act(() => api.doudizhu.play({ ...req(), cards: [...selected] })),
           },
-          "Play 出牌",
+          T().play,
         ),
-        t.mustLead ? null : h("button", { id: "pass", onclick: () => void act(() => api.doudizhu.pass(req())) }, "Pass 不出"),
       );
     }
     if (t.status === TableStatus.DEALING) {
       const auto = t.seats[me()!]?.autoPlay ?? false;
       list.push(
-        h("button", { id: "auto", class: auto ? "toggled" : "", onclick: () => void act(() => api.doudizhu.setAutoPlay({ ...req(), on: !auto })) }, auto ? "Auto-play: on" : "Auto-play: off"),
+        h(
+          "button",
+          { id: "auto", class: auto ? "toggled" : "", "aria-pressed": auto ? "true" : "false", onclick: () => void act(() => api.doudizhu.setAutoPlay({ ...req(), on: !auto })) },
+          auto ? T().autoOn : T().autoOff,
+        ),
       );
     }
     if (t.status === TableStatus.BETWEEN_DEALS) {
       const ready = t.seats[me()!]?.ready ?? false;
       list.push(
-        h("button", { class: "primary", id: "next-deal", disabled: ready, onclick: () => {
-          const next = req();
-          void act(() => untilSettled(() => api.doudizhu.nextDeal(next)));
-        } }, ready ? "Waiting for the others…" : "Next deal 准备"),
+        h(
+          "button",
+          {
+            class: "primary",
+            id: "next-deal",
+            disabled: ready,
+            onclick: () => {
+              const next = req();
+              void act(() => untilSettled(() => api.doudizhu.nextDeal(next)));
+            },
+          },
+          ready ? T().waitingOthers : T().nextDeal,
+        ),
       );
     }
-    const closed = t.status === TableStatus.CLOSED;
-    list.push(
-      h(
-        "button",
-        {
-          id: "leave",
-          onclick: async () => {
-            if (!closed) {
-              if (t.status === TableStatus.DEALING && !confirm("Leave during a deal? That is an escape (逃跑) and costs points.")) return;
-              if (t.status !== TableStatus.DEALING && t.friendsTable && !confirm(FRIENDS_SEAT_WARNING)) return;
-              try {
-                await api.doudizhu.leave(req());
-              } catch (err) {
-                toast(explain(err));
-              }
-            }
-            location.hash = afterTable(tableId, t.friendsTable);
-          },
-        },
-        closed ? (t.friendsTable && friendsCode() ? "Back to the friends' table" : "Back to the lobby") : "Leave table",
-      ),
+    if (t.status !== TableStatus.DEALING || !mine) list.push(leaveButton(t));
+    return h("div", { class: "buttons actions", id: "actions" }, ...list);
+  }
+
+  function statusLine(t: Table): string {
+    if (t.status === TableStatus.CLOSED) return T().closedBecause(tableCloseWords(t));
+    if (t.status === TableStatus.NEXT_DEAL_PENDING) return t.result?.outcome === Outcome.REDEAL ? T().redealing : T().nextDealSoon;
+    if (t.status === TableStatus.BETWEEN_DEALS) return T().dealOver;
+    if (t.phase === Phase.BIDDING) return myTurn() ? T().yourBid : T().bidding(nameOf(t.toAct));
+    if (t.phase === Phase.PLAYING) return myTurn() ? (t.mustLead ? T().yourLead : T().yourFollow) : T().toPlay(nameOf(t.toAct));
+    return T().dealing;
+  }
+
+  function showdown(t: Table) {
+    const r = t.result;
+    if (!r || r.handsLeft.length === 0) return null;
+    return h(
+      "div",
+      { class: "showdown", id: "showdown" },
+      h("div", { class: "label" }, T().showdown),
+      ...t.seats.map((s) => {
+        const cards = highToLow(r.handsLeft[s.seat]?.cards ?? []);
+        return h(
+          "div",
+          { class: "showdown-seat", "data-seat": s.seat, "data-count": cards.length },
+          h("div", { class: "name" }, nameOf(s.seat), s.landlord ? h("span", { class: "badge landlord" }, T().landlord) : null),
+          cards.length
+            ? h("div", { class: "mini-cards fit", style: `--gaps: ${Math.max(cards.length - 1, 1)}` }, ...cards.map((c) => cardFace(c)))
+            : h("div", { class: "played-out" }, T().playedOut),
+        );
+      }),
     );
-    return h("div", { class: "buttons" }, ...list);
   }
 
   function result(t: Table) {
@@ -272,72 +410,121 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     const iWon = my !== undefined && Number(r.points[my] ?? 0n) > 0;
     const headline =
       r.outcome === Outcome.REDEAL
-        ? "Everyone passed: a new deal"
+        ? T().redealResult
         : r.outcome === Outcome.ESCAPED
-          ? `${nameOf(r.seat)} escaped`
+          ? T().escapedResult(nameOf(r.seat))
           : my === undefined
-            ? landlordWon ? "The landlord wins" : "The farmers win"
-            : iWon ? "You win!" : "You lose";
+            ? landlordWon ? T().landlordWins : T().farmersWin
+            : iWon ? T().youWin : T().youLose;
     const mine = r.settlement.find((x) => x.seat === my);
-    if (mine) {
-      sessionStorage.setItem(
-        "gamehub.lastResult",
-        `Last deal (Dou Dizhu): ${headline} · ${signed(mine.pointsDelta)} points · ${signed(mine.silverDelta)} silver`,
-      );
-    }
+    if (mine) sessionStorage.setItem("gamehub.lastResult", T().lastResult(headline, signed(mine.pointsDelta), signed(mine.silverDelta)));
     const extras = [
-      `bid ${r.bid}`,
-      `multiplier ×${r.multiplier}`,
-      r.bombs ? `${r.bombs} bomb${r.bombs > 1 ? "s" : ""}` : "",
-      r.rockets ? "rocket" : "",
-      r.spring ? "spring 春天" : "",
-      r.antiSpring ? "anti-spring 反春" : "",
+      r.bid ? T().bid(r.bid) : "",
+      T().multiplierTimes(String(r.multiplier)),
+      r.bombs ? T().bombs(r.bombs) : "",
+      r.rockets ? T().rocket : "",
+      r.spring ? T().spring : "",
+      r.antiSpring ? T().antiSpring : "",
     ].filter(Boolean);
+    const free = Number(t.stakes?.silverPerPoint ?? 0n) === 0;
     return h(
       "div",
-      { class: `result ${my === undefined ? "" : iWon ? "win" : "loss"}`, id: "result" },
+      {
+        class: `result ${my === undefined || r.outcome === Outcome.REDEAL ? "" : iWon ? "win" : "loss"}`,
+        id: "result",
+        "data-outcome": Outcome[r.outcome],
+        "data-spring": r.spring ? "true" : "false",
+        "data-anti-spring": r.antiSpring ? "true" : "false",
+      },
       h("div", { class: "headline" }, headline),
       h("div", { class: "description" }, extras.join(" · ")),
+      r.outcome === Outcome.REDEAL
+        ? null
+        : h(
+            "table",
+            { class: "scores" },
+            h("tr", {}, h("th", {}, T().player), h("th", {}, T().pointsHead), h("th", {}, T().silverHead)),
+            ...t.seats.map((s) => {
+              const settled = r.settlement.find((x) => x.seat === s.seat);
+              return h(
+                "tr",
+                { "data-player": s.playerId },
+                h("td", {}, nameOf(s.seat), s.landlord ? ` · ${T().landlord}` : ""),
+                h("td", {}, signed(r.points[s.seat] ?? 0n)),
+                h("td", { class: "silver-delta", "data-settled": settled ? "true" : "false" }, settled ? signed(settled.silverDelta) : free ? T().freeRoom : T().settling),
+              );
+            }),
+          ),
+      showdown(t),
+    );
+  }
+
+  function nextDealOffer(t: Table) {
+    if (t.status !== TableStatus.BETWEEN_DEALS || Number(t.nextDealDeadlineUnixMs) <= 0) return null;
+    nextDealEl = h("div", { class: "next-deal-clock", id: "next-deal-clock" });
+    return nextDealEl;
+  }
+
+  /** The player's own seat: status, the hand (kitty cards marked), notice and buttons. */
+  function myBar(t: Table, my: number, last: Map<number, Turn>) {
+    const hand = highToLow(t.hand);
+    const kitty = t.landlord === my && t.status === TableStatus.DEALING ? new Set(t.kitty) : new Set<string>();
+    return h(
+      "div",
+      { class: `me${myTurn() ? " my-turn" : ""}`, id: "me" },
       h(
-        "table",
-        { class: "scores" },
-        h("tr", {}, h("th", {}, "player"), h("th", {}, "points"), h("th", {}, "silver")),
-        ...t.seats.map((s) => {
-          const settled = r.settlement.find((x) => x.seat === s.seat);
-          return h(
-            "tr",
-            { "data-player": s.playerId },
-            h("td", {}, nameOf(s.seat), s.landlord ? " 地主" : ""),
-            h("td", {}, signed(r.points[s.seat] ?? 0n)),
-            h("td", { class: "silver-delta" }, settled ? signed(settled.silverDelta) : Number(t.stakes?.silverPerPoint ?? 0n) === 0 ? "free room" : "settling…"),
-          );
+        "div",
+        { class: "me-head" },
+        seatBox(t, my, "bottom", last),
+        h("div", { class: "status", id: "status", "data-my-turn": myTurn() ? "true" : "false", "data-phase": Phase[t.phase], "data-table-status": TableStatus[t.status] }, statusLine(t)),
+      ),
+      // Between deals the hand is shown with the others' (摊牌), beside the result.
+      t.status !== TableStatus.DEALING
+        ? null
+        : h(
+        "div",
+        { class: "hand", id: "hand", "data-count": hand.length, style: `--gaps: ${Math.max(hand.length - 1, 1)}` },
+        ...hand.map((card) => {
+          const face = cardFace(card, {
+            class: `${selected.has(card) ? "selected" : ""}${kitty.has(card) ? " from-kitty" : ""}`,
+            ...(kitty.has(card) ? { "data-kitty": "true" } : {}),
+            "aria-pressed": selected.has(card) ? "true" : "false",
+            role: "button",
+            onclick: () => {
+              // Cards may be picked ahead of the turn, once the play has begun.
+              if (t.status !== TableStatus.DEALING || t.phase !== Phase.PLAYING) return;
+              if (selected.has(card)) selected.delete(card);
+              else selected.add(card);
+              if (notice?.kind === "info") notice = null;
+              render();
+            },
+          });
+          if (kitty.has(card)) face.append(h("span", { class: "kitty-mark", title: T().kitty }, T().kittyMark));
+          return face;
         }),
       ),
+      notice ? h("div", { class: `notice ${notice.kind}`, id: "notice", role: notice.kind === "error" ? "alert" : "status" }, notice.text) : null,
+      nextDealOffer(t),
+      controls(t),
     );
   }
 
   function render() {
     const t = table;
     if (!t) return;
-    timerEl = null;
+    timerEls = [];
+    nextDealEl = null;
     const my = me();
     // Seats in play order around the table: the next seat on the right, the one after on the left.
     const right = my === undefined ? 1 : (my + 1) % 3;
     const left = my === undefined ? 2 : (my + 2) % 3;
     const last = lastTurns(t);
-    const hand = t.hand;
-    for (const c of [...selected]) if (!hand.includes(c)) selected.delete(c);
+    for (const c of [...selected]) if (!t.hand.includes(c)) selected.delete(c);
     view.dataset.eventId = String(t.lastEventId);
-    const status =
-      t.status === TableStatus.CLOSED
-        ? "The table is closed."
-        : t.phase === Phase.BIDDING
-          ? myTurn() ? "Your bid (叫分): 1, 2 or 3 points, or no bid." : `${nameOf(t.toAct)} is bidding.`
-          : t.phase === Phase.PLAYING
-            ? myTurn()
-              ? t.mustLead ? "Your lead: select cards (or press Hint), then Play." : "Your turn: beat the play, or pass."
-              : `${nameOf(t.toAct)} to play.`
-            : t.status === TableStatus.BETWEEN_DEALS ? "The deal is over." : "Dealing…";
+    view.dataset.status = TableStatus[t.status];
+    view.dataset.deal = String(t.dealNumber);
+    playSounds(t);
+    const closed = t.status === TableStatus.CLOSED;
     mount(
       view,
       h(
@@ -346,18 +533,23 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         h(
           "h2",
           {},
-          "Dou Dizhu 斗地主",
-          spectator ? h("span", { class: "badge" }, "spectating: no hand is shown") : null,
-          t.friendsTable ? h("span", { class: "badge" }, "friends' table 好友房") : null,
+          T().title,
+          spectator ? h("span", { class: "badge" }, T().spectating) : null,
+          t.friendsTable ? h("span", { class: "badge" }, T().friendsTable) : null,
         ),
         h(
           "div",
           { class: "sub" },
-          `${t.stakes?.roomId ?? ""} · deal ${t.dealNumber} · base ${t.stakes?.pointsBase ?? 1}`,
-          Number(t.stakes?.silverPerPoint ?? 0n) > 0 ? ` · ${num(t.stakes!.silverPerPoint)} silver a point` : " · free room",
-          ` · ${clock(Number(t.turnTimeMs))} a turn · table ${t.tableId}`,
+          [
+            T().deal(t.dealNumber),
+            T().base(String(t.stakes?.pointsBase ?? 1)),
+            Number(t.stakes?.silverPerPoint ?? 0n) > 0 ? T().silverPerPoint(num(t.stakes!.silverPerPoint)) : T().freeRoom,
+            T().perTurn(clock(Number(t.turnTimeMs))),
+          ].join(" · "),
+          h("span", { class: "table-id" }, ` · ${T().table(t.tableId)}`),
         ),
       ),
+      closed ? h("div", { class: "closed-note", id: "closed", "data-close-reason": CloseReason[t.closeReason], role: "status" }, h("strong", {}, T().closedTitle), " ", tableCloseWords(t)) : null,
       h(
         "div",
         { class: "felt" },
@@ -367,26 +559,34 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
           { class: "center" },
           h(
             "div",
-            { class: "kitty", id: "kitty" },
-            h("div", { class: "label" }, "底牌 kitty"),
-            t.kitty.length ? h("div", { class: "mini-cards" }, ...t.kitty.map((c) => cardFace(c))) : h("div", { class: "mini-cards" }, ...[0, 1, 2].map(() => h("div", { class: "back" }))),
-          ),
-          h(
-            "div",
-            { class: "multiplier", id: "multiplier" },
-            `×${t.multiplier}`,
-            t.winningBid ? h("span", { class: "sub" }, ` · bid ${t.winningBid}`) : null,
+            { class: "table-info" },
+            h(
+              "div",
+              { class: "kitty", id: "kitty" },
+              h("div", { class: "label" }, T().kitty),
+              t.kitty.length
+                ? h("div", { class: "mini-cards" }, ...highToLow(t.kitty).map((c) => cardFace(c)))
+                : h("div", { class: "mini-cards" }, ...[0, 1, 2].map(() => h("div", { class: "back" }))),
+            ),
+            h(
+              "div",
+              { class: "multiplier", id: "multiplier", title: T().multiplier },
+              h("div", { class: "label" }, T().multiplier),
+              h("div", { class: "value" }, `×${t.multiplier}`),
+              t.winningBid ? h("div", { class: "sub" }, T().bid(t.winningBid)) : null,
+            ),
           ),
           t.trick && t.phase === Phase.PLAYING && t.trick.cards.length
             ? h(
                 "div",
                 { class: "trick", id: "trick" },
-                h("div", { class: "label" }, `to beat: ${nameOf(t.trick.seat)}'s ${KINDS[t.trick.combination?.kind ?? Kind.UNSPECIFIED]}`),
-                h("div", { class: "mini-cards" }, ...t.trick.cards.map((c) => cardFace(c))),
+                h("div", { class: "label" }, T().toBeat(nameOf(t.trick.seat), kindWord(t.trick.combination?.kind))),
+                h("div", { class: "mini-cards" }, ...highToLow(t.trick.cards).map((c) => cardFace(c))),
               )
             : null,
-          h("div", { class: "status", id: "status", "data-my-turn": myTurn() ? "true" : "false", "data-phase": Phase[t.phase] }, status),
-          notice ? h("div", { class: "notice", id: "notice", role: "alert" }, notice) : null,
+          my === undefined
+            ? h("div", { class: "status", id: "status", "data-my-turn": "false", "data-phase": Phase[t.phase], "data-table-status": TableStatus[t.status] }, statusLine(t))
+            : null,
           result(t),
         ),
         seatBox(t, right, "right", last),
@@ -394,32 +594,14 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       my === undefined
         ? h(
             "div",
-            { class: "me" },
+            { class: "me spectator" },
             seatBox(t, 0, "spectated", last),
-            h("div", { class: "spectator-note" }, "Spectators see every seat's card count, never a hand."),
+            h("div", { class: "spectator-note" }, T().spectatorNote),
+            h("div", { class: "buttons" }, h("a", { class: "button", href: "#/" }, T().backToLobby)),
           )
-        : h(
-            "div",
-            { class: "me" },
-            seatBox(t, my, "bottom", last),
-            h(
-              "div",
-              { class: "hand", id: "hand", "data-count": hand.length },
-              ...hand.map((card) =>
-                cardFace(card, {
-                  class: `card ${card === "RJ" || card[0] === "H" || card[0] === "D" ? "red" : "black"}${card === "BJ" || card === "RJ" ? " joker" : ""}${selected.has(card) ? " selected" : ""}`,
-                  onclick: () => {
-                    if (selected.has(card)) selected.delete(card);
-                    else selected.add(card);
-                    render();
-                  },
-                }),
-              ),
-            ),
-            controls(t),
-          ),
-      connection === "reconnecting" ? h("div", { class: "notice" }, "Connection lost; reconnecting…") : null,
-      connection === "stopped" ? h("div", { class: "notice" }, "This table can no longer be followed; back to the lobby to play on.") : null,
+        : myBar(t, my, last),
+      connection === "reconnecting" ? h("div", { class: "notice" }, T().reconnecting) : null,
+      connection === "stopped" ? h("div", { class: "notice" }, T().stopped) : null,
       h("ol", { class: "log", id: "log" }, ...log.slice(-8).map((line) => h("li", {}, line))),
     );
     const logEl = view.querySelector("#log");
@@ -427,41 +609,63 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     tick();
   }
 
+  /** Your turn, and a deal's end (win or lose), as sounds; the first drawing is silent. */
+  function playSounds(t: Table) {
+    const turnKey = myTurn() ? `${t.dealNumber}/${t.phase}/${t.turns.length}/${t.bids.length}` : "";
+    if (soundTurnKey !== undefined && turnKey && turnKey !== soundTurnKey) sound("turn");
+    soundTurnKey = turnKey;
+    const r = t.result;
+    const ended = t.phase === Phase.FINISHED && r && (r.outcome === Outcome.LANDLORD_WON || r.outcome === Outcome.FARMERS_WON || r.outcome === Outcome.ESCAPED);
+    const my = me();
+    if (ended && soundResultDeal !== undefined && soundResultDeal !== t.dealNumber && my !== undefined) {
+      sound(Number(r.points[my] ?? 0n) > 0 ? "win" : "lose");
+    }
+    soundResultDeal = ended ? t.dealNumber : (soundResultDeal ?? 0);
+  }
+
   function tick() {
-    if (!table || !timerEl) return;
+    if (!table) return;
     const left = Number(table.turnDeadlineUnixMs) - Date.now();
-    timerEl.textContent = Number(table.turnDeadlineUnixMs) > 0 ? clock(left) : "";
-    timerEl.classList.toggle("low", left < 5000);
+    for (const el of timerEls) {
+      el.textContent = Number(table.turnDeadlineUnixMs) > 0 ? clock(left) : "";
+      el.classList.toggle("low", left < 5000);
+    }
+    if (nextDealEl) nextDealEl.textContent = T().nextDealClosesIn(clock(Number(table.nextDealDeadlineUnixMs) - Date.now()));
   }
 
   function describe(e: TableEvent): string | null {
     const k = e.kind;
     switch (k.case) {
       case "dealStarted":
-        return `Deal ${e.dealNumber}: ${nameOf(k.value.firstBidder)} bids first.`;
+        return T().logDealStarted(e.dealNumber, nameOf(k.value.firstBidder));
       case "bidMade":
-        return `${nameOf(k.value.bid?.seat ?? -1)}: ${k.value.bid?.points ? `${k.value.bid.points} 分` : "no bid 不叫"}`;
+        return T().logBid(nameOf(k.value.bid?.seat ?? -1), `${k.value.bid?.points ? T().points(k.value.bid.points) : T().noBid}${byWho(k.value.bid?.by ?? Actor.SEAT)}`);
       case "landlordChosen":
-        return `${nameOf(k.value.seat)} is the landlord (地主) at ${k.value.points}.`;
-      case "played":
-        return `${nameOf(k.value.turn?.seat ?? -1)}: ${KINDS[k.value.turn?.combination?.kind ?? Kind.UNSPECIFIED]} ${k.value.turn?.ranks ?? ""} (${k.value.cardsLeft} left)`;
+        return T().logLandlord(nameOf(k.value.seat), k.value.points);
+      case "played": {
+        // A fresh play makes a sound; the events a resumed stream catches up on do not.
+        if (Date.now() - Number(e.atUnixMs) < 5000) sound("card");
+        const turn = k.value.turn;
+        return T().logPlayed(nameOf(turn?.seat ?? -1), kindWord(turn?.combination?.kind), ranksWords(turn?.cards ?? []), k.value.cardsLeft);
+      }
       case "passed":
-        return `${nameOf(k.value.seat)}: pass`;
+        return `${T().logPassed(nameOf(k.value.seat))}${byWho(k.value.by)}`;
       case "multiplierChanged":
-        return `The multiplier doubles: ×${k.value.multiplier}.`;
+        return T().logMultiplier(String(k.value.multiplier));
       case "autoPlayChanged":
-        return `${nameOf(k.value.seat)}: auto-play ${k.value.on ? "on" : "off"}.`;
+        return T().logAuto(nameOf(k.value.seat), k.value.on);
       case "escaped":
-        return `${nameOf(k.value.seat)} left during the deal (escape).`;
+        return T().logEscaped(nameOf(k.value.seat));
       case "dealEnded":
-        return `The deal is over.`;
+        lastOutcome = k.value.result?.outcome;
+        return lastOutcome === Outcome.REDEAL ? T().redealResult : T().logDealEnded;
       case "readyForNextDeal":
-        return `${nameOf(k.value.seat)} is ready.`;
+        return T().logReady(nameOf(k.value.seat));
       case "dealSettled":
         window.dispatchEvent(new Event("gamehub:settled"));
-        return `Settled: ${k.value.seats.map((s) => `${nameOfId(s.playerId)} ${signed(s.silverDelta)}`).join(", ")} silver.`;
+        return T().logSettled(k.value.seats.map((s) => `${nameOfId(s.playerId)} ${signed(s.silverDelta)}`).join(", "));
       case "tableClosed":
-        return "The table closed.";
+        return T().logClosed(closeWords(k.value.reason, k.value.note, lastOutcome ?? table?.result?.outcome));
       default:
         return null;
     }
@@ -475,16 +679,12 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     event: (item) => (item.item.case === "event" ? { id: item.item.value.eventId, line: describe(item.item.value) } : undefined),
     lastEventId: (t) => t.lastEventId,
     render: (t) => {
+      // The same table again (an action's answer, then the read after it) is not drawn
+      // again: a card being tapped stays the element it was.
+      if (table && equals(TableSchema, table, t)) return;
+      // A closed table stays on screen with its last result and the reason it closed;
+      // the leave button goes back to the friends' table (or the lobby).
       table = t;
-      // A friends' table's game table closed: back to the friends' table's lobby.
-      if (t.status === TableStatus.CLOSED && t.friendsTable && !spectator) {
-        const back = afterTable(tableId, true);
-        if (back !== LOBBY_ROUTE) {
-          toast("The game table closed: back to the friends' table.", "info");
-          location.hash = back;
-          return;
-        }
-      }
       render();
     },
     status: (lines, state) => {

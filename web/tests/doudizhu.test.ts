@@ -98,6 +98,7 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
       if (actor === "over") break;
       const before = await actor.page.getAttribute("#status", "data-my-turn");
       assert.equal(before, "true");
+      if (plays === 0) await shot(actor.page, "doudizhu-desktop-zh");
       await actor.page.click("#hint");
       const selected = await until("the hint: cards selected, or nothing beats", async () => {
         const cards = (await actor.page.$$("#hand .card.selected")).length;
@@ -122,10 +123,19 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
     }
     for (const p of players) await p.page.waitForSelector("#result");
     mark("deal over");
+    // 摊牌: every page, the spectator's too, shows every seat's remaining cards beside the result.
+    const left = await Promise.all([0, 1, 2].map((seat) => spectator.getAttribute(`.seat[data-seat="${seat}"]`, "data-cards-left")));
+    assert.ok(left.includes("0"), "a seat played out");
+    for (const page of [...players.map((p) => p.page), spectator]) {
+      await page.waitForSelector("#showdown");
+      for (const seat of [0, 1, 2]) {
+        assert.equal((await page.$$(`#showdown [data-seat="${seat}"] [data-card]`)).length, Number(left[seat]), `seat ${seat}'s cards shown`);
+      }
+    }
     assert.ok(checked > 20, `the secrecy scan checked ${checked} cards`);
     // The settlement: every seat's silver moved, shown on each page and then in its lobby.
     for (const p of players) {
-      await until("the settlement", async () => !((await p.page.textContent("#result")) ?? "").includes("settling"));
+      await until("the settlement", async () => (await p.page.$$('#result .silver-delta[data-settled="false"]')).length === 0);
     }
     mark("settled");
     await shot(players[0]!.page, "doudizhu-result");
