@@ -180,7 +180,7 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
 // redeal, and the dealer closes a table after two redeals in a row nobody bid in. The
 // page says so in words and stays on the table (the old page jumped to the friends'
 // table with "The game table closed" and no reason).
-test("a phone player who never bids at a bots table: after two deals nobody bid the table closes, and the page says why", async () => {
+test("a phone player who never bids at a bots table: a bot bids from its cards and becomes landlord, or after two deals nobody bid the table closes and the page says why", async () => {
   const browser = await launch();
   try {
     const p = await open(browser, player("ddn"), { size: "phone" });
@@ -188,15 +188,31 @@ test("a phone player who never bids at a bots table: after two deals nobody bid 
     await p.page.click("#add-bots");
     await p.page.click("#ready");
     await p.page.waitForSelector("#hand [data-card]", { timeout: 30000 });
-    await p.page.waitForSelector('#closed[data-close-reason="ABANDONED"]', { timeout: 90000 });
-    assert.match((await p.page.textContent("#closed")) ?? "", /连续两局无人叫地主/);
-    assert.match((await p.page.textContent("#status")) ?? "", /牌桌已关闭/);
-    assert.match((await p.page.textContent("#log")) ?? "", /无人叫地主，重新发牌/);
-    assert.ok(p.page.url().includes("#/doudizhu/"), "the page stays on the closed table");
-    assert.equal((await p.page.textContent("#leave"))?.trim(), "回到好友房");
-    await shot(p.page, "doudizhu-phone-zh-closed");
-    await p.page.click("#leave");
-    await until("back at the friends' table", async () => p.page.url().includes("#/friends/"));
+    // The player never bids (its turns time out: a pass). A bot seat bids when its cards
+    // are worth it (docs/rules.md#friends-tables); when no seat bids, the cards are dealt
+    // again, and two such deals in a row close the table. The cards decide which.
+    const outcome = await until(
+      "a bot landlord or the closed table",
+      async () =>
+        ((await p.page.$('.seat[data-role="landlord"]')) && "landlord") ||
+        ((await p.page.$('#closed[data-close-reason="ABANDONED"]')) && "closed"),
+      100000,
+    );
+    if (outcome === "landlord") {
+      // The player's own seat is drawn at the bottom; the bots' to the left and right.
+      assert.ok(await p.page.$('.seat:is(.left, .right)[data-role="landlord"]'), "a bot is the landlord");
+      assert.ok(!(await p.page.$('.seat.bottom[data-role="landlord"]')), "the player never bid");
+      assert.match((await p.page.textContent("#log")) ?? "", /[123]分（托管）/, "the bot's bid is in the log");
+      assert.ok(!(await p.page.$("#closed")), "the table goes on");
+      await shot(p.page, "doudizhu-phone-zh-bot-landlord");
+    } else {
+      assert.match((await p.page.textContent("#closed")) ?? "", /连续两局无人叫地主/);
+      assert.match((await p.page.textContent("#status")) ?? "", /牌桌已关闭/);
+      assert.match((await p.page.textContent("#log")) ?? "", /无人叫地主，重新发牌/);
+      assert.ok(p.page.url().includes("#/doudizhu/"), "the page stays on the closed table");
+      assert.equal((await p.page.textContent("#leave"))?.trim(), "回到好友房");
+      await shot(p.page, "doudizhu-phone-zh-closed");
+    }
     assert.deepEqual(p.problems, []);
   } finally {
     await browser.close();
