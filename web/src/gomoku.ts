@@ -240,10 +240,11 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       const me = mySeat();
       if (me !== undefined && g.result.winnerSeat !== undefined) play(g.result.winnerSeat === me ? "win" : "lose");
     } else if (now.myTurn && (!before.myTurn || now.game !== before.game)) {
-      // A moment after the stone's sound; not if the turn has passed meanwhile.
+      // A moment after the stone's sound (a quick player may already have moved: the
+      // turn still began, so it still sounds, unless a new game came meanwhile).
       const game = now.game;
       setTimeout(() => {
-        if (myTurn() && table?.game?.number === game) play("turn");
+        if (table?.game?.number === game && table.game.phase !== Phase.OVER) play("turn");
       }, now.stones > before.stones ? 120 : 0);
     }
   }

@@ -63,24 +63,41 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
     await p.page.waitForSelector("#hand [data-card]", { timeout: 30000 });
     const tableId = (await attr(p.page, ".doudizhu-table", "data-table"))!;
 
-    let jokersSeen = "";
     let shotTaken = false;
-    for (const deal of [1, 2]) {
+    // Two deals, more while the player has not yet been the landlord once (a bot whose
+    // cards are worth 3 may bid 3 before the player is asked): the kitty's marks are
+    // checked in the landlord's own hand.
+    let kittyChecked = false;
+    for (let deal = 1; deal <= 2 || (!kittyChecked && deal <= 5); deal++) {
       await until(`deal ${deal}`, async () => (await attr(p.page, ".doudizhu-table", "data-deal")) === String(deal), 30000);
-      // Bidding: the bots never raise, so the player bids 3 and takes the kitty.
-      await until("the player's bid", async () => (await p.page.$('[data-bid="3"]:not([disabled])')) !== null, 40000);
+      // Bidding: the player bids 3 when asked (above any bot's bid) and takes the kitty.
+      const asked = await until(
+        "the player's bid, or a bot's 3",
+        async () =>
+          (await p.page.$('[data-bid="3"]:not([disabled])'))
+            ? "bid"
+            : (await attr(p.page, "#status", "data-phase")) === "PLAYING"
+              ? "playing"
+              : null,
+        40000,
+      );
       await inView(p.page, "#hand [data-card]");
-      await inView(p.page, "[data-bid]");
-      if (deal === 1) await shot(p.page, "doudizhu-phone-zh-bidding");
       await assertHighToLow(p.page);
       await assertFaces(p.page);
-      assert.equal((await hand(p.page)).length, 17);
-      await p.page.click('[data-bid="3"]');
-      await until("the kitty taken", async () => (await hand(p.page)).length === 20 && (await p.page.$$("#kitty [data-card]")).length === 3);
-      const kitty = await p.page.$$eval("#kitty [data-card]", (els) => els.map((e) => e.getAttribute("data-card")!));
-      const marked = await p.page.$$eval('#hand [data-kitty="true"]', (els) => els.map((e) => e.getAttribute("data-card")!));
-      assert.deepEqual([...marked].sort(), [...kitty].sort(), "the kitty cards are marked in the landlord's hand");
-      assert.equal((await p.page.$$('#hand [data-kitty="true"] .kitty-mark')).length, 3, "each with its mark");
+      if (asked === "bid") {
+        await inView(p.page, "[data-bid]");
+        if (deal === 1) await shot(p.page, "doudizhu-phone-zh-bidding");
+        assert.equal((await hand(p.page)).length, 17);
+        await p.page.click('[data-bid="3"]');
+        await until("the kitty taken", async () => (await hand(p.page)).length === 20 && (await p.page.$$("#kitty [data-card]")).length === 3);
+        const kitty = await p.page.$$eval("#kitty [data-card]", (els) => els.map((e) => e.getAttribute("data-card")!));
+        const marked = await p.page.$$eval('#hand [data-kitty="true"]', (els) => els.map((e) => e.getAttribute("data-card")!));
+        assert.deepEqual([...marked].sort(), [...kitty].sort(), "the kitty cards are marked in the landlord's hand");
+        assert.equal((await p.page.$$('#hand [data-kitty="true"] .kitty-mark')).length, 3, "each with its mark");
+        kittyChecked = true;
+      } else {
+        assert.equal((await p.page.$$('#hand [data-kitty="true"]')).length, 0, "a farmer's hand has no kitty marks");
+      }
       await assertHighToLow(p.page);
 
       // Play: at each of its turns the player sees its whole hand (20 cards fit) and the buttons.
@@ -147,17 +164,14 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
       await assertFaces(p.page);
       const log = (await p.page.textContent("#log")) ?? "";
       assert.doesNotMatch(log, /\b(BJ|RJ|T)\b/, "no card text in the log");
-      jokersSeen += log + ((await p.page.textContent("#showdown")) ?? "");
       if (deal === 1) {
         // The result and 摊牌 in view above the bar (the page scrolls under it).
         await p.page.evaluate(() => window.scrollTo(0, document.querySelector("#result")!.getBoundingClientRect().top + window.scrollY - 150));
         await shot(p.page, "doudizhu-phone-zh-result");
-        await p.page.click("#next-deal");
       }
+      if (deal < 2 || !kittyChecked) await p.page.click("#next-deal");
     }
-    // Both jokers were either played (the log names them) or left in a hand (摊牌 shows them).
-    assert.match(jokersSeen, /小王/);
-    assert.match(jokersSeen, /大王/);
+    assert.ok(kittyChecked, "the player was the landlord in one of the deals");
 
     // A spectator watches; the player leaves between deals; the spectator reads why it closed.
     const watcher = await open(browser, player("ddb-watch"), { size: "phone" });
@@ -176,10 +190,10 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
 });
 
 // The reported bug ("the table closes after every deal"): the bots never bid (auto-play
-// only passes in bidding), so a player who does not bid in time makes every deal a
-// redeal, and the dealer closes a table after two redeals in a row nobody bid in. The
-// page says so in words and stays on the table (the old page jumped to the friends'
-// table with "The game table closed" and no reason).
+// only passes in bidding), so a player who did not bid in time made every deal a redeal,
+// and the dealer closes a table after two redeals in a row nobody bid in; the old page
+// then jumped to the friends' table with no reason. Now a bot seat bids from its cards,
+// and a table that does close says why and stays on screen.
 test("a phone player who never bids at a bots table: a bot bids from its cards and becomes landlord, or after two deals nobody bid the table closes and the page says why", async () => {
   const browser = await launch();
   try {
