@@ -60,7 +60,18 @@ impl Watcher {
                 EventBody::Played { cards, .. } => {
                     self.public = self.public.union(cards.iter().copied().collect());
                 }
-                EventBody::DealEnded { .. } => self.ended += 1,
+                EventBody::DealEnded { hands_left, .. } => {
+                    // 摊牌: the deal is over, so every hand left is shown to all, exactly
+                    // as the seats hold them (none for a redeal).
+                    if !hands_left.is_empty() {
+                        for seat in Seat::ALL {
+                            let left: CardSet = hands_left[seat.index()].iter().copied().collect();
+                            assert_eq!(left, deal.hand(seat), "seat {seat}'s hand left");
+                            self.public = self.public.union(left);
+                        }
+                    }
+                    self.ended += 1;
+                }
                 _ => {}
             }
             let shown = cards_of(&event.body);
