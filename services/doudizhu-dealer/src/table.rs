@@ -835,6 +835,14 @@ pub(crate) mod fixtures {
     /// A friends' table of alice (seat 0, named 阿丽) and two bots, opened like
     /// [`open`] with `timing`: alice bids first.
     pub fn open_with_bots(timing: Timing) -> (Table, Step) {
+        open_with_bots_dealt(
+            timing,
+            vec![Seed::from_bytes([7; 32]), Seed::from_bytes([8; 32])],
+        )
+    }
+
+    /// [`open_with_bots`], its deals from `seeds`.
+    pub fn open_with_bots_dealt(timing: Timing, seeds: Vec<Seed>) -> (Table, Step) {
         Table::open(
             Opening {
                 table_id: "dt-2".into(),
@@ -849,7 +857,7 @@ pub(crate) mod fixtures {
                 players: ["alice".into(), "bot-1".into(), "bot-2".into()],
                 open_digest: "digest".into(),
                 first_bidder: Seat::ALL[0],
-                seeds: vec![Seed::from_bytes([7; 32]), Seed::from_bytes([8; 32])],
+                seeds,
                 profiles: [
                     Profile {
                         name: "阿丽".into(),
@@ -987,7 +995,18 @@ mod tests {
             auto_turn_ms: 1_000,
             ..TIMING
         };
-        let (mut table, _) = open_with_bots(timing);
+        // Cards on which neither bot bids (a bot seat bids from its cards).
+        let weak = (0..=u8::MAX)
+            .map(|b| Seed::from_bytes([b; 32]))
+            .find(|seed| {
+                let dealt = doudizhu_rules::deal(seed);
+                [1, 2].iter().all(|&s| {
+                    let hand = dealt.hand(Seat::ALL[s]).rank_counts();
+                    gamehub_bots::doudizhu::bid(&hand, Bid::Pass) == Bid::Pass
+                })
+            })
+            .unwrap();
+        let (mut table, _) = open_with_bots_dealt(timing, vec![weak, Seed::from_bytes([8; 32])]);
         table.bid(Seat::ALL[0], Bid::Pass, 2_000, timing).unwrap();
         // Bidding goes on to bot-1, played for after the auto-play turn, never by a timeout.
         assert_eq!(table.deal.deadline_ms(), Some(3_000));
