@@ -148,6 +148,10 @@ pub enum WorstLoss {
 pub struct Service {
     /// What logs and errors call it.
     pub name: &'static str,
+    /// Its identity: the subject of its service tokens, which the access table
+    /// (`gamehub_platform::access`) and the ledger (a game service settles only its own
+    /// game) check.
+    pub identity: &'static str,
     /// The variable that tells other services its URL.
     pub url_var: &'static str,
     /// The variable that sets where it listens.
@@ -190,6 +194,7 @@ pub static GOMOKU: Game = Game {
     points_board: Board::GomokuPoints,
     service: Service {
         name: "gomoku referee",
+        identity: "gomoku-referee",
         url_var: "GAMEHUB_GOMOKU_URL",
         addr_var: "GAMEHUB_GOMOKU_ADDR",
         port: 50052,
@@ -237,6 +242,7 @@ pub static DOUDIZHU: Game = Game {
     points_board: Board::DoudizhuPoints,
     service: Service {
         name: "doudizhu dealer",
+        identity: "doudizhu-dealer",
         url_var: "GAMEHUB_DOUDIZHU_URL",
         addr_var: "GAMEHUB_DOUDIZHU_ADDR",
         port: 50053,
