@@ -24,7 +24,7 @@ const RESOURCE_EXHAUSTED: i32 = 8;
 const OK: i32 = 0;
 
 fn token(tp: &TestPlatform, subject: &str, role: Role) -> String {
-    Keys::new(&tp.config.jwt_secret)
+    tp.config.keys.clone()
         .mint(subject, role, Duration::from_secs(600))
         .unwrap()
 }

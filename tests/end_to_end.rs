@@ -461,7 +461,7 @@ async fn two_matchmaking_replicas_never_seat_a_ticket_twice() {
             clients = Clients::new(
                 &second_endpoints,
                 gamehub_platform::client::TokenSource::Static(
-                    gamehub_platform::auth::Keys::new(&tp.config.jwt_secret)
+                    tp.config.keys.clone()
                         .mint(p, Role::Player, Duration::from_secs(600))
                         .unwrap(),
                 ),

@@ -749,7 +749,7 @@ async fn call(
         Role::Operator => "limits-operator",
     };
     let channel =
-        gamehub_testkit::tokens::channel(url, &Keys::new(&tp.config.jwt_secret), subject, role);
+        gamehub_testkit::tokens::channel(url, &tp.config.keys, subject, role);
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready()
         .await

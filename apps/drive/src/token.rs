@@ -20,7 +20,7 @@ pub fn mint(
              platform come from its identity provider, not from the development tool)"
         );
     }
-    Ok(Keys::new(&config.jwt_secret).mint(subject, role, ttl)?)
+    Ok(config.keys.mint(subject, role, ttl)?)
 }
 
 /// Whether this configuration mints development tokens (not in production).

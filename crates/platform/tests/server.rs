@@ -38,7 +38,7 @@ async fn spawn(config: CommonConfig) -> Fixture {
     let (addr, _task) = server.spawn("127.0.0.1:0".parse().unwrap()).await.unwrap();
     Fixture {
         addr,
-        keys: Keys::new(&config.jwt_secret),
+        keys: config.keys.clone(),
         shutdown,
         ledger,
     }

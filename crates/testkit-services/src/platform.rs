@@ -73,7 +73,7 @@ impl TestPlatform {
     /// Clients acting as `subject` in `role`.
     pub fn clients(&self, subject: &str, role: Role) -> Clients {
         let token =
-            gamehub_testkit::tokens::token(&Keys::new(&self.config.jwt_secret), subject, role);
+            gamehub_testkit::tokens::token(&self.config.keys, subject, role);
         Clients::new(&self.endpoints, TokenSource::Static(token))
             .unwrap_or_else(|e| panic!("test clients: {e}"))
     }

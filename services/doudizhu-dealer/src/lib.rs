@@ -183,7 +183,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
     );
     let ledger = LedgerServiceClient::new(service_channel(
         &config.common.ledger_url,
-        TokenSource::service(Keys::new(&config.common.jwt_secret), gamehub_terms::games::DOUDIZHU.service.identity),
+        TokenSource::service(config.common.keys.clone(), gamehub_terms::games::DOUDIZHU.service.identity),
         Duration::from_secs(10),
     )?);
     let dealer = Dealer::new(

@@ -154,7 +154,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     let bot_move_ms = u64::try_from(config.bot_move.as_millis()).unwrap_or(u64::MAX);
     let ledger = LedgerServiceClient::new(service_channel(
         &common.ledger_url,
-        TokenSource::service(Keys::new(&common.jwt_secret), gamehub_terms::games::GOMOKU.service.identity),
+        TokenSource::service(common.keys.clone(), gamehub_terms::games::GOMOKU.service.identity),
         Duration::from_secs(10),
     )?);
     let referee = Referee::new(

@@ -168,7 +168,7 @@ pub struct LedgerPeer {
 impl LedgerPeer {
     /// A client of the ledger at `GAMEHUB_LEDGER_URL` with a service token.
     pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
-        let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
+        let token = TokenSource::service(config.keys.clone(), SERVICE_SUBJECT);
         Ok(Self {
             client: ledger::ledger_service_client::LedgerServiceClient::new(service_channel(
                 &config.ledger_url,
@@ -254,7 +254,7 @@ pub struct GamePeers {
 impl GamePeers {
     /// Clients of every game's service (`GAMEHUB_<GAME>_URL`) with a service token.
     pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
-        let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
+        let token = TokenSource::service(config.keys.clone(), SERVICE_SUBJECT);
         let mut clients = HashMap::new();
         for game in games::GAMES {
             let channel = service_channel(config.game_urls.get(game), token.clone(), timeout)?;

@@ -141,7 +141,7 @@ struct Tally {
 
 /// Runs the load and reports.
 pub async fn run(args: &Args, config: &DealerConfig) -> anyhow::Result<Report> {
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
     let redis_eval_per_second = if args.no_baseline {
         None
     } else {

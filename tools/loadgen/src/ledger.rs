@@ -165,7 +165,7 @@ pub async fn run(args: &Args, config: &LedgerConfig) -> anyhow::Result<LoadRepor
     anyhow::ensure!(args.clients > 0, "--clients must be at least 1");
     anyhow::ensure!(args.players >= 3, "--players must be at least 3");
     let run_id = &uuid::Uuid::new_v4().simple().to_string()[..8];
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
 
     // The ledger: the given one, or one in this process on a scratch database.
     let shutdown = Shutdown::new();

@@ -139,7 +139,7 @@ async fn settlements_survive_sigkill_and_restart() {
     let mut ledger = Ledger::spawn(&database_url, free_port());
     ledger.wait_serving().await;
     let url = ledger.url();
-    let keys = Keys::new(&LedgerConfig::for_tests().common.jwt_secret);
+    let keys = LedgerConfig::for_tests().common.keys;
 
     let players: Arc<Vec<String>> = Arc::new((0..50).map(|i| format!("crash-{i}")).collect());
     let mut operator = client(&url, &keys, "test-operator", Role::Operator);
