@@ -94,7 +94,10 @@ pub static RULES: &[ServiceRules] = &[
             ("GetAccount", &[Players, Operators, Matchmaking]),
             ("GrantSilver", &[Operators]),
             ("SettleGame", &[GameServices]),
-            ("CheckEligibility", &[Players, Operators, Matchmaking, GameServices]),
+            (
+                "CheckEligibility",
+                &[Players, Operators, Matchmaking, GameServices],
+            ),
             ("ListHistory", PEOPLE),
             ("GetGameRecord", PEOPLE),
             ("ListGames", PEOPLE),
@@ -268,7 +271,10 @@ mod tests {
         let before = in_table.len();
         in_table.dedup();
         assert_eq!(before, in_table.len(), "a method named twice");
-        assert_eq!(in_table, in_protos, "the access table and the protos differ");
+        assert_eq!(
+            in_table, in_protos,
+            "the access table and the protos differ"
+        );
     }
 
     #[test]

@@ -16,7 +16,6 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use gamehub_game_clients::{GameClient, NewTable};
-use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::CommonConfig;
 use gamehub_proto::ledger;

@@ -247,14 +247,4 @@ impl TestMatchmaking {
             Role::Player,
         ))
     }
-
-    /// A client with a service token.
-    pub fn service(&self) -> Client {
-        Client::new(gamehub_testkit::tokens::channel(
-            self.url(),
-            &self.keys,
-            "tester",
-            Role::Service,
-        ))
-    }
 }

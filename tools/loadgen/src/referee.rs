@@ -219,7 +219,12 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     let mut tasks = Vec::new();
     for i in 0..args.tables {
         let channel = channels[i % channels.len()].clone();
-        let service = client(&channel, &keys, "loadgen", Role::Service)?;
+        let service = client(
+            &channel,
+            &keys,
+            gamehub_platform::auth::MATCHMAKING_SUBJECT,
+            Role::Service,
+        )?;
         let a = format!("lg{run_id}-{i}-a");
         let b = format!("lg{run_id}-{i}-b");
         let players = [

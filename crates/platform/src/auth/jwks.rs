@@ -121,8 +121,8 @@ pub fn parse_jwks(document: &[u8]) -> Result<KeySet, String> {
             document.len()
         ));
     }
-    let value: Value = serde_json::from_slice(document)
-        .map_err(|e| format!("the JWKS is not JSON: {e}"))?;
+    let value: Value =
+        serde_json::from_slice(document).map_err(|e| format!("the JWKS is not JSON: {e}"))?;
     let keys = value
         .get("keys")
         .and_then(Value::as_array)
@@ -177,7 +177,9 @@ fn parse_key(jwk: &Value) -> Result<PublicKey, String> {
     let (algorithm, key) = match required(jwk, "kty")? {
         "OKP" => {
             if required(jwk, "crv")? != "Ed25519" {
-                return Err(format!("kid {kid:?}: an OKP key must be on the curve Ed25519"));
+                return Err(format!(
+                    "kid {kid:?}: an OKP key must be on the curve Ed25519"
+                ));
             }
             let x = required(jwk, "x")?;
             let bytes = URL_SAFE_NO_PAD
@@ -186,8 +188,8 @@ fn parse_key(jwk: &Value) -> Result<PublicKey, String> {
             if bytes.len() != 32 {
                 return Err(format!("kid {kid:?}: an Ed25519 key is 32 bytes"));
             }
-            let key = DecodingKey::from_ed_components(x)
-                .map_err(|e| format!("kid {kid:?}: {e}"))?;
+            let key =
+                DecodingKey::from_ed_components(x).map_err(|e| format!("kid {kid:?}: {e}"))?;
             (Algorithm::EdDSA, key)
         }
         "EC" => {
@@ -203,8 +205,8 @@ fn parse_key(jwk: &Value) -> Result<PublicKey, String> {
                     return Err(format!("kid {kid:?}: a P-256 coordinate is 32 bytes"));
                 }
             }
-            let key = DecodingKey::from_ec_components(x, y)
-                .map_err(|e| format!("kid {kid:?}: {e}"))?;
+            let key =
+                DecodingKey::from_ec_components(x, y).map_err(|e| format!("kid {kid:?}: {e}"))?;
             (Algorithm::ES256, key)
         }
         "oct" => {
@@ -380,7 +382,11 @@ mod tests {
         }
         let mut scoped = generate_key(&Scope::Issuer).unwrap().public_jwk;
         scoped[SCOPE_MEMBER] = Value::String("admin".into());
-        assert!(parse_jwks(&jwks(vec![scoped])).unwrap_err().contains("service:NAME"));
+        assert!(
+            parse_jwks(&jwks(vec![scoped]))
+                .unwrap_err()
+                .contains("service:NAME")
+        );
         let twice = generate_key(&Scope::Issuer).unwrap().public_jwk;
         assert!(
             parse_jwks(&jwks(vec![twice.clone(), twice]))

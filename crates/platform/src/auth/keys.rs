@@ -212,6 +212,39 @@ impl Keys {
         self.0.signer.as_ref().map(|s| s.kid.as_str())
     }
 
+    /// Whether this process can sign tokens of `subject` in `role` that the platform
+    /// verifies: with its private key, published in the JWKS with a scope that admits
+    /// them, or (development) with the HMAC key. Services check it at start, so a
+    /// missing or wrong key is named there and not at the first call.
+    pub fn check_signs_as(&self, subject: &str, role: Role) -> Result<(), String> {
+        match &self.0.signer {
+            Some(signer) => {
+                let public = self.public_set();
+                if public.is_empty() && self.0.hmac.is_some() {
+                    return Ok(());
+                }
+                match public.get(&signer.kid) {
+                    Some(key) if key.scope.admits(subject, role) => Ok(()),
+                    Some(_) => Err(format!(
+                        "GAMEHUB_TOKEN_KEY (kid {}) is published in the JWKS for another \
+                         identity, not for {subject}",
+                        signer.kid
+                    )),
+                    None => Err(format!(
+                        "GAMEHUB_TOKEN_KEY (kid {}) is not in the JWKS (GAMEHUB_JWKS): its \
+                         tokens would be refused",
+                        signer.kid
+                    )),
+                }
+            }
+            None if self.0.hmac.is_some() => Ok(()),
+            None => Err(format!(
+                "{subject} calls other services and needs its own private key: set \
+                 GAMEHUB_TOKEN_KEY (`gamehub keys generate` makes one per service)"
+            )),
+        }
+    }
+
     /// The key ids of the public keys held now.
     pub fn public_kids(&self) -> Vec<String> {
         self.public_set()
@@ -266,7 +299,10 @@ impl Keys {
         let set = read_jwks(&file.path)?;
         let count = set.len();
         self.install(set);
-        let mut seen = file.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut seen = file
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         seen.version = version;
         seen.checked_at = Instant::now();
         Ok(count)
@@ -296,7 +332,10 @@ impl Keys {
             return;
         };
         let changed = {
-            let mut seen = file.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut seen = file
+                .seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let due = if unknown_kid {
                 UNKNOWN_KID_RECHECK
             } else {
@@ -375,9 +414,10 @@ impl Keys {
                 decode(token, &hmac.decoding, Algorithm::HS256)?
             }
             Algorithm::EdDSA | Algorithm::ES256 => {
-                let kid = header.kid.as_deref().ok_or_else(|| {
-                    unauthenticated("the token's header names no key (kid)")
-                })?;
+                let kid = header
+                    .kid
+                    .as_deref()
+                    .ok_or_else(|| unauthenticated("the token's header names no key (kid)"))?;
                 let mut key = self.public_set().get(kid).cloned();
                 if key.is_none() {
                     self.refresh_if_due(true);
@@ -400,7 +440,10 @@ impl Keys {
                     return Err(ApiError::Unauthenticated(format!(
                         "the key {:?} signs only {}'s service tokens, not a {} token for {}",
                         key.kid,
-                        key.scope.as_member().unwrap_or_default().trim_start_matches("service:"),
+                        key.scope
+                            .as_member()
+                            .unwrap_or_default()
+                            .trim_start_matches("service:"),
                         claims.role.as_str(),
                         crate::error::excerpt(&claims.sub)
                     )));
@@ -441,7 +484,9 @@ fn decode(token: &str, key: &DecodingKey, algorithm: Algorithm) -> Result<Claims
                     "the bearer token is not a well-formed JWT"
                 }
                 ErrorKind::MissingRequiredClaim(_) => "the token lacks a sub or exp claim",
-                ErrorKind::InvalidAlgorithm => "the token's algorithm is not the one its key is for",
+                ErrorKind::InvalidAlgorithm => {
+                    "the token's algorithm is not the one its key is for"
+                }
                 _ => "the bearer token is not valid",
             };
             ApiError::Unauthenticated(why.into())
@@ -552,7 +597,10 @@ mod tests {
             Some(issuer.kid.as_str())
         );
         let caller = verifier.verify(&token).unwrap();
-        assert_eq!((caller.subject.as_str(), caller.role), ("root", Role::Operator));
+        assert_eq!(
+            (caller.subject.as_str(), caller.role),
+            ("root", Role::Operator)
+        );
         let development = keys()
             .mint("root", Role::Operator, Duration::from_secs(60))
             .unwrap();
@@ -564,15 +612,20 @@ mod tests {
             .unwrap()
             .mint("root", Role::Operator, Duration::from_secs(60))
             .unwrap();
-        assert!(verifier.verify(&other).unwrap_err().to_string().contains("kid"));
+        assert!(
+            verifier
+                .verify(&other)
+                .unwrap_err()
+                .to_string()
+                .contains("kid")
+        );
     }
 
     #[test]
     fn a_service_key_signs_only_its_own_service_tokens() {
         let referee = generate_key(&Scope::Service("gomoku-referee".into())).unwrap();
         let verifier =
-            Keys::with_public_keys(jwks::parse_jwks(&jwks_of(&[&referee])).unwrap(), None)
-                .unwrap();
+            Keys::with_public_keys(jwks::parse_jwks(&jwks_of(&[&referee])).unwrap(), None).unwrap();
         let minter = Keys::with_public_keys(KeySet::default(), Some(&referee.private_pem)).unwrap();
         let own = minter
             .mint("gomoku-referee", Role::Service, Duration::from_secs(60))

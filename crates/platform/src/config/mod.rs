@@ -156,8 +156,15 @@ impl GameUrls {
 
 /// The token settings: in production public keys only (`GAMEHUB_JWKS` required, the
 /// shared HMAC key never used); in development the HMAC key too.
-fn token_settings(env: &Env, environment: Environment) -> Result<crate::auth::TokenSettings, ConfigError> {
-    let path = |name: &str| env.raw(name).filter(|v| !v.trim().is_empty()).map(std::path::PathBuf::from);
+fn token_settings(
+    env: &Env,
+    environment: Environment,
+) -> Result<crate::auth::TokenSettings, ConfigError> {
+    let path = |name: &str| {
+        env.raw(name)
+            .filter(|v| !v.trim().is_empty())
+            .map(std::path::PathBuf::from)
+    };
     let jwks_file = path("GAMEHUB_JWKS");
     let hmac = match environment {
         Environment::Development => Some(Secret::new(
@@ -303,6 +310,18 @@ impl CommonConfig {
         })
     }
 
+    /// Refuses to start a service named `identity` that could not sign its own service
+    /// tokens (see [`crate::auth::Keys::check_signs_as`]).
+    pub fn check_signs_as(&self, identity: &str) -> Result<(), ConfigError> {
+        self.keys
+            .check_signs_as(identity, crate::auth::Role::Service)
+            .map_err(|reason| ConfigError {
+                name: "GAMEHUB_TOKEN_KEY".into(),
+                value: "[file]".into(),
+                reason,
+            })
+    }
+
     /// A configuration for tests: laptop defaults, no environment read.
     pub fn for_tests() -> Self {
         // The empty environment always parses: every value takes its default.
@@ -363,12 +382,18 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let jwks = dir.join("jwks.json");
         let key = crate::auth::jwks::generate_key(&crate::auth::jwks::Scope::Issuer).unwrap();
-        std::fs::write(&jwks, serde_json::json!({ "keys": [key.public_jwk] }).to_string())
-            .unwrap();
+        std::fs::write(
+            &jwks,
+            serde_json::json!({ "keys": [key.public_jwk] }).to_string(),
+        )
+        .unwrap();
         let env = Env::from_pairs([
             ("GAMEHUB_ENV", "production"),
             ("GAMEHUB_JWKS", jwks.to_str().unwrap()),
-            ("GAMEHUB_JWT_SECRET", "a-long-shared-secret-that-is-ignored-here"),
+            (
+                "GAMEHUB_JWT_SECRET",
+                "a-long-shared-secret-that-is-ignored-here",
+            ),
         ]);
         let config = CommonConfig::from_env(&env).unwrap();
         assert!(!config.keys.accepts_hmac(), "no HS256 in production");

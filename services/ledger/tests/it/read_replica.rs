@@ -12,7 +12,7 @@ use std::time::Duration;
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::repo::Repository;
 use gamehub_ledger::repo::replica::{ReadReplica, ReplicaState};
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::config::Secret;
 use gamehub_proto::common::GameType;
 use gamehub_proto::ledger::PlayerOutcome::{Loss, Win};

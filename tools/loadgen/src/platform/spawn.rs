@@ -87,9 +87,8 @@ pub async fn run_spawned(
         (
             "GAMEHUB_JWT_SECRET".into(),
             // The processes verify each other's tokens with the key this one mints with.
-            std::env::var("GAMEHUB_JWT_SECRET").unwrap_or_else(|_| {
-                gamehub_platform::config::DEVELOPMENT_JWT_SECRET.to_owned()
-            }),
+            std::env::var("GAMEHUB_JWT_SECRET")
+                .unwrap_or_else(|_| gamehub_platform::config::DEVELOPMENT_JWT_SECRET.to_owned()),
         ),
         (
             "GAMEHUB_MATCHMAKING_URL".into(),
