@@ -3,7 +3,7 @@
 //! from the access table the services enforce, so a change to either shows).
 //!
 //! Each call carries an empty request: a refusal by the access table
-//! (`PERMISSION_DENIED`, "may be called by") must come exactly where the table below
+//! (`PERMISSION_DENIED`, "… needs an operator token; this token is …") must come exactly where the table below
 //! says the identity may not call; anywhere else the call reaches its handler, which may
 //! refuse the empty request for its own reasons.
 #![allow(clippy::unwrap_used)]
@@ -131,7 +131,7 @@ const TABLE: &[(&str, &str)] = &[
 
 /// Whether the access table refused the call (not its handler).
 fn refused_by_table(result: &Result<(), Status>) -> bool {
-    matches!(result, Err(s) if s.code() == Code::PermissionDenied && s.message().contains("may be called by"))
+    matches!(result, Err(s) if s.code() == Code::PermissionDenied && s.message().contains("token; this token is"))
 }
 
 /// Calls `method` at `url` with an empty request as `subject` in `role`.

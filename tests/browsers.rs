@@ -511,15 +511,10 @@ async fn cors_answers_the_allowed_pages_only_and_development_tokens_stay_in_deve
     std::fs::remove_dir_all(&dir).unwrap();
 
     // Production: no page is allowed unless listed, and no token is minted.
-    let tp = TestPlatform::start(&[
-        ("GAMEHUB_ENV", "production"),
-        (
-            "GAMEHUB_JWT_SECRET",
-            "a-production-signing-key-of-32-characters-or-more",
-        ),
-    ])
-    .await
-    .unwrap();
+    let keys = gamehub_testkit::tokens::ProductionKeys::generate();
+    let env = keys.env();
+    let production: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let tp = TestPlatform::start(&production).await.unwrap();
     let answer = web::preflight(
         &tp.endpoints.matchmaking,
         "/gamehub.matchmaking.v1.MatchmakingService/ListRooms",

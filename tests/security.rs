@@ -39,7 +39,7 @@ struct Production {
 impl Production {
     async fn start() -> Production {
         let keys = std::env::temp_dir().join(format!("gamehub-keys-{}", uuid::Uuid::new_v4()));
-        gamehub::keys::generate(&keys).unwrap();
+        gamehub_platform::auth::key_dir::generate(&keys).unwrap();
         let database = ScratchDatabase::fresh("gh_security").await;
         let prefix = gamehub_testkit::redis::fresh_prefix("sec");
         let jwks = keys.join("jwks.json");
@@ -71,7 +71,10 @@ impl Production {
         let key_of = |name: &str| keys.join(format!("{name}.pem")).display().to_string();
 
         let config = gamehub_ledger::LedgerConfig::from_env(&env(vec![])).unwrap();
-        assert!(!config.common.keys.accepts_hmac(), "production holds no HMAC key");
+        assert!(
+            !config.common.keys.accepts_hmac(),
+            "production holds no HMAC key"
+        );
         let ledger = TestServer::start(|s| gamehub_ledger::start(config, s)).await;
         let with_ledger = |name: &str| {
             vec![
@@ -178,7 +181,8 @@ async fn production_trusts_public_keys_only_and_each_service_as_itself() {
     assert!(err.message().contains("HS256"), "{}", err.message());
 
     // The dealer's own key: its service token is good, but not for a Gomoku game.
-    let mut dealer = platform.clients_signed_by("doudizhu-dealer", "doudizhu-dealer", Role::Service);
+    let mut dealer =
+        platform.clients_signed_by("doudizhu-dealer", "doudizhu-dealer", Role::Service);
     let err = dealer
         .ledger
         .settle_game(finished(GameType::Gomoku, "sec-g1"))
@@ -259,7 +263,7 @@ async fn a_rotated_issuer_key_serves_both_keys_during_the_overlap() {
     )
     .unwrap()
     .0;
-    gamehub::keys::rotate(&platform.keys, "issuer").unwrap();
+    gamehub_platform::auth::key_dir::rotate(&platform.keys, "issuer").unwrap();
     let mut new_operator = platform.clients_signed_by("issuer", "root", Role::Operator);
     // The new key's kid is unknown until the file is read again: the first token with
     // it makes the services look (at most once a second), so allow a moment.
@@ -283,7 +287,7 @@ async fn a_rotated_issuer_key_serves_both_keys_during_the_overlap() {
         .unwrap();
 
     // Retire the old key: its tokens stop once the services read the file again.
-    gamehub::keys::retire(&platform.keys, &old_kid).unwrap();
+    gamehub_platform::auth::key_dir::retire(&platform.keys, &old_kid).unwrap();
     let retired = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             if let Err(err) = grant(&mut old_operator, "carol").await {

@@ -1,8 +1,8 @@
 //! Who may call what: one table naming, for every RPC of every gamehub service, the
 //! identities allowed to call it. The server's authenticate layer
 //! ([`crate::server::AuthLayer`]) checks it after the token verifies and before any
-//! handler runs, so a call outside it is refused with `PERMISSION_DENIED` and changes
-//! nothing. A method missing from the table is refused to everyone (a new RPC must be
+//! handler runs, so a call outside it is refused with `PERMISSION_DENIED` ("… needs
+//! an operator token; this token is …") and changes nothing. A method missing from the table is refused to everyone (a new RPC must be
 //! given its line), and a test checks the table against the protos.
 //!
 //! Handlers still check what depends on the request itself: a player acts only for
@@ -44,10 +44,10 @@ impl Who {
 
     fn describe(self) -> &'static str {
         match self {
-            Who::Players => "players",
-            Who::Operators => "operators",
-            Who::Matchmaking => "matchmaking",
-            Who::GameServices => "the game services",
+            Who::Players => "a player",
+            Who::Operators => "an operator",
+            Who::Matchmaking => "matchmaking's service",
+            Who::GameServices => "a game service's",
         }
     }
 }
@@ -229,8 +229,8 @@ pub fn check(path: &str, caller: &Caller) -> Result<(), ApiError> {
     }
     let allowed: Vec<&str> = who.iter().map(|w| w.describe()).collect();
     Err(ApiError::PermissionDenied(format!(
-        "{method} may be called by {}; this token is {} {:?}",
-        allowed.join(", "),
+        "{method} needs {} token; this token is {} {:?}",
+        allowed.join(" or "),
         caller.role.as_str(),
         caller.subject
     )))
@@ -293,7 +293,7 @@ mod tests {
         }
         let grant = "/gamehub.ledger.v1.LedgerService/GrantSilver";
         let err = check(grant, &caller("matchmaking", Role::Service)).unwrap_err();
-        assert!(err.to_string().contains("operators"), "{err}");
+        assert!(err.to_string().contains("needs an operator token"), "{err}");
         assert!(check("/gamehub.nope.v1.X/Y", &caller("root", Role::Operator)).is_err());
         assert!(check("/grpc.health.v1.Health/Check", &caller("x", Role::Player)).is_ok());
     }

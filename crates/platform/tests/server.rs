@@ -191,7 +191,7 @@ async fn a_flooding_player_is_limited_while_others_are_served() {
             .await
             .is_ok()
     );
-    let mut service = fx.client_as("referee", Role::Service);
+    let mut service = fx.client_as("matchmaking", Role::Service);
     for _ in 0..20 {
         assert!(
             service

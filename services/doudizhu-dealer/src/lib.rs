@@ -104,8 +104,8 @@ pub struct DealerConfig {
 impl DealerConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        let common = CommonConfig::from_env(env)?;
-        common.check_signs_as(DOUDIZHU.service.identity)?;
+        let mut common = CommonConfig::from_env(env)?;
+        common.sign_as(DOUDIZHU.service.identity)?;
         let service = &DOUDIZHU.service;
         let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let ms =

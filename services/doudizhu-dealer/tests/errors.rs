@@ -440,15 +440,10 @@ async fn a_retried_action_applies_once() {
 #[tokio::test]
 async fn test_seeds_are_refused_without_the_development_flag() {
     // A production configuration cannot turn the hook on.
-    let env = Env::from_pairs([
-        ("GAMEHUB_ENV", "production"),
-        (
-            "GAMEHUB_JWT_SECRET",
-            "a-production-secret-of-at-least-32-chars!",
-        ),
-        ("GAMEHUB_DEALER_TEST_SEEDS", "1"),
-    ]);
-    let error = DealerConfig::from_env(&env).unwrap_err();
+    let keys = gamehub_testkit::tokens::ProductionKeys::generate();
+    let mut pairs = keys.env();
+    pairs.push(("GAMEHUB_DEALER_TEST_SEEDS".into(), "1".into()));
+    let error = DealerConfig::from_env(&Env::from_pairs(pairs)).unwrap_err();
     assert_eq!(error.name, "GAMEHUB_DEALER_TEST_SEEDS");
 
     // A development dealer without the flag refuses seeds.

@@ -100,8 +100,8 @@ pub struct RefereeConfig {
 impl RefereeConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        let common = CommonConfig::from_env(env)?;
-        common.check_signs_as(GOMOKU.service.identity)?;
+        let mut common = CommonConfig::from_env(env)?;
+        common.sign_as(GOMOKU.service.identity)?;
         let service = &GOMOKU.service;
         let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let between_games =

@@ -117,9 +117,13 @@ impl TestLedger {
         ))
     }
 
-    /// A client holding a token of `role` (subject `tester`).
+    /// A client holding a token of `role`: a service token is the Gomoku referee's (a
+    /// game service), others are the subject `tester`'s.
     pub fn client(&self, role: Role) -> TestLedgerClient {
-        self.client_as("tester", role)
+        match role {
+            Role::Service => self.client_as(gamehub_terms::games::GOMOKU.service.identity, role),
+            _ => self.client_as("tester", role),
+        }
     }
 
     /// Grants `player` `amount` silver as an operator.

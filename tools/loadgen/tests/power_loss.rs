@@ -259,7 +259,7 @@ async fn a_power_loss_of_redis_leaves_every_table_agreeing_with_the_ledger() {
 
     // Every game the ledger settled is at its table with the ledger's points.
     let operator = tp.clients("test-operator", Role::Operator);
-    let service = tp.clients("test-service", Role::Service);
+    let service = tp.clients("matchmaking", Role::Service);
     let games = ledger_games(&pool).await;
     let mut checked: HashMap<i32, usize> = HashMap::new();
     for game_id in &games {

@@ -9,6 +9,7 @@
 //! [`Caller::of`] and check what it may do.
 
 pub mod jwks;
+pub mod key_dir;
 mod keys;
 
 use serde::{Deserialize, Serialize};

@@ -87,6 +87,9 @@ pub struct CommonConfig {
     /// development `GAMEHUB_JWT_SECRET`; see [`crate::auth::Keys`]). Read at start: a bad
     /// file stops the process with a message naming it.
     pub keys: crate::auth::Keys,
+    /// How [`CommonConfig::keys`] were made, so a service can take its own private key
+    /// from a directory of keys ([`CommonConfig::sign_as`]).
+    pub tokens: crate::auth::TokenSettings,
     /// `GAMEHUB_TIMEZONE`: the zone whose midnight ends a day for the daily caps.
     pub timezone: chrono_tz::Tz,
     /// `GAMEHUB_LOG_FORMAT`: `text` (default) or `json`.
@@ -192,6 +195,23 @@ fn token_settings(
     })
 }
 
+/// The keys of `settings`; a directory of private keys gives `identity`'s own (none
+/// when no identity is known yet).
+fn keys_from(
+    settings: &crate::auth::TokenSettings,
+    identity: Option<&str>,
+) -> Result<crate::auth::Keys, ConfigError> {
+    let mut settings = settings.clone();
+    if let Some(dir) = settings.signing_key.clone().filter(|path| path.is_dir()) {
+        settings.signing_key = identity.map(|name| dir.join(format!("{name}.pem")));
+    }
+    crate::auth::Keys::from_settings(&settings).map_err(|reason| ConfigError {
+        name: "GAMEHUB_JWKS / GAMEHUB_TOKEN_KEY".into(),
+        value: "[file]".into(),
+        reason,
+    })
+}
+
 /// A service on this machine.
 fn local_url(port: u16) -> String {
     format!("http://127.0.0.1:{port}")
@@ -211,13 +231,8 @@ impl CommonConfig {
                 });
             }
         };
-        let keys = token_settings(env, environment).and_then(|settings| {
-            crate::auth::Keys::from_settings(&settings).map_err(|reason| ConfigError {
-                name: "GAMEHUB_JWKS / GAMEHUB_TOKEN_KEY".into(),
-                value: "[file]".into(),
-                reason,
-            })
-        })?;
+        let tokens = token_settings(env, environment)?;
+        let keys = keys_from(&tokens, None)?;
         let tz_name = env.string("GAMEHUB_TIMEZONE", "Asia/Shanghai");
         let timezone = tz_name.parse().map_err(|_| ConfigError {
             name: "GAMEHUB_TIMEZONE".into(),
@@ -297,6 +312,7 @@ impl CommonConfig {
             },
             redis_prefix: env.string("GAMEHUB_REDIS_PREFIX", "gh"),
             keys,
+            tokens,
             timezone,
             log_format,
             otlp_endpoint: env.raw("OTEL_EXPORTER_OTLP_ENDPOINT"),
@@ -310,9 +326,20 @@ impl CommonConfig {
         })
     }
 
-    /// Refuses to start a service named `identity` that could not sign its own service
-    /// tokens (see [`crate::auth::Keys::check_signs_as`]).
-    pub fn check_signs_as(&self, identity: &str) -> Result<(), ConfigError> {
+    /// Makes this the configuration of the service named `identity`: when
+    /// `GAMEHUB_TOKEN_KEY` names a directory of keys (as `gamehub keys generate` writes
+    /// them), its private key is `<directory>/<identity>.pem`. Refuses a service that
+    /// could not sign its own service tokens (see
+    /// [`crate::auth::Keys::check_signs_as`]).
+    pub fn sign_as(&mut self, identity: &str) -> Result<(), ConfigError> {
+        if self
+            .tokens
+            .signing_key
+            .as_deref()
+            .is_some_and(std::path::Path::is_dir)
+        {
+            self.keys = keys_from(&self.tokens, Some(identity))?;
+        }
         self.keys
             .check_signs_as(identity, crate::auth::Role::Service)
             .map_err(|reason| ConfigError {

@@ -50,7 +50,7 @@ async fn refusals_carry_the_right_status_and_change_nothing() {
     expect(
         service.place(&id, "h9").await,
         Code::PermissionDenied,
-        "seated at the table",
+        "needs a player token",
     );
     expect(
         alice

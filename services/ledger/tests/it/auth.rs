@@ -149,8 +149,9 @@ async fn players_act_only_for_themselves() {
         Code::PermissionDenied,
         "a service cannot grant",
     );
+    // Matchmaking reads accounts (ratings), and must name the player.
     denied(
-        app.service()
+        app.client("matchmaking", Role::Service)
             .get_account(GetAccountRequest::default())
             .await,
         Code::InvalidArgument,

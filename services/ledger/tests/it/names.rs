@@ -189,7 +189,9 @@ async fn a_player_renames_only_itself_and_an_operator_anyone_audited() {
         .unwrap_err();
     assert_eq!(status.code(), Code::PermissionDenied);
     assert!(
-        status.message().contains("service token"),
+        status
+            .message()
+            .contains("needs a player or an operator token"),
         "{}",
         status.message()
     );
@@ -264,7 +266,14 @@ async fn profiles_come_once_each_in_the_order_asked_with_the_games_title_and_rat
 
     // Any caller: a player, a service, an operator.
     for role in [Role::Player, Role::Service, Role::Operator] {
-        let mut client = app.client("reader", role);
+        let mut client = app.client(
+            if role == Role::Service {
+                "matchmaking"
+            } else {
+                "reader"
+            },
+            role,
+        );
         let got = profiles(
             &mut client,
             &["ben", "nobody", "ann", "ben"],
