@@ -183,7 +183,10 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
     );
     let ledger = LedgerServiceClient::new(service_channel(
         &config.common.ledger_url,
-        TokenSource::service(Keys::new(&config.common.jwt_secret), gamehub_terms::games::DOUDIZHU.service.identity),
+        TokenSource::service(
+            Keys::new(&config.common.jwt_secret),
+            gamehub_terms::games::DOUDIZHU.service.identity,
+        ),
         Duration::from_secs(10),
     )?);
     let dealer = Dealer::new(
@@ -204,6 +207,8 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         shutdown.listener(),
     ));
 
+    // The operator's desk records each close and redelivery at the ledger first.
+    let desk_ledger = ledger.clone();
     tokio::spawn(run_settler(
         store.clone(),
         ledger,
@@ -221,6 +226,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         .add_service(
             gamehub_platform::tables::dead_letters::DeadLetterDesk::new(
                 store.clone(),
+                desk_ledger,
                 Some(dealer.closer()),
             )
             .server()

@@ -154,7 +154,10 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     let bot_move_ms = u64::try_from(config.bot_move.as_millis()).unwrap_or(u64::MAX);
     let ledger = LedgerServiceClient::new(service_channel(
         &common.ledger_url,
-        TokenSource::service(Keys::new(&common.jwt_secret), gamehub_terms::games::GOMOKU.service.identity),
+        TokenSource::service(
+            Keys::new(&common.jwt_secret),
+            gamehub_terms::games::GOMOKU.service.identity,
+        ),
         Duration::from_secs(10),
     )?);
     let referee = Referee::new(
@@ -166,6 +169,8 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         shutdown.clone(),
     );
 
+    // The operator's desk records each close and redelivery at the ledger first.
+    let desk_ledger = ledger.clone();
     let server = GrpcServer::new("gomoku-referee", common, shutdown.clone());
     let max_message_bytes = server.limits().max_message_bytes;
     let (addr, task) = server
@@ -175,6 +180,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         .add_service(
             gamehub_platform::tables::dead_letters::DeadLetterDesk::new(
                 store.clone(),
+                desk_ledger,
                 Some(referee.closer()),
             )
             .server()

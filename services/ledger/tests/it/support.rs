@@ -300,6 +300,7 @@ pub async fn fingerprint(pool: &PgPool) -> String {
         "grants",
         "history",
         "audit_log",
+        "operator_actions",
         "names",
     ];
     let mut out = String::new();
