@@ -248,18 +248,6 @@ async fn find_parked(store: &TableStore, game_id: &str) -> Result<Parked, ApiErr
     })
 }
 
-/// Puts `game_id`'s dead letter back into the outbox. NOT_FOUND when there is none.
-pub async fn redeliver_one(store: &TableStore, game_id: &str) -> Result<bool, ApiError> {
-    let parked = find_parked(store, game_id).await?;
-    requeue(store, &parked).await
-}
-
-/// Puts every dead letter back into the outbox; the game ids moved.
-pub async fn redeliver_all(store: &TableStore) -> Result<Vec<String>, ApiError> {
-    let (parked, _) = scan(store).await?;
-    requeue_all(store, &parked).await
-}
-
 /// Puts `parked` back into the outbox; the game ids moved.
 async fn requeue_all(store: &TableStore, parked: &[Parked]) -> Result<Vec<String>, ApiError> {
     let mut moved = Vec::new();
