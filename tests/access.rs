@@ -44,6 +44,8 @@ const TABLE: &[(&str, &str)] = &[
     ("gamehub.ledger.v1.LedgerService/SetProfessional", "O"),
     ("gamehub.ledger.v1.LedgerService/SetName", "PO"),
     ("gamehub.ledger.v1.LedgerService/GetProfiles", "POMGD"),
+    ("gamehub.ledger.v1.LedgerService/RecordOperatorAction", "GD"),
+    ("gamehub.ledger.v1.LedgerService/ListOperatorActions", "O"),
     (
         "gamehub.matchmaking.v1.MatchmakingService/ListRooms",
         "POMGD",

@@ -34,6 +34,7 @@ async fn set_name(clients: &mut Clients, name: &str) {
         .set_name(lg::SetNameRequest {
             player_id: String::new(),
             name: name.into(),
+            ..Default::default()
         })
         .await
         .unwrap();

@@ -578,6 +578,8 @@ impl Baselines {
             lg::SetProfessionalRequest {
                 player_id: PLAYER.into(),
                 professional_dan: 0,
+                reason: "limits".into(),
+                request_id: request_id(),
             },
         );
         b.add(
@@ -586,6 +588,8 @@ impl Baselines {
             lg::SetNameRequest {
                 player_id: PLAYER.into(),
                 name: "limits".into(),
+                reason: String::new(),
+                request_id: String::new(),
             },
         );
         b.add(
@@ -686,6 +690,7 @@ impl Baselines {
             op::CloseTableRequest {
                 table_id: NO_TABLE.into(),
                 reason: "limits".into(),
+                request_id: request_id(),
             },
         );
         b.add(
@@ -694,6 +699,26 @@ impl Baselines {
             op::RedeliverRequest {
                 game_id: "no-such-game".into(),
                 all: false,
+                reason: "limits".into(),
+                request_id: request_id(),
+            },
+        );
+        b.add(
+            "gamehub.ledger.v1.ListOperatorActionsRequest",
+            Role::Operator,
+            lg::ListOperatorActionsRequest::default(),
+        );
+        b.add(
+            "gamehub.ledger.v1.RecordOperatorActionRequest",
+            Role::Service,
+            lg::RecordOperatorActionRequest {
+                request_id: request_id(),
+                kind: lg::OperatorActionKind::CloseTable as i32,
+                operator: "limits-operator".into(),
+                table_id: NO_TABLE.into(),
+                game_id: String::new(),
+                all_dead_letters: false,
+                reason: "limits".into(),
             },
         );
         b

@@ -40,13 +40,22 @@ pub async fn grant(
     Ok(())
 }
 
-/// `gamehub admin pro`: sets `player`'s professional dan, or clears it (dan 0)
-/// (LedgerService.SetProfessional).
-pub async fn pro(client: &mut LedgerClient, player: &str, dan: i32) -> anyhow::Result<()> {
+/// `gamehub admin pro`: sets `player`'s professional dan, or clears it (dan 0), for
+/// `reason` under `request_id` or a fresh one (LedgerService.SetProfessional).
+pub async fn pro(
+    client: &mut LedgerClient,
+    player: &str,
+    dan: i32,
+    reason: String,
+    request_id: Option<String>,
+) -> anyhow::Result<()> {
+    let id = request_id.unwrap_or_else(gamehub_drive::api::request_id);
     let account = client
         .set_professional(lg::SetProfessionalRequest {
             player_id: player.to_owned(),
             professional_dan: dan,
+            reason,
+            request_id: id.clone(),
         })
         .await
         .map_err(status)?
@@ -56,37 +65,42 @@ pub async fn pro(client: &mut LedgerClient, player: &str, dan: i32) -> anyhow::R
     let rating = account.gomoku_rating.unwrap_or_default();
     if rating.professional_dan == 0 {
         println!(
-            "{player} is not a professional; rating {} ({})",
+            "{player} is not a professional; rating {} ({}) (request id {id})",
             rating.rating, rating.rank_name
         );
     } else {
         println!(
-            "{player} is a professional {}p; rating {} ({})",
+            "{player} is a professional {}p; rating {} ({}) (request id {id})",
             rating.professional_dan, rating.rating, rating.rank_name
         );
     }
     Ok(())
 }
 
-/// `gamehub admin name`: sets `player`'s display name, or clears it (`None`)
-/// (LedgerService.SetName).
+/// `gamehub admin name`: sets `player`'s display name, or clears it (`None`), for
+/// `reason` under `request_id` or a fresh one (LedgerService.SetName).
 pub async fn name(
     client: &mut LedgerClient,
     player: &str,
     name: Option<String>,
+    reason: String,
+    request_id: Option<String>,
 ) -> anyhow::Result<()> {
+    let id = request_id.unwrap_or_else(gamehub_drive::api::request_id);
     let set = client
         .set_name(lg::SetNameRequest {
             player_id: player.to_owned(),
             name: name.unwrap_or_default(),
+            reason,
+            request_id: id.clone(),
         })
         .await
         .map_err(status)?
         .into_inner();
     if set.name.is_empty() {
-        println!("{player} has no name now; it is shown by its id");
+        println!("{player} has no name now; it is shown by its id (request id {id})");
     } else {
-        println!("{player} is now named {:?}", set.name);
+        println!("{player} is now named {:?} (request id {id})", set.name);
     }
     Ok(())
 }

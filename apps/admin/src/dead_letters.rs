@@ -41,13 +41,28 @@ pub async fn list(desks: Desks, limit: i32) -> anyhow::Result<()> {
 }
 
 /// `gamehub admin redeliver`: the dead letter of `game_id`, or every one with `all`,
-/// back into its service's outbox (TableOperatorService.Redeliver).
-pub async fn redeliver(desks: Desks, game_id: Option<String>, all: bool) -> anyhow::Result<()> {
+/// back into its service's outbox (TableOperatorService.Redeliver), for `reason` under
+/// `request_id` or a fresh one. With `all` both services act, each under its own id
+/// (`ID.gomoku`, `ID.doudizhu`): two actions, two rows in the audit trail.
+pub async fn redeliver(
+    desks: Desks,
+    game_id: Option<String>,
+    all: bool,
+    reason: String,
+    request_id: Option<String>,
+) -> anyhow::Result<()> {
+    let id = request_id.unwrap_or_else(gamehub_drive::api::request_id);
     let mut moved = Vec::new();
     for (game, mut desk) in desks {
         let request = op::RedeliverRequest {
             game_id: game_id.clone().unwrap_or_default(),
             all,
+            reason: reason.clone(),
+            request_id: if all {
+                format!("{id}.{game}")
+            } else {
+                id.clone()
+            },
         };
         match desk.redeliver(request).await {
             Ok(answer) => moved.extend(
@@ -67,7 +82,7 @@ pub async fn redeliver(desks: Desks, game_id: Option<String>, all: bool) -> anyh
         (true, None) => println!("no dead letters"),
         (false, _) => {
             println!(
-                "back in the outbox, the settler delivers each once: {}",
+                "back in the outbox, the settler delivers each once: {} (request id {id})",
                 moved.join(", ")
             );
         }

@@ -13,15 +13,21 @@
 //! | `dead-letters` | `TableOperatorService.ListDeadLetters` on both game services |
 //! | `redeliver` | `TableOperatorService.Redeliver` on both game services |
 //! | `close-table` | `TableOperatorService.CloseTable` at the service holding the table |
+//! | `audit` | `LedgerService.ListOperatorActions` |
+//!
+//! Every action (grant, pro, name, close-table, redeliver) takes a `--reason` and a
+//! `--request-id` (a fresh one by default) and is written to the audit trail.
 //!
 //! One function per subcommand, by what it works on: [`accounts`] (the ledger),
-//! [`tables`] (live tables of either game), [`dead_letters`] (refused settlements);
+//! [`tables`] (live tables of either game), [`dead_letters`] (refused settlements),
+//! [`audit`] (the operator audit trail);
 //! [`run`] only dispatches. What the desk prints like the player's client (accounts,
 //! boards, refusals) comes from `gamehub-render`, the connection flags from
 //! `gamehub-drive`.
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+pub mod audit;
 pub mod dead_letters;
 pub mod tables;
 mod text;
@@ -97,7 +103,8 @@ enum AdminCommand {
         player: String,
         /// Silver to add, 1 to 1,000,000,000.
         amount: i64,
-        /// Why (kept in the player's history), at most 200 characters.
+        /// Why (kept in the player's history and the audit trail), at most 200
+        /// characters.
         #[arg(long)]
         reason: String,
         /// The grant's id; repeating a grant with the same id is answered, not applied
@@ -116,6 +123,13 @@ enum AdminCommand {
         /// Clear the professional flag.
         #[arg(long)]
         clear: bool,
+        /// Why (kept in the audit trail), at most 200 characters.
+        #[arg(long)]
+        reason: String,
+        /// The action's id; repeating it with the same id changes nothing and writes no
+        /// second audit row. Default: a fresh id, printed.
+        #[arg(long)]
+        request_id: Option<String>,
     },
     /// Set a player's display name (昵称) with --name, or clear it without
     /// (LedgerService.SetName): 1-12 characters, no control or invisible formatting
@@ -126,6 +140,12 @@ enum AdminCommand {
         /// The new name; without it the name is cleared (the player is shown by id).
         #[arg(long)]
         name: Option<String>,
+        /// Why (kept in the audit trail), at most 200 characters.
+        #[arg(long)]
+        reason: String,
+        /// The action's id (as for `pro`). Default: a fresh id, printed.
+        #[arg(long)]
+        request_id: Option<String>,
     },
     /// A player's balance, today's won and lost against the caps, points, titles,
     /// rating, and the last games and changes (LedgerService.GetAccount, ListHistory,
@@ -149,9 +169,14 @@ enum AdminCommand {
     CloseTable {
         /// The table's id.
         table: String,
-        /// Why, shown to the table's players (at most 200 characters).
+        /// Why, shown to the table's players and kept in the audit trail (at most 200
+        /// characters).
         #[arg(long)]
         reason: String,
+        /// The action's id; repeating it writes no second audit row. Default: a fresh
+        /// id, printed.
+        #[arg(long)]
+        request_id: Option<String>,
     },
     /// Settlements the ledger refused, parked for an operator, on both game services
     /// (TableOperatorService.ListDeadLetters): game id, table, reason, age.
@@ -170,6 +195,36 @@ enum AdminCommand {
         /// Every dead letter of both game services.
         #[arg(long)]
         all: bool,
+        /// Why (kept in the audit trail), at most 200 characters.
+        #[arg(long)]
+        reason: String,
+        /// The action's id; with --all each game service gets `ID.gomoku`,
+        /// `ID.doudizhu`. Default: a fresh id, printed.
+        #[arg(long)]
+        request_id: Option<String>,
+    },
+    /// The operator audit trail, newest first (LedgerService.ListOperatorActions): who
+    /// did what, to whom, when, why, under which request id. Filters combine.
+    Audit {
+        /// Only this operator's actions (its token's subject).
+        #[arg(long)]
+        operator: Option<String>,
+        /// Only actions on this player, table or game id.
+        #[arg(long)]
+        target: Option<String>,
+        /// Only this kind: grant, pro, name, close-table or redeliver.
+        #[arg(long, value_parser = audit::parse_kind)]
+        kind: Option<audit::Kind>,
+        /// Only actions at or after this time: RFC 3339 (2026-12-05T22:00:00Z) or a
+        /// date (2026-12-05, midnight UTC).
+        #[arg(long, value_parser = audit::parse_time)]
+        since: Option<i64>,
+        /// Only actions before this time (as --since).
+        #[arg(long, value_parser = audit::parse_time)]
+        until: Option<i64>,
+        /// How many actions at most (1-1000).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..=1000))]
+        limit: i32,
     },
 }
 
@@ -199,25 +254,63 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
             reason,
             request_id,
         } => accounts::grant(&mut clients.ledger, &player, amount, reason, request_id).await?,
-        AdminCommand::Pro { player, dan, clear } => {
+        AdminCommand::Pro {
+            player,
+            dan,
+            clear,
+            reason,
+            request_id,
+        } => {
             let dan = if clear { 0 } else { dan.unwrap_or_default() };
-            accounts::pro(&mut clients.ledger, &player, dan).await?;
+            accounts::pro(&mut clients.ledger, &player, dan, reason, request_id).await?;
         }
-        AdminCommand::Name { player, name } => {
-            accounts::name(&mut clients.ledger, &player, name).await?;
+        AdminCommand::Name {
+            player,
+            name,
+            reason,
+            request_id,
+        } => {
+            accounts::name(&mut clients.ledger, &player, name, reason, request_id).await?;
         }
         AdminCommand::Player { player, last } => {
             accounts::player(&mut clients.ledger, &player, last).await?;
         }
         AdminCommand::Table { table } => tables::show(&mut clients, &table).await?,
-        AdminCommand::CloseTable { table, reason } => {
-            tables::close(desks(&endpoints, &token)?, &table, &reason).await?;
+        AdminCommand::CloseTable {
+            table,
+            reason,
+            request_id,
+        } => {
+            tables::close(desks(&endpoints, &token)?, &table, &reason, request_id).await?;
         }
         AdminCommand::DeadLetters { limit } => {
             dead_letters::list(desks(&endpoints, &token)?, limit).await?;
         }
-        AdminCommand::Redeliver { game_id, all } => {
-            dead_letters::redeliver(desks(&endpoints, &token)?, game_id, all).await?;
+        AdminCommand::Redeliver {
+            game_id,
+            all,
+            reason,
+            request_id,
+        } => {
+            dead_letters::redeliver(desks(&endpoints, &token)?, game_id, all, reason, request_id)
+                .await?;
+        }
+        AdminCommand::Audit {
+            operator,
+            target,
+            kind,
+            since,
+            until,
+            limit,
+        } => {
+            let filter = audit::Filter {
+                operator: operator.unwrap_or_default(),
+                target: target.unwrap_or_default(),
+                kind,
+                since_unix_ms: since.unwrap_or(0),
+                until_unix_ms: until.unwrap_or(0),
+            };
+            audit::list(&mut clients.ledger, &filter, limit).await?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -259,21 +352,77 @@ mod tests {
 
     #[test]
     fn name_sets_with_a_name_and_clears_without_one() {
-        let set = Admin::try_parse_from(["admin", "name", "alice", "--name", "张三丰"])
-            .expect("name with --name parses");
+        let set = Admin::try_parse_from([
+            "admin",
+            "name",
+            "alice",
+            "--name",
+            "张三丰",
+            "--reason",
+            "x",
+        ])
+        .expect("name with --name parses");
         assert!(
-            matches!(&set.args.command, AdminCommand::Name { player, name: Some(name) }
+            matches!(&set.args.command, AdminCommand::Name { player, name: Some(name), .. }
                 if player == "alice" && name == "张三丰"),
             "{set:?}"
         );
-        let clear = Admin::try_parse_from(["admin", "name", "alice"]).expect("name parses");
+        let clear = Admin::try_parse_from(["admin", "name", "alice", "--reason", "x"])
+            .expect("name parses");
         assert!(
-            matches!(&clear.args.command, AdminCommand::Name { player, name: None } if player == "alice"),
+            matches!(&clear.args.command, AdminCommand::Name { player, name: None, .. } if player == "alice"),
             "{clear:?}"
         );
         assert!(
             Admin::try_parse_from(["admin", "name"]).is_err(),
             "the player is required"
         );
+    }
+
+    #[test]
+    fn audited_actions_need_a_reason() {
+        for args in [
+            &["admin", "pro", "alice", "3"][..],
+            &["admin", "name", "alice"],
+            &["admin", "redeliver", "--all"],
+            &["admin", "close-table", "gt-1"],
+            &["admin", "grant", "alice", "10"],
+        ] {
+            assert!(
+                Admin::try_parse_from(args).is_err(),
+                "{args:?} needs --reason"
+            );
+            let mut with_reason = args.to_vec();
+            with_reason.extend(["--reason", "why"]);
+            Admin::try_parse_from(&with_reason)
+                .unwrap_or_else(|e| panic!("{with_reason:?} parses: {e}"));
+        }
+    }
+
+    #[test]
+    fn audit_filters_parse() {
+        let parsed = Admin::try_parse_from([
+            "admin",
+            "audit",
+            "--operator",
+            "ann",
+            "--kind",
+            "close-table",
+            "--since",
+            "2026-12-05",
+            "--until",
+            "2026-12-05T23:00:00Z",
+        ])
+        .expect("audit parses");
+        assert!(
+            matches!(
+                &parsed.args.command,
+                AdminCommand::Audit { operator: Some(op), kind: Some(audit::Kind::CloseTable), since: Some(since), until: Some(until), limit: 50, .. }
+                    if op == "ann" && *since == 1_796_428_800_000 && *until == 1_796_511_600_000
+            ),
+            "{parsed:?}"
+        );
+        assert!(Admin::try_parse_from(["admin", "audit", "--kind", "nap"]).is_err());
+        assert!(Admin::try_parse_from(["admin", "audit", "--since", "yesterday"]).is_err());
     }
 }

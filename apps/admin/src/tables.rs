@@ -48,14 +48,22 @@ pub async fn show(clients: &mut Clients, table: &str) -> anyhow::Result<()> {
 }
 
 /// `gamehub admin close-table`: ends the table now at the service holding it
-/// (TableOperatorService.CloseTable), voiding a game in progress.
-pub async fn close(desks: Desks, table: &str, reason: &str) -> anyhow::Result<()> {
+/// (TableOperatorService.CloseTable), voiding a game in progress, under `request_id` or
+/// a fresh one (only the service holding the table records it).
+pub async fn close(
+    desks: Desks,
+    table: &str,
+    reason: &str,
+    request_id: Option<String>,
+) -> anyhow::Result<()> {
+    let id = request_id.unwrap_or_else(gamehub_drive::api::request_id);
     let mut closed = None;
     for (game, mut desk) in desks {
         match desk
             .close_table(op::CloseTableRequest {
                 table_id: table.to_owned(),
                 reason: reason.to_owned(),
+                request_id: id.clone(),
             })
             .await
         {
@@ -77,7 +85,10 @@ pub async fn close(desks: Desks, table: &str, reason: &str) -> anyhow::Result<()
             closed.closed_reason
         );
     } else {
-        println!("{game} table {table} closed: {}", closed.closed_reason);
+        println!(
+            "{game} table {table} closed: {} (request id {id})",
+            closed.closed_reason
+        );
         if closed.voided_game_id.is_empty() {
             println!("no game was in progress");
         } else {

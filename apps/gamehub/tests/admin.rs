@@ -1,7 +1,9 @@
 //! `gamehub admin …` run as an operator runs it (the binary, against services on free
 //! ports): grants, professional dans, player and table lookups, and dead letters from a
 //! ledger that refuses a settlement, delivered again once the cause is gone and settled
-//! exactly once. Player and service tokens are refused, as by the RPCs behind them.
+//! exactly once; every action in the audit trail (`gamehub admin audit`), a close
+//! refused while the ledger cannot record it. Player and service tokens are refused, as
+//! by the RPCs behind them.
 #![allow(clippy::unwrap_used)]
 
 use std::process::{Command, Output};
@@ -132,11 +134,11 @@ async fn grant_pro_and_player_go_through_the_ledger_api_and_only_for_operators()
     );
 
     // The professional flag, set and cleared.
-    let out = ok(&env, &["pro", &player, "3"]);
+    let out = ok(&env, &["pro", &player, "3", "--reason", "won the open"]);
     assert!(out.contains("professional 3p"), "{out}");
-    let out = ok(&env, &["pro", &player, "--clear"]);
+    let out = ok(&env, &["pro", &player, "--clear", "--reason", "retired"]);
     assert!(out.contains("is not a professional"), "{out}");
-    let (success, _, err) = admin(&env, &["pro", &player, "12"]);
+    let (success, _, err) = admin(&env, &["pro", &player, "12", "--reason", "x"]);
     assert!(!success, "dan 12 is refused");
     assert!(err.contains("professional_dan"), "{err}");
 
@@ -287,11 +289,11 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
 
     // Players and services may not see or move dead letters.
     refused_unless_operator(&env, "ann", &["dead-letters"]);
-    refused_unless_operator(&env, "ann", &["redeliver", &game_id]);
+    refused_unless_operator(&env, "ann", &["redeliver", &game_id, "--reason", "mine"]);
 
     // The cause removed, it is delivered again and settled exactly once.
     stub.allow(&game_id);
-    let out = ok(&env, &["redeliver", &game_id]);
+    let out = ok(&env, &["redeliver", &game_id, "--reason", "cause fixed"]);
     assert!(out.contains(&format!("{game_id} (gomoku)")), "{out}");
     eventually(
         "the redelivered game is settled",
@@ -301,14 +303,26 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
     .await;
     let out = ok(&env, &["dead-letters"]);
     assert!(out.contains("gomoku: 0 dead letter(s)"), "{out}");
-    let (success, _, err) = admin(&env, &["redeliver", &game_id]);
+    let (success, _, err) = admin(&env, &["redeliver", &game_id, "--reason", "again"]);
     assert!(!success, "nothing left to redeliver");
     assert!(
         err.contains(&format!("no dead letter for game {game_id}")),
         "{err}"
     );
-    let out = ok(&env, &["redeliver", "--all"]);
+    let out = ok(&env, &["redeliver", "--all", "--reason", "sweep"]);
     assert!(out.contains("no dead letters"), "{out}");
+    // Each redelivery that moved something was recorded at the ledger first, by the
+    // service holding the letter; the one that found nothing recorded nothing.
+    let recorded = stub.operator_actions.lock().unwrap().clone();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(
+        (
+            recorded[0].game_id.as_str(),
+            recorded[0].operator.as_str(),
+            recorded[0].reason.as_str()
+        ),
+        (game_id.as_str(), "admin", "cause fixed")
+    );
 
     // A stuck table closed by an operator: the game in progress is voided (nothing
     // reaches the ledger), its players see why, and a second close changes nothing.
@@ -545,7 +559,7 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
     // Redelivering the parked copy: the ledger answers with a replay, nothing doubles.
     let out = ok(&env, &["dead-letters"]);
     assert!(out.contains(&game_id), "{out}");
-    let out = ok(&env, &["redeliver", "--all"]);
+    let out = ok(&env, &["redeliver", "--all", "--reason", "replay check"]);
     assert!(out.contains(&format!("{game_id} (gomoku)")), "{out}");
     eventually(
         "the redelivered copy is acknowledged",
@@ -582,6 +596,161 @@ async fn redelivering_a_game_the_real_ledger_already_has_settles_nothing_twice()
 
     referee.stop().await;
     dealer.stop().await;
+    ledger.finish().await;
+    gamehub_testkit::redis::remove_keys(&prefix).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operator_action_is_in_the_audit_trail_and_no_close_without_its_row() {
+    let mut ledger = gamehub_ledger::testing::TestLedger::start("gamehub_admin_test_").await;
+    let prefix = gamehub_testkit::redis::fresh_prefix("admau");
+    let mut referee = gamehub_gomoku_referee::testing::start_on(&prefix, &ledger.url).await;
+    let env = vec![
+        ("GAMEHUB_GOMOKU_URL".to_owned(), referee.url.clone()),
+        // Not asked: the table is found at the referee first.
+        (
+            "GAMEHUB_DOUDIZHU_URL".to_owned(),
+            "http://127.0.0.1:1".to_owned(),
+        ),
+        ("GAMEHUB_LEDGER_URL".to_owned(), ledger.url.clone()),
+        ("RUST_LOG".to_owned(), "warn".to_owned()),
+    ];
+    let keys = dev_keys();
+    let player = format!("aud-{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
+    let id = |what: &str| format!("{what}-{player}");
+
+    ok(
+        &env,
+        &[
+            "grant",
+            &player,
+            "700",
+            "--reason",
+            "welcome",
+            "--request-id",
+            &id("grant"),
+        ],
+    );
+    ok(
+        &env,
+        &[
+            "pro",
+            &player,
+            "2",
+            "--reason",
+            "won the open",
+            "--request-id",
+            &id("pro"),
+        ],
+    );
+    // Retried under its id: no second row.
+    ok(
+        &env,
+        &[
+            "pro",
+            &player,
+            "2",
+            "--reason",
+            "won the open",
+            "--request-id",
+            &id("pro"),
+        ],
+    );
+    ok(
+        &env,
+        &[
+            "name",
+            &player,
+            "--name",
+            "Zed",
+            "--reason",
+            "asked support",
+            "--request-id",
+            &id("name"),
+        ],
+    );
+
+    // A close while the ledger cannot record it is refused, and the table plays on.
+    let mut matchmaker =
+        GomokuServiceClient::new(channel(&referee.url, &keys, "matchmaking", Role::Service));
+    let table_id = open_gomoku(&mut matchmaker).await;
+    ledger.stop().await;
+    let (success, _, err) = admin(&env, &["close-table", &table_id, "--reason", "stuck"]);
+    assert!(!success, "no close without its audit row");
+    assert!(
+        err.contains("audit trail") && err.contains("nothing was changed"),
+        "{err}"
+    );
+    let mut ben = GomokuServiceClient::new(channel(&referee.url, &keys, "ben", Role::Player));
+    let seen = ben
+        .get_table(gm::GetTableRequest {
+            table_id: table_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(seen.status, gm::TableStatus::Playing as i32, "still open");
+    ledger.resume().await;
+    let out = ok(
+        &env,
+        &[
+            "close-table",
+            &table_id,
+            "--reason",
+            "stuck",
+            "--request-id",
+            &id("close"),
+        ],
+    );
+    assert!(out.contains("closed by operator admin: stuck"), "{out}");
+
+    // The trail, newest first: who, what, why and the request id of each.
+    let out = ok(&env, &["audit", "--operator", "admin", "--limit", "1000"]);
+    let mine: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(&player) || l.contains(&table_id))
+        .collect();
+    assert_eq!(mine.len(), 4, "{out}");
+    assert!(
+        mine[0].contains(&format!(
+            "admin  close-table {table_id} (at gomoku-referee)"
+        )) && mine[0].contains("reason \"stuck\"")
+            && mine[0].contains(&format!("request {}", id("close"))),
+        "{out}"
+    );
+    assert!(
+        mine[1].contains(&format!("name {player}: (none) -> \"Zed\""))
+            && mine[1].contains("reason \"asked support\""),
+        "{out}"
+    );
+    assert!(
+        mine[2].contains(&format!("pro {player}: none -> 2p"))
+            && mine[2].contains(&format!("request {}", id("pro"))),
+        "{out}"
+    );
+    assert!(
+        mine[3].contains(&format!("grant 700 silver to {player}"))
+            && mine[3].contains("reason \"welcome\""),
+        "{out}"
+    );
+    // Filters: by target, by kind.
+    let out = ok(&env, &["audit", "--target", &player]);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    let out = ok(
+        &env,
+        &["audit", "--target", &table_id, "--kind", "close-table"],
+    );
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let out = ok(
+        &env,
+        &["audit", "--target", &player, "--kind", "close-table"],
+    );
+    assert!(out.contains("no operator actions match"), "{out}");
+    refused_unless_operator(&env, "ann", &["audit"]);
+
+    referee.stop().await;
     ledger.finish().await;
     gamehub_testkit::redis::remove_keys(&prefix).await;
 }

@@ -105,6 +105,8 @@ pub static RULES: &[ServiceRules] = &[
             ("SetProfessional", &[Operators]),
             ("SetName", PEOPLE),
             ("GetProfiles", ANYONE),
+            ("RecordOperatorAction", &[GameServices]),
+            ("ListOperatorActions", &[Operators]),
         ],
     },
     ServiceRules {

@@ -11,6 +11,7 @@
 //!   minimum balance;
 //! - [`ids`]: what an id may hold (players, tables, rooms, requests);
 //! - [`names`]: what a player's display name (昵称) may be ([`DisplayName`]);
+//! - [`operators`]: the bound on an operator's reason for an audited action;
 //! - [`rating`]: the Gomoku rating a new player starts with;
 //! - [`rule_sets`]: the codes of Gomoku's rule sets in its API (the names are the rule
 //!   crate's, through the registry).
@@ -22,6 +23,7 @@ pub mod caps;
 pub mod games;
 pub mod ids;
 pub mod names;
+pub mod operators;
 pub mod rating;
 pub mod rule_sets;
 pub mod stakes;

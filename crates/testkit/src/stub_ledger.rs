@@ -4,7 +4,9 @@
 //! ([`StubLedger::refuse`], until [`StubLedger::allow`]), deliver slowly (settlements wait
 //! while [`StubLedger::hold`] is on), or refuse a player once some of its games are
 //! settled ([`StubLedger::cap_after`], a daily cap reached by a game); it counts and keeps
-//! what it was sent ([`StubLedger::requests`]). Other RPCs are UNIMPLEMENTED,
+//! what it was sent ([`StubLedger::requests`]). RecordOperatorAction keeps what it was
+//! sent ([`StubLedger::operator_actions`]) and is UNAVAILABLE while the stub is down.
+//! Other RPCs are UNIMPLEMENTED,
 //! except GetProfiles (nobody has a name) and GetAccount, which answers with the caller's identity (`subject/role`) so a
 //! test can see what the server's auth layer put in the request.
 
@@ -43,6 +45,9 @@ pub struct StubLedger {
     released: Arc<tokio::sync::Notify>,
     /// Players refused once this many of their games are settled.
     caps: Arc<Mutex<HashMap<String, usize>>>,
+    /// RecordOperatorAction requests answered (operator actions of the game services),
+    /// in order.
+    pub operator_actions: Arc<Mutex<Vec<RecordOperatorActionRequest>>>,
 }
 
 impl StubLedger {
@@ -284,5 +289,41 @@ impl LedgerService for StubLedger {
             })
             .collect();
         Ok(Response::new(GetProfilesResponse { profiles }))
+    }
+
+    async fn list_operator_actions(
+        &self,
+        _: Request<ListOperatorActionsRequest>,
+    ) -> Result<Response<ListOperatorActionsResponse>, Status> {
+        unimplemented()
+    }
+
+    /// Keeps the request and answers it as recorded, unless the stub is down.
+    async fn record_operator_action(
+        &self,
+        request: Request<RecordOperatorActionRequest>,
+    ) -> Result<Response<RecordOperatorActionResponse>, Status> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(Status::unavailable("the stub ledger is down"));
+        }
+        let request = request.into_inner();
+        let mut kept = self.operator_actions.lock().unwrap();
+        let replayed = kept.iter().any(|r| r.request_id == request.request_id);
+        if !replayed {
+            kept.push(request.clone());
+        }
+        Ok(Response::new(RecordOperatorActionResponse {
+            action: Some(OperatorAction {
+                request_id: request.request_id,
+                kind: request.kind,
+                operator: request.operator,
+                table_id: request.table_id,
+                game_id: request.game_id,
+                all_dead_letters: request.all_dead_letters,
+                reason: request.reason,
+                ..Default::default()
+            }),
+            replayed,
+        }))
     }
 }

@@ -207,6 +207,8 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         shutdown.listener(),
     ));
 
+    // The operator's desk records each close and redelivery at the ledger first.
+    let desk_ledger = ledger.clone();
     tokio::spawn(run_settler(
         store.clone(),
         ledger,
@@ -224,6 +226,7 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
         .add_service(
             gamehub_platform::tables::dead_letters::DeadLetterDesk::new(
                 store.clone(),
+                desk_ledger,
                 Some(dealer.closer()),
             )
             .server()

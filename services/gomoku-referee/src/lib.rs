@@ -169,6 +169,8 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         shutdown.clone(),
     );
 
+    // The operator's desk records each close and redelivery at the ledger first.
+    let desk_ledger = ledger.clone();
     let server = GrpcServer::new("gomoku-referee", common, shutdown.clone());
     let max_message_bytes = server.limits().max_message_bytes;
     let (addr, task) = server
@@ -178,6 +180,7 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
         .add_service(
             gamehub_platform::tables::dead_letters::DeadLetterDesk::new(
                 store.clone(),
+                desk_ledger,
                 Some(referee.closer()),
             )
             .server()

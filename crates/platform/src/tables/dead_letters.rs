@@ -2,6 +2,12 @@
 //! operator's `TableOperatorService` over them (list, deliver again), which also closes
 //! stuck tables through the game service's own closing step ([`CloseTableFn`]).
 //!
+//! Closes and redeliveries are audited: once the request is checked and there is
+//! something to act on, the action is written to the ledger's audit trail
+//! (`LedgerService.RecordOperatorAction`, with the service's own token, idempotent by
+//! request id) and only then taken. A ledger that cannot record it refuses the action:
+//! UNAVAILABLE with a retry hint ([`AUDIT_RETRY_AFTER`]), nothing changed.
+//!
 //! A refused entry moves, in one atomic step, from the shard's outbox to its dead
 //! letters (`…:outbox-dead`, game id → the outbox entry as it was) with the reason and
 //! the time beside it (`…:outbox-dead-why`, game id → JSON). Redelivery moves it back
@@ -12,13 +18,17 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
 use super::{OutboxEntry, SHARDS, TableStore};
 use crate::auth::{Caller, Role};
+use crate::client::ServiceChannel;
 use crate::error::{ApiError, invalid};
+use gamehub_proto::ledger as lg;
+use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::operator as pb;
 
 /// Most letters one `ListDeadLetters` returns.
@@ -30,8 +40,10 @@ pub const DEFAULT_LIST: usize = 100;
 const MAX_SCAN: usize = 10_000;
 /// Longest game or table id accepted.
 const MAX_ID: usize = 64;
-/// Longest reason for closing a table.
-pub const MAX_CLOSE_REASON: usize = 200;
+/// Longest reason for closing a table or redelivering (the audit trail's bound).
+pub const MAX_CLOSE_REASON: usize = gamehub_terms::operators::MAX_REASON_CHARS;
+/// The retry hint of an action refused because the ledger could not record it.
+pub const AUDIT_RETRY_AFTER: Duration = Duration::from_secs(2);
 
 /// What an operator's close did to a table.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -210,8 +222,8 @@ async fn requeue(store: &TableStore, parked: &Parked) -> Result<bool, ApiError> 
     Ok(removed > 0)
 }
 
-/// Puts `game_id`'s dead letter back into the outbox. NOT_FOUND when there is none.
-pub async fn redeliver_one(store: &TableStore, game_id: &str) -> Result<bool, ApiError> {
+/// `game_id`'s dead letter. NOT_FOUND when there is none.
+async fn find_parked(store: &TableStore, game_id: &str) -> Result<Parked, ApiError> {
     let values: Vec<Option<Vec<u8>>> = store
         .redis()
         .query_each((0..SHARDS).map(|shard| {
@@ -229,22 +241,17 @@ pub async fn redeliver_one(store: &TableStore, game_id: &str) -> Result<bool, Ap
             store.game()
         )));
     };
-    requeue(
-        store,
-        &Parked {
-            shard,
-            game_id: game_id.to_owned(),
-            value,
-        },
-    )
-    .await
+    Ok(Parked {
+        shard,
+        game_id: game_id.to_owned(),
+        value,
+    })
 }
 
-/// Puts every dead letter back into the outbox; the game ids moved.
-pub async fn redeliver_all(store: &TableStore) -> Result<Vec<String>, ApiError> {
-    let (parked, _) = scan(store).await?;
+/// Puts `parked` back into the outbox; the game ids moved.
+async fn requeue_all(store: &TableStore, parked: &[Parked]) -> Result<Vec<String>, ApiError> {
     let mut moved = Vec::new();
-    for p in &parked {
+    for p in parked {
         if requeue(store, p).await? {
             moved.push(p.game_id.clone());
         }
@@ -256,6 +263,9 @@ pub async fn redeliver_all(store: &TableStore) -> Result<Vec<String>, ApiError> 
 #[derive(Clone)]
 pub struct DeadLetterDesk {
     store: TableStore,
+    /// The ledger, called with the service's own token to record each action in the
+    /// audit trail before it is taken.
+    ledger: LedgerServiceClient<ServiceChannel>,
     closer: Option<CloseTableFn>,
 }
 
@@ -268,21 +278,107 @@ impl std::fmt::Debug for DeadLetterDesk {
     }
 }
 
+/// An operator's action about to be taken, as the audit trail records it.
+struct Audited {
+    request_id: String,
+    operator: String,
+    reason: String,
+}
+
 impl DeadLetterDesk {
-    /// The desk over `store`'s dead letters; `closer` closes the service's tables
+    /// The desk over `store`'s dead letters, recording every action through `ledger`
+    /// (a client holding the service's token); `closer` closes the service's tables
     /// (None: CloseTable answers UNIMPLEMENTED).
-    pub fn new(store: TableStore, closer: Option<CloseTableFn>) -> Self {
-        Self { store, closer }
+    pub fn new(
+        store: TableStore,
+        ledger: LedgerServiceClient<ServiceChannel>,
+        closer: Option<CloseTableFn>,
+    ) -> Self {
+        Self {
+            store,
+            ledger,
+            closer,
+        }
     }
 
     /// The gRPC server to add to the game service's router.
     pub fn server(self) -> pb::table_operator_service_server::TableOperatorServiceServer<Self> {
         pb::table_operator_service_server::TableOperatorServiceServer::new(self)
     }
+
+    /// Writes the action to the ledger's audit trail. Refusals that name a field or a
+    /// used request id pass on as they are; anything else (the ledger down, slow or
+    /// misconfigured) is UNAVAILABLE with a retry hint: the action is not taken.
+    async fn record(
+        &self,
+        audited: &Audited,
+        kind: lg::OperatorActionKind,
+        table_id: &str,
+        game_id: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let request = lg::RecordOperatorActionRequest {
+            request_id: audited.request_id.clone(),
+            kind: kind as i32,
+            operator: audited.operator.clone(),
+            table_id: table_id.to_owned(),
+            game_id: game_id.unwrap_or_default().to_owned(),
+            all_dead_letters: kind == lg::OperatorActionKind::Redeliver && game_id.is_none(),
+            reason: audited.reason.clone(),
+        };
+        match self.ledger.clone().record_operator_action(request).await {
+            Ok(_) => Ok(()),
+            Err(status) => match status.code() {
+                Code::InvalidArgument => Err(ApiError::InvalidArgument(format!(
+                    "audit trail: {}",
+                    status.message()
+                ))),
+                Code::AlreadyExists => Err(ApiError::AlreadyExists(format!(
+                    "audit trail: {}",
+                    status.message()
+                ))),
+                code => {
+                    crate::metrics::dependency_error("ledger");
+                    tracing::warn!(
+                        game = self.store.game(),
+                        request_id = %audited.request_id,
+                        ?code,
+                        message = status.message(),
+                        "the ledger did not record an operator action; refused"
+                    );
+                    Err(ApiError::UnavailableFor {
+                        message: format!(
+                            "the ledger cannot record this action in the audit trail now ({code:?}); nothing was changed; retry in {} ms",
+                            AUDIT_RETRY_AFTER.as_millis()
+                        ),
+                        retry_after: AUDIT_RETRY_AFTER,
+                    })
+                }
+            },
+        }
+    }
 }
 
-fn operator_only<T>(request: &Request<T>, action: &str) -> Result<(), ApiError> {
-    Caller::of(request)?.require(&[Role::Operator], action)
+/// The operator and the checked audit fields of a request: its reason (required) and
+/// request id (a fresh one when empty).
+fn audited<T>(
+    request: &Request<T>,
+    action: &str,
+    reason: &str,
+    request_id: &str,
+) -> Result<Audited, ApiError> {
+    let caller = Caller::of(request)?;
+    caller.require(&[Role::Operator], action)?;
+    let reason = crate::error::required("reason", reason, MAX_CLOSE_REASON)?.to_owned();
+    let request_id = if request_id.trim().is_empty() {
+        uuid::Uuid::now_v7().to_string()
+    } else {
+        crate::error::id("request_id", request_id, MAX_ID)?.to_owned()
+    };
+    Ok(Audited {
+        request_id,
+        operator: caller.subject.clone(),
+        reason,
+    })
 }
 
 #[tonic::async_trait]
@@ -291,7 +387,7 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
         &self,
         request: Request<pb::ListDeadLettersRequest>,
     ) -> Result<Response<pb::ListDeadLettersResponse>, Status> {
-        operator_only(&request, "listing dead letters")?;
+        Caller::of(&request)?.require(&[Role::Operator], "listing dead letters")?;
         let limit = request.get_ref().limit;
         let limit = match usize::try_from(limit) {
             Err(_) => return Err(invalid("limit", "must not be negative").into()),
@@ -309,20 +405,37 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
         &self,
         request: Request<pb::RedeliverRequest>,
     ) -> Result<Response<pb::RedeliverResponse>, Status> {
-        operator_only(&request, "redelivering settlements")?;
-        let pb::RedeliverRequest { game_id, all } = request.into_inner();
-        let game_id = game_id.trim();
-        let game_ids = match (all, game_id.is_empty()) {
+        let m = request.get_ref();
+        let audited = audited(
+            &request,
+            "redelivering settlements",
+            &m.reason,
+            &m.request_id,
+        )?;
+        let game_id = m.game_id.trim();
+        let kind = lg::OperatorActionKind::Redeliver;
+        let game_ids = match (m.all, game_id.is_empty()) {
             (true, false) => {
                 return Err(invalid("game_id", "give either game_id or all, not both").into());
             }
             (false, true) => {
                 return Err(invalid("game_id", "required unless all is set").into());
             }
-            (true, true) => redeliver_all(&self.store).await?,
+            (true, true) => {
+                let (parked, _) = scan(&self.store).await?;
+                if parked.is_empty() {
+                    // Nothing to act on: nothing to record.
+                    Vec::new()
+                } else {
+                    self.record(&audited, kind, "", None).await?;
+                    requeue_all(&self.store, &parked).await?
+                }
+            }
             (false, false) => {
                 let game_id = crate::error::id("game_id", game_id, MAX_ID)?;
-                if redeliver_one(&self.store, game_id).await? {
+                let parked = find_parked(&self.store, game_id).await?;
+                self.record(&audited, kind, "", Some(game_id)).await?;
+                if requeue(&self.store, &parked).await? {
                     vec![game_id.to_owned()]
                 } else {
                     Vec::new()
@@ -333,6 +446,8 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
             tracing::info!(
                 game = self.store.game(),
                 ?game_ids,
+                operator = %audited.operator,
+                request_id = %audited.request_id,
                 "dead letters put back into the outbox by an operator"
             );
         }
@@ -343,24 +458,40 @@ impl pb::table_operator_service_server::TableOperatorService for DeadLetterDesk 
         &self,
         request: Request<pb::CloseTableRequest>,
     ) -> Result<Response<pb::CloseTableResponse>, Status> {
-        operator_only(&request, "closing a table")?;
-        let operator = Caller::of(&request)?.subject.clone();
-        let m = request.into_inner();
+        let m = request.get_ref();
+        let audited = audited(&request, "closing a table", &m.reason, &m.request_id)?;
         let table_id = crate::error::id("table_id", m.table_id.trim(), MAX_ID)?.to_owned();
-        let reason = crate::error::required("reason", &m.reason, MAX_CLOSE_REASON)?;
         let Some(closer) = &self.closer else {
             return Err(Status::unimplemented(format!(
                 "closing {} tables is not implemented",
                 self.store.game()
             )));
         };
-        let text = format!("closed by operator {operator}: {reason}");
+        // A table this service does not hold is NOT_FOUND before anything is recorded
+        // (the operator's desk asks every game service).
+        if self.store.load_raw(&table_id).await?.is_none() {
+            return Err(
+                ApiError::NotFound(format!("no {} table {table_id}", self.store.game())).into(),
+            );
+        }
+        self.record(
+            &audited,
+            lg::OperatorActionKind::CloseTable,
+            &table_id,
+            None,
+        )
+        .await?;
+        let text = format!(
+            "closed by operator {}: {}",
+            audited.operator, audited.reason
+        );
         let closed = closer(table_id.clone(), text).await?;
         tracing::warn!(
             game = self.store.game(),
             table_id,
-            operator,
-            reason,
+            operator = %audited.operator,
+            reason = %audited.reason,
+            request_id = %audited.request_id,
             voided = closed.voided_game_id.as_deref().unwrap_or(""),
             already_closed = closed.already_closed,
             "table closed by an operator"

@@ -5,6 +5,7 @@ use gamehub_proto::common;
 use gamehub_proto::ledger as pb;
 use prost::Message;
 
+use crate::domain::audit::ActionKind;
 use crate::domain::caps::Caps;
 use crate::domain::day::CapDay;
 use crate::domain::rating::{NEW_PLAYER_RATING, rank_name, rank_of};
@@ -13,7 +14,7 @@ use crate::domain::titles::{Title, title_for};
 use crate::domain::{GameType, Outcome, Role};
 use crate::error::LedgerError;
 use crate::repo::{
-    AccountRow, Board, BoardRow, GamePlayerRow, GameRow, HistoryRecord, ProfileRow, dan,
+    AccountRow, ActionRow, Board, BoardRow, GamePlayerRow, GameRow, HistoryRecord, ProfileRow, dan,
 };
 
 /// A title as the API shows it.
@@ -287,4 +288,39 @@ pub fn profile(row: &ProfileRow, game_type: Option<GameType>) -> common::PlayerP
         }
     }
     profile
+}
+
+/// An audit trail row as the API shows it.
+pub fn operator_action(row: &ActionRow) -> Result<pb::OperatorAction, LedgerError> {
+    let kind = ActionKind::from_code(row.kind)
+        .ok_or_else(|| LedgerError::Corrupt(format!("operator action kind {}", row.kind)))?;
+    let detail = |key: &str| row.details.get(key);
+    let int = |key: &str| detail(key).and_then(serde_json::Value::as_i64).unwrap_or(0);
+    let text = |key: &str| {
+        detail(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Ok(pb::OperatorAction {
+        action_id: row.action_id,
+        request_id: row.request_id.clone(),
+        kind: kind.to_proto() as i32,
+        operator: row.operator.clone(),
+        recorded_by: row.recorded_by.clone(),
+        at_unix_ms: row.at.timestamp_millis(),
+        reason: row.reason.clone(),
+        player_id: row.player_id.clone().unwrap_or_default(),
+        table_id: row.table_id.clone().unwrap_or_default(),
+        game_id: row.game_id.clone().unwrap_or_default(),
+        amount_silver: int("amount_silver"),
+        transfer_id: text("transfer_id"),
+        professional_dan: i32::try_from(int("professional_dan")).unwrap_or(0),
+        professional_dan_before: i32::try_from(int("professional_dan_before")).unwrap_or(0),
+        name: text("name"),
+        name_before: text("name_before"),
+        all_dead_letters: detail("all_dead_letters")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
+    })
 }

@@ -17,6 +17,7 @@ use gamehub_proto::ledger::ledger_service_server::LedgerService;
 use prost::Message;
 use tonic::{Request, Response, Status};
 
+use crate::domain::audit::Audit;
 use crate::domain::caps::Caps;
 use crate::domain::day::CapDay;
 use crate::domain::{MAX_ID_LEN, PlayerId};
@@ -82,6 +83,12 @@ impl LedgerApi {
         }
     }
 
+    /// Now, by the service's clock: the time of an audit row.
+    fn now(&self) -> chrono::DateTime<Utc> {
+        let now_ms = i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX);
+        chrono::DateTime::<Utc>::from_timestamp_millis(now_ms).unwrap_or_else(Utc::now)
+    }
+
     /// The cap day now, by the service's clock (a test moves it past midnight).
     fn today(&self) -> CapDay {
         let now_ms = i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX);
@@ -116,7 +123,7 @@ impl LedgerApi {
         let grant = parse::grant_request(request.get_ref())?;
         let granted = self
             .repo
-            .grant(&grant, &caller.subject, self.today().date)
+            .grant(&grant, &caller.subject, self.today().date, self.now())
             .await?;
         if !granted.replayed {
             tracing::info!(
@@ -331,10 +338,24 @@ impl LedgerApi {
         let req = request.get_ref();
         let player = PlayerId::parse("player_id", &req.player_id)?;
         let dan = parse::professional_dan(req.professional_dan)?;
-        self.repo
-            .set_professional(&player, dan, &caller.subject)
+        let audit = Audit {
+            request_id: parse::request_id_or_fresh("request_id", &req.request_id)?,
+            operator: caller.subject.clone(),
+            reason: parse::reason("reason", &req.reason)?,
+        };
+        let (row, replayed) = self
+            .repo
+            .set_professional(&player, dan, &audit, self.now())
             .await?;
-        tracing::info!(player_id = %player, professional_dan = dan, operator = %caller.subject, "professional dan set");
+        if !replayed {
+            tracing::info!(
+                player_id = %player,
+                professional_dan = dan,
+                operator = %caller.subject,
+                request_id = %row.request_id,
+                "professional dan set"
+            );
+        }
         Ok(pb::SetProfessionalResponse {
             account: Some(self.account(&player).await?),
         })
@@ -354,6 +375,9 @@ impl LedgerApi {
         let req = request.get_ref();
         let player = target_player(caller, &req.player_id)?;
         let name = parse::display_name("name", &req.name)?;
+        let reason = parse::optional_reason("reason", &req.reason)?;
+        let request_id = parse::request_id_or_fresh("request_id", &req.request_id)?;
+        let audit;
         let renamer = match caller.role {
             Role::Player if caller.subject == player.as_str() => Renamer::Player,
             Role::Player => {
@@ -362,17 +386,30 @@ impl LedgerApi {
                     caller.subject
                 )));
             }
-            _ => Renamer::Operator(&caller.subject),
+            _ => {
+                audit = Audit {
+                    request_id,
+                    operator: caller.subject.clone(),
+                    reason: reason.ok_or_else(|| {
+                        LedgerError::invalid(
+                            "reason",
+                            "is required when an operator sets or clears a player's name (kept in the audit trail)",
+                        )
+                    })?,
+                };
+                Renamer::Operator(&audit, self.now())
+            }
         };
         let before = self
             .repo
             .set_name(&player, name.as_ref(), renamer, &caller.subject)
             .await?;
-        if let Renamer::Operator(operator) = renamer {
+        if let Renamer::Operator(audit, _) = renamer {
             // Debug formatting: a name is the player's text, quoted and escaped here.
             tracing::info!(
                 player_id = %player,
-                operator = %operator,
+                operator = %audit.operator,
+                request_id = %audit.request_id,
                 old = ?before,
                 new = ?name.as_ref().map(|n| n.as_str()),
                 "name set by an operator"
@@ -381,6 +418,77 @@ impl LedgerApi {
         Ok(pb::SetNameResponse {
             player_id: player.to_string(),
             name: name.map(|n| n.into_string()).unwrap_or_default(),
+        })
+    }
+
+    async fn list_operator_actions(
+        &self,
+        request: Request<pb::ListOperatorActionsRequest>,
+    ) -> Result<pb::ListOperatorActionsResponse, LedgerError> {
+        let caller = Caller::of(&request)?;
+        caller.require(&[Role::Operator], "listing operator actions")?;
+        let req = request.get_ref();
+        let filter = parse::action_filter(req)?;
+        let size = parse::page_size(
+            "page_size",
+            req.page_size,
+            parse::DEFAULT_PAGE_SIZE,
+            parse::MAX_PAGE_SIZE,
+        )?;
+        // Ids cannot hold ',': the scope names each filter unambiguously.
+        let scope = format!(
+            "audit,{},{},{},{},{}",
+            filter.operator.as_deref().unwrap_or(""),
+            filter.target.as_deref().unwrap_or(""),
+            filter.kind.map_or(0, |k| k.code()),
+            req.since_unix_ms,
+            req.until_unix_ms
+        );
+        let before = page::decode("page_token", &req.page_token, &scope)?.unwrap_or(i64::MAX);
+        let mut rows = self
+            .repo
+            .operator_actions(&filter, before, size + 1)
+            .await?;
+        let next_page_token = if rows.len() > usize::try_from(size).unwrap_or(usize::MAX) {
+            rows.truncate(usize::try_from(size).unwrap_or(0));
+            rows.last()
+                .map(|r| page::encode(&scope, r.action_id))
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Ok(pb::ListOperatorActionsResponse {
+            actions: rows
+                .iter()
+                .map(convert::operator_action)
+                .collect::<Result<_, _>>()?,
+            next_page_token,
+        })
+    }
+
+    async fn record_operator_action(
+        &self,
+        request: Request<pb::RecordOperatorActionRequest>,
+    ) -> Result<pb::RecordOperatorActionResponse, LedgerError> {
+        let caller = Caller::of(&request)?;
+        caller.require(&[Role::Service], "recording an operator action")?;
+        let (audit, action) = parse::record_request(request.get_ref())?;
+        let (row, replayed) = self
+            .repo
+            .record_operator_action(&audit, &action, &caller.subject, self.now())
+            .await?;
+        if !replayed {
+            tracing::info!(
+                request_id = %audit.request_id,
+                operator = %audit.operator,
+                recorded_by = %caller.subject,
+                kind = action.kind().to_proto().as_str_name(),
+                "operator action recorded"
+            );
+        }
+        Ok(pb::RecordOperatorActionResponse {
+            action: Some(convert::operator_action(&row)?),
+            replayed,
         })
     }
 
@@ -492,5 +600,19 @@ impl LedgerService for LedgerApi {
         request: Request<pb::GetProfilesRequest>,
     ) -> Result<Response<pb::GetProfilesResponse>, Status> {
         respond(LedgerApi::get_profiles(self, request).await)
+    }
+
+    async fn list_operator_actions(
+        &self,
+        request: Request<pb::ListOperatorActionsRequest>,
+    ) -> Result<Response<pb::ListOperatorActionsResponse>, Status> {
+        respond(LedgerApi::list_operator_actions(self, request).await)
+    }
+
+    async fn record_operator_action(
+        &self,
+        request: Request<pb::RecordOperatorActionRequest>,
+    ) -> Result<Response<pb::RecordOperatorActionResponse>, Status> {
+        respond(LedgerApi::record_operator_action(self, request).await)
     }
 }

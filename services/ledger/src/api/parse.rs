@@ -6,11 +6,12 @@ use gamehub_proto::ledger as pb;
 use gamehub_terms::games;
 use gamehub_terms::names::DisplayName;
 
+use crate::domain::audit::{Action, ActionKind, Audit};
 use crate::domain::grant::{Grant, MAX_GRANT_SILVER, MAX_REASON_CHARS};
 use crate::domain::settle::{GameReport, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, Seat, Stakes};
 use crate::domain::{GameType, HistoryKind, MAX_ID_LEN, Outcome, PlayerId, Role};
 use crate::error::LedgerError;
-use crate::repo::Board;
+use crate::repo::{ActionFilter, Board};
 
 /// The longest `reason` of a settlement.
 pub const MAX_GAME_REASON_CHARS: usize = 64;
@@ -266,4 +267,157 @@ pub fn profile_ids(field: &str, values: &[String]) -> Result<Vec<PlayerId>, Ledg
         }
     }
     Ok(ids)
+}
+
+/// An operator's reason for an action: required, at most [`MAX_REASON_CHARS`]
+/// characters, trimmed.
+pub fn reason(field: &str, value: &str) -> Result<String, LedgerError> {
+    Ok(required(field, value, MAX_REASON_CHARS)?.to_owned())
+}
+
+/// A reason that may be empty (a player's own change), checked against the same bound.
+pub fn optional_reason(field: &str, value: &str) -> Result<Option<String>, LedgerError> {
+    if value.trim().is_empty() {
+        Ok(None)
+    } else {
+        reason(field, value).map(Some)
+    }
+}
+
+/// An operator's request id, or a fresh one when none was given (the action is then
+/// not idempotent across retries, and the audit row says which id it got).
+pub fn request_id_or_fresh(field: &str, value: &str) -> Result<String, LedgerError> {
+    if value.trim().is_empty() {
+        Ok(uuid::Uuid::now_v7().to_string())
+    } else {
+        Ok(id(field, value, MAX_ID_LEN)?.to_owned())
+    }
+}
+
+/// A RecordOperatorAction request: who asked, why, and the close or redelivery.
+pub fn record_request(
+    req: &pb::RecordOperatorActionRequest,
+) -> Result<(Audit, Action), LedgerError> {
+    let request_id = id("request_id", &req.request_id, MAX_ID_LEN)?.to_owned();
+    let operator = id("operator", &req.operator, MAX_ID_LEN)?.to_owned();
+    let reason = reason("reason", &req.reason)?;
+    let optional_id = |field: &str, value: &str| -> Result<Option<String>, LedgerError> {
+        if value.trim().is_empty() {
+            Ok(None)
+        } else {
+            Ok(Some(id(field, value, MAX_ID_LEN)?.to_owned()))
+        }
+    };
+    let table_id = optional_id("table_id", &req.table_id)?;
+    let game_id = optional_id("game_id", &req.game_id)?;
+    let action = match ActionKind::from_proto(req.kind) {
+        Some(ActionKind::CloseTable) => {
+            if game_id.is_some() || req.all_dead_letters {
+                return Err(LedgerError::invalid(
+                    "game_id",
+                    "must be empty (and all_dead_letters false) for a close",
+                ));
+            }
+            Action::CloseTable {
+                table_id: table_id
+                    .ok_or_else(|| LedgerError::invalid("table_id", "is required for a close"))?,
+            }
+        }
+        Some(ActionKind::Redeliver) => {
+            if table_id.is_some() {
+                return Err(LedgerError::invalid(
+                    "table_id",
+                    "must be empty for a redelivery",
+                ));
+            }
+            match (game_id, req.all_dead_letters) {
+                (Some(_), true) => {
+                    return Err(LedgerError::invalid(
+                        "game_id",
+                        "give either game_id or all_dead_letters, not both",
+                    ));
+                }
+                (None, false) => {
+                    return Err(LedgerError::invalid(
+                        "game_id",
+                        "is required unless all_dead_letters is set",
+                    ));
+                }
+                (game_id, _) => Action::Redeliver { game_id },
+            }
+        }
+        Some(kind) => {
+            return Err(LedgerError::invalid(
+                "kind",
+                format!(
+                    "{} is recorded by the ledger itself with the change; a game service records OPERATOR_ACTION_KIND_CLOSE_TABLE or OPERATOR_ACTION_KIND_REDELIVER",
+                    kind.to_proto().as_str_name()
+                ),
+            ));
+        }
+        None => {
+            return Err(LedgerError::invalid(
+                "kind",
+                "must be OPERATOR_ACTION_KIND_CLOSE_TABLE or OPERATOR_ACTION_KIND_REDELIVER",
+            ));
+        }
+    };
+    Ok((
+        Audit {
+            request_id,
+            operator,
+            reason,
+        },
+        action,
+    ))
+}
+
+/// The filters of a ListOperatorActions request.
+pub fn action_filter(req: &pb::ListOperatorActionsRequest) -> Result<ActionFilter, LedgerError> {
+    let optional_id = |field: &str, value: &str| -> Result<Option<String>, LedgerError> {
+        if value.trim().is_empty() {
+            Ok(None)
+        } else {
+            Ok(Some(id(field, value, MAX_ID_LEN)?.to_owned()))
+        }
+    };
+    let kind = match req.kind {
+        0 => None,
+        value => Some(ActionKind::from_proto(value).ok_or_else(|| {
+            LedgerError::invalid(
+                "kind",
+                "must be an OperatorActionKind (or unspecified for every kind)",
+            )
+        })?),
+    };
+    let time =
+        |field: &str, ms: i64| -> Result<Option<chrono::DateTime<chrono::Utc>>, LedgerError> {
+            match ms {
+                0 => Ok(None),
+                ms if ms < 0 => Err(LedgerError::invalid(
+                    field,
+                    "must be Unix ms, or 0 for no bound",
+                )),
+                ms => chrono::DateTime::from_timestamp_millis(ms)
+                    .map(Some)
+                    .ok_or_else(|| LedgerError::invalid(field, "is out of range")),
+            }
+        };
+    let since = time("since_unix_ms", req.since_unix_ms)?;
+    let until = time("until_unix_ms", req.until_unix_ms)?;
+    if let (Some(since), Some(until)) = (since, until)
+        && until <= since
+    {
+        return Err(LedgerError::invalid(
+            "until_unix_ms",
+            "must be after since_unix_ms",
+        ));
+    }
+    Ok(ActionFilter {
+        operator: optional_id("operator", &req.operator)?,
+        target: optional_id("target", &req.target)?,
+        kind,
+        since,
+        until,
+    })
 }

@@ -8,7 +8,7 @@ use super::PlayerId;
 /// The most one grant may add.
 pub const MAX_GRANT_SILVER: i64 = 1_000_000_000;
 /// The longest reason kept.
-pub const MAX_REASON_CHARS: usize = 200;
+pub use super::audit::MAX_REASON_CHARS;
 
 /// A checked grant request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

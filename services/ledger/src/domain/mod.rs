@@ -7,8 +7,10 @@
 //! - [`day`]: the cap day in the configured time zone;
 //! - [`settle`]: a finished game as reported ([`settle::GameReport`]), its validation,
 //!   and what settling it does ([`settle::plan`]);
-//! - [`grant`]: an operator's grant of silver.
+//! - [`grant`]: an operator's grant of silver;
+//! - [`audit`]: operator actions as the audit trail keeps them.
 
+pub mod audit;
 pub mod caps;
 pub mod day;
 pub mod grant;

@@ -3,6 +3,8 @@
 //! - [`settlement`]: settling a game (the snapshot, the typed settlement record and the
 //!   one call that writes it);
 //! - [`operator`]: operators' writes: grants and professional dans;
+//! - [`audit`]: the operator audit trail, written with each operator's change and
+//!   listed;
 //! - [`names`]: display names, set by players and operators, and profiles;
 //! - [`reads`]: accounts, history, games and records as the API reads them;
 //! - [`leaderboards`]: the points and rating boards;
@@ -16,8 +18,10 @@
 //!
 //! The SQL computes nothing the rules decide: a new player's rating, a game's counts,
 //! balances and caps are computed in Rust and passed in (see `migrations/0001_schema.sql`;
-//! `0002_names.sql` adds names and friends' tables).
+//! `0002_names.sql` adds names and friends' tables, `0003_operator_actions.sql` the audit
+//! trail).
 
+pub mod audit;
 pub mod leaderboards;
 pub mod names;
 pub mod operator;
@@ -36,6 +40,7 @@ use crate::domain::rating::NEW_PLAYER_RATING;
 use crate::error::{LedgerError, is_retryable};
 use replica::ReadReplica;
 
+pub use audit::{ActionFilter, ActionRow};
 pub use leaderboards::{Board, BoardRow};
 pub use names::{ProfileRow, Renamer};
 pub use operator::Granted;

@@ -2,10 +2,13 @@
 //! ratings) for many players in one query. Names are checked before they get here
 //! ([`DisplayName`]); a player without a row in `names` has none.
 
+use chrono::{DateTime, Utc};
 use gamehub_terms::DisplayName;
 use sqlx::FromRow;
 
 use super::Repository;
+use super::audit;
+use crate::domain::audit::{Action, ActionRequest, Audit};
 use crate::domain::{GameType, PlayerId};
 use crate::error::LedgerError;
 
@@ -14,8 +17,9 @@ use crate::error::LedgerError;
 pub enum Renamer<'a> {
     /// The player itself.
     Player,
-    /// An operator, by its name: the change is written to `audit_log`.
-    Operator(&'a str),
+    /// An operator: the change and its row in the audit trail (`operator_actions`,
+    /// dated by the second field) are written in one transaction.
+    Operator(&'a Audit, DateTime<Utc>),
 }
 
 /// What the ledger holds to show one player: its name and, in one game type, its points
@@ -36,7 +40,9 @@ pub struct ProfileRow {
 
 impl Repository {
     /// Sets `player`'s name, or clears it (`None`), as `renamer` (the caller's id is
-    /// `by`). Returns the name it had before.
+    /// `by`). Returns the name it had before. An operator's retry of the same request
+    /// changes nothing and returns the name before the first; its id used for something
+    /// else is a [`LedgerError::Conflict`].
     pub async fn set_name(
         &self,
         player: &PlayerId,
@@ -46,8 +52,23 @@ impl Repository {
     ) -> Result<Option<String>, LedgerError> {
         // A first name set by two calls at once: the second INSERT fails as a unique
         // violation and is retried, and then finds (and locks) the first one's row.
+        let action = Action::SetName {
+            player_id: player.clone(),
+            name: name.map(|n| n.as_str().to_owned()),
+        };
         self.retrying("set_name", |_| async {
             let mut tx = self.pool.begin().await?;
+            if let Renamer::Operator(audit, _) = renamer {
+                let request = ActionRequest {
+                    action: &action,
+                    reason: &audit.reason,
+                };
+                if let Some(row) = audit::claim(&mut tx, audit, &request).await? {
+                    tx.rollback().await?;
+                    let before = row.details.get("name_before").and_then(|v| v.as_str());
+                    return Ok(before.map(str::to_owned));
+                }
+            }
             let before: Option<String> =
                 sqlx::query_scalar("SELECT name FROM names WHERE player_id = $1 FOR UPDATE")
                     .bind(player.as_str())
@@ -82,18 +103,15 @@ impl Repository {
                         .await?;
                 }
             }
-            if let Renamer::Operator(operator) = renamer {
-                sqlx::query(
-                    "INSERT INTO audit_log (actor, action, player_id, detail) \
-                     VALUES ($1, 'set_name', $2, $3)",
+            if let Renamer::Operator(audit, at) = renamer {
+                audit::write(
+                    &mut tx,
+                    audit,
+                    &action,
+                    &audit.operator,
+                    at,
+                    serde_json::json!({ "name_before": before }),
                 )
-                .bind(operator)
-                .bind(player.as_str())
-                .bind(serde_json::json!({
-                    "before": before,
-                    "after": name.map(DisplayName::as_str),
-                }))
-                .execute(&mut *tx)
                 .await?;
             }
             tx.commit().await?;

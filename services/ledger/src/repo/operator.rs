@@ -1,11 +1,14 @@
 //! Operators' writes: grants of silver (the only way silver enters) and professional
-//! dans, each audited and retried as a whole transaction.
+//! dans, each retried as a whole transaction that also writes the action's row in the
+//! audit trail ([`super::audit`]): never a change without its row.
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::Row;
 use uuid::Uuid;
 
+use super::audit::{self, ActionRow};
 use super::{Repository, ensure_player};
+use crate::domain::audit::{Action, ActionRequest, Audit};
 use crate::domain::grant::Grant;
 use crate::domain::{HistoryKind, PlayerId};
 use crate::error::LedgerError;
@@ -22,17 +25,19 @@ pub struct Granted {
 }
 
 impl Repository {
-    /// Applies `grant` by `operator` on `today`, or returns the earlier grant with the
-    /// same request id; a different payload under that id is a [`LedgerError::Conflict`].
+    /// Applies `grant` by `operator` on `today` (its audit row dated `at`), or returns
+    /// the earlier grant with the same request id; a different payload under that id, or
+    /// an id another operator action used, is a [`LedgerError::Conflict`].
     pub async fn grant(
         &self,
         grant: &Grant,
         operator: &str,
         today: NaiveDate,
+        at: DateTime<Utc>,
     ) -> Result<Granted, LedgerError> {
         let sha256 = grant.sha256();
         self.retrying("grant", |_| {
-            self.grant_once(grant, &sha256, operator, today)
+            self.grant_once(grant, &sha256, operator, today, at)
         })
         .await
     }
@@ -43,6 +48,7 @@ impl Repository {
         sha256: &[u8; 32],
         operator: &str,
         today: NaiveDate,
+        at: DateTime<Utc>,
     ) -> Result<Granted, LedgerError> {
         let mut tx = self.pool.begin().await?;
         let player = grant.player_id.as_str();
@@ -78,6 +84,27 @@ impl Repository {
             });
         }
 
+        let action = Action::GrantSilver {
+            player_id: grant.player_id.clone(),
+            amount_silver: grant.amount_silver,
+        };
+        let audit = Audit {
+            request_id: grant.request_id.clone(),
+            operator: operator.to_owned(),
+            reason: grant.reason.clone(),
+        };
+        let request = ActionRequest {
+            action: &action,
+            reason: &grant.reason,
+        };
+        // No grant has this id; an audit row with it is another action's.
+        if audit::claim(&mut tx, &audit, &request).await?.is_some() {
+            return Err(LedgerError::Conflict(format!(
+                "request_id {} was already used for a different operator action; use a fresh id",
+                grant.request_id
+            )));
+        }
+
         let transfer_id = Uuid::now_v7();
         sqlx::query(
             "INSERT INTO transfers (transfer_id, kind, grant_request_id, cap_day) \
@@ -108,6 +135,17 @@ impl Repository {
             .find(|(account, _, _)| account == player)
             .map(|(_, _, after)| *after)
             .ok_or_else(|| LedgerError::Corrupt(format!("grant to {player} moved nothing")))?;
+        // Before the grant's row, so the migration's copy of grants for a previous
+        // version finds its id taken.
+        audit::write(
+            &mut tx,
+            &audit,
+            &action,
+            operator,
+            at,
+            serde_json::json!({ "transfer_id": transfer_id.to_string() }),
+        )
+        .await?;
         sqlx::query(
             "INSERT INTO grants (request_id, player_id, amount_silver, reason, granted_by, \
              transfer_id, balance_after_silver, request_sha256) \
@@ -142,15 +180,31 @@ impl Repository {
         })
     }
 
-    /// Sets (1–9) or clears (0) a player's professional dan, audited.
+    /// Sets (1–9) or clears (0) a player's professional dan for `audit` (dated `at`),
+    /// writing its audit row in the same transaction. A retry of the same request
+    /// changes nothing and returns the first row; the id used for something else is a
+    /// [`LedgerError::Conflict`].
     pub async fn set_professional(
         &self,
         player: &PlayerId,
         professional_dan: u8,
-        operator: &str,
-    ) -> Result<(), LedgerError> {
+        audit: &Audit,
+        at: DateTime<Utc>,
+    ) -> Result<(ActionRow, bool), LedgerError> {
+        let action = Action::SetProfessional {
+            player_id: player.clone(),
+            professional_dan,
+        };
+        let request = ActionRequest {
+            action: &action,
+            reason: &audit.reason,
+        };
         self.retrying("set_professional", |_| async {
             let mut tx = self.pool.begin().await?;
+            if let Some(row) = audit::claim(&mut tx, audit, &request).await? {
+                tx.rollback().await?;
+                return Ok((row, true));
+            }
             ensure_player(&mut tx, player.as_str()).await?;
             let before: i16 = sqlx::query_scalar(
                 "SELECT p.professional_dan FROM accounts a JOIN players p ON p.player_id = a.account_id \
@@ -164,17 +218,17 @@ impl Repository {
                 .bind(i16::from(professional_dan))
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(
-                "INSERT INTO audit_log (actor, action, player_id, detail) \
-                 VALUES ($1, 'set_professional', $2, $3)",
+            let row = audit::write(
+                &mut tx,
+                audit,
+                &action,
+                &audit.operator,
+                at,
+                serde_json::json!({ "professional_dan_before": before }),
             )
-            .bind(operator)
-            .bind(player.as_str())
-            .bind(serde_json::json!({ "before": before, "after": professional_dan }))
-            .execute(&mut *tx)
             .await?;
             tx.commit().await?;
-            Ok(())
+            Ok((row, false))
         })
         .await
     }

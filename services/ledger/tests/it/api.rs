@@ -592,6 +592,8 @@ async fn leaderboards_rank_ties_alike_and_show_the_page_around_a_player() {
         .set_professional(SetProfessionalRequest {
             player_id: "p1".into(),
             professional_dan: 2,
+            reason: "test".into(),
+            request_id: String::new(),
         })
         .await
         .unwrap();

@@ -51,6 +51,8 @@ async fn players_act_only_for_themselves() {
             .set_professional(SetProfessionalRequest {
                 player_id: "mallory".into(),
                 professional_dan: 9,
+                reason: "test".into(),
+                request_id: String::new(),
             })
             .await,
         Code::PermissionDenied,

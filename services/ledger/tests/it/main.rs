@@ -6,6 +6,8 @@
 //! - `rating`: every case of the Gomoku rating formula, professionals, escapes;
 //! - `api`: accounts, grants, idempotency, validation, pagination, leaderboards;
 //! - `auth`: who may call what; refused calls change nothing;
+//! - `audit`: the operator audit trail: one row per action, retries, append-only,
+//!   listing filters and pages;
 //! - `names`: display names set and refused, profiles, names on boards and game lists,
 //!   friends' tables;
 //! - `reports`: a report's checks for each game (no database);
@@ -17,6 +19,7 @@
 #![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
 mod api;
+mod audit;
 mod auth;
 mod caps;
 mod concurrency;

@@ -25,6 +25,8 @@ async fn set_name(
         .set_name(SetNameRequest {
             player_id: player_id.into(),
             name: name.into(),
+            reason: "test".into(),
+            request_id: String::new(),
         })
         .await
         .map(|r| r.into_inner().name)
@@ -152,7 +154,7 @@ async fn a_player_names_itself_in_any_script_checked_and_stored_nfc() {
     // Clearing a name the player does not have is no error.
     assert_eq!(set_name(&mut zhang, "", "").await.unwrap(), "");
     // A player's own changes are not operator actions.
-    let audited: i64 = sqlx::query_scalar("SELECT count(*) FROM audit_log")
+    let audited: i64 = sqlx::query_scalar("SELECT count(*) FROM operator_actions")
         .fetch_one(&app.db.pool)
         .await
         .unwrap();
@@ -225,8 +227,8 @@ async fn a_player_renames_only_itself_and_an_operator_anyone_audited() {
     assert_eq!(set_name(&mut operator, "alice", "").await.unwrap(), "");
     assert_eq!(stored_name(&app, "alice").await, None);
     assert_eq!(account_name(&app, "alice").await, "");
-    let audit: Vec<(String, String, String, serde_json::Value)> = sqlx::query_as(
-        "SELECT actor, action, player_id::text, detail FROM audit_log ORDER BY audit_id",
+    let audit: Vec<(String, i16, String, serde_json::Value)> = sqlx::query_as(
+        "SELECT operator, kind, player_id::text, details FROM operator_actions ORDER BY action_id",
     )
     .fetch_all(&app.db.pool)
     .await
@@ -236,15 +238,15 @@ async fn a_player_renames_only_itself_and_an_operator_anyone_audited() {
         vec![
             (
                 "test-operator".into(),
-                "set_name".into(),
+                3,
                 "alice".into(),
-                serde_json::json!({ "before": "爱丽丝", "after": "Alice" })
+                serde_json::json!({ "name_before": "爱丽丝", "name": "Alice" })
             ),
             (
                 "test-operator".into(),
-                "set_name".into(),
+                3,
                 "alice".into(),
-                serde_json::json!({ "before": "Alice", "after": null })
+                serde_json::json!({ "name_before": "Alice", "name": null })
             ),
         ]
     );
@@ -386,6 +388,8 @@ async fn profiles_come_once_each_in_the_order_asked_with_the_games_title_and_rat
         .set_professional(SetProfessionalRequest {
             player_id: "ann".into(),
             professional_dan: 3,
+            reason: "test".into(),
+            request_id: String::new(),
         })
         .await
         .unwrap();

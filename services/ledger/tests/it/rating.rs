@@ -112,6 +112,8 @@ async fn professionals_move_no_rating_but_count_wins_and_losses() {
         .set_professional(SetProfessionalRequest {
             player_id: "pro".into(),
             professional_dan: 3,
+            reason: "test".into(),
+            request_id: String::new(),
         })
         .await
         .unwrap()
@@ -132,6 +134,8 @@ async fn professionals_move_no_rating_but_count_wins_and_losses() {
         .set_professional(SetProfessionalRequest {
             player_id: "pro".into(),
             professional_dan: 0,
+            reason: "test".into(),
+            request_id: String::new(),
         })
         .await
         .unwrap();
@@ -140,7 +144,7 @@ async fn professionals_move_no_rating_but_count_wins_and_losses() {
         (3000, 3010, 3000, 2990)
     );
     let audit: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM audit_log WHERE action = 'set_professional' AND actor = 'test-operator'",
+        "SELECT count(*) FROM operator_actions WHERE kind = 2 AND operator = 'test-operator'",
     )
     .fetch_one(&app.db.pool)
     .await

@@ -36,6 +36,7 @@ async fn grant(repo: &Repository, player: &str, amount: i64) {
         },
         "operator",
         day(1),
+        chrono::Utc::now(),
     )
     .await
     .unwrap();

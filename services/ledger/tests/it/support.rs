@@ -310,6 +310,7 @@ pub async fn fingerprint(pool: &PgPool) -> String {
         "grants",
         "history",
         "audit_log",
+        "operator_actions",
         "names",
     ];
     let mut out = String::new();
