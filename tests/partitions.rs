@@ -262,8 +262,8 @@ struct Played {
     black: String,
     /// The stones acknowledged, in order.
     acked: Vec<String>,
-    /// Whether the game's last (winning) stone was acknowledged.
-    over: bool,
+    /// When the game's last (winning) stone was acknowledged, if it was.
+    over_at: Option<Instant>,
 }
 
 /// What the load saw, shared by the players.
@@ -339,7 +339,7 @@ async fn play_games(rig: &Rig, pair: usize, stop: &AtomicBool, seen: &Seen) {
                 table_id: table_id.clone(),
                 black: black.clone(),
                 acked: Vec::new(),
-                over: false,
+                over_at: None,
             });
             games.len() - 1
         };
@@ -350,7 +350,9 @@ async fn play_games(rig: &Rig, pair: usize, stop: &AtomicBool, seen: &Seen) {
             seen.acks.lock().unwrap().push(Instant::now());
             let mut games = seen.games.lock().unwrap();
             games[index].acked.push((*point).to_owned());
-            games[index].over = ply + 1 == SCRIPT.len();
+            if ply + 1 == SCRIPT.len() {
+                games[index].over_at = Some(Instant::now());
+            }
         }
     }
 }
@@ -461,7 +463,7 @@ async fn stones(rig: &Rig, table_id: &str) -> Vec<String> {
 
 /// Seats `players` (queued at once in the free Gomoku room) through matchmaking; each
 /// seat bounded.
-async fn seat_all(rig: &Rig, players: &[String]) -> Vec<(String, String)> {
+async fn seat_all(rig: &Rig, players: &[String]) -> Vec<(String, String, Instant)> {
     join_all(players.iter().map(|p| async move {
         let client = rig.clients(p, Role::Player).matchmaking;
         let enqueue = mm::EnqueueRequest {
@@ -483,7 +485,7 @@ async fn seat_all(rig: &Rig, players: &[String]) -> Vec<(String, String)> {
         .await
         .unwrap_or_else(|_| panic!("{p} is not seated in time"))
         .unwrap_or_else(|e| panic!("{p}: {e:#}"));
-        (p.clone(), seat.table_id)
+        (p.clone(), seat.table_id, Instant::now())
     }))
     .await
 }
@@ -563,11 +565,35 @@ async fn partition(which: Link) {
                 },
             )
             .await;
+            // The games that ended before the heal reach the ledger.
+            let backlog: Vec<Played> = seen
+                .games
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|g| g.over_at.is_some_and(|at| at < heal_at))
+                .cloned()
+                .collect();
+            let backlog_settled = eventually(
+                &format!("{which:?}: the games ended before the heal settled"),
+                RECOVERY_BOUND,
+                || async {
+                    for game in &backlog {
+                        if settled(&rig, &game.black, &game.table_id).await != Some(1) {
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            return None;
+                        }
+                    }
+                    Some(heal_at.elapsed())
+                },
+            )
+            .await;
             (
                 heal_at,
                 first_move,
                 heard.saturating_duration_since(placed_at),
                 heard - heal_at,
+                backlog_settled,
             )
         };
         let (seats, healed) = tokio::join!(seating, healing);
@@ -576,13 +602,17 @@ async fn partition(which: Link) {
         watch_stop.store(true, Ordering::Relaxed);
         (healed, seats)
     };
-    let (_, ((heal_at, first_move, watch_lag, watch_back), seats), ()) =
+    let (_, ((heal_at, first_move, watch_lag, watch_back, backlog_settled), seats), ()) =
         tokio::time::timeout(Duration::from_secs(120), async {
             tokio::join!(load, script, watcher)
         })
         .await
         .expect("the load ends in time");
-    let seated_by = heal_at.elapsed();
+    let seated_by = seats
+        .iter()
+        .map(|(_, _, at)| at.saturating_duration_since(heal_at))
+        .max()
+        .unwrap();
     let games = seen.games.lock().unwrap().clone();
 
     // ---- No acknowledged stone was lost: each table has exactly the stones the API
@@ -596,7 +626,7 @@ async fn partition(which: Link) {
         );
     }
     // ---- Every finished game settled exactly once.
-    let finished: Vec<&Played> = games.iter().filter(|g| g.over).collect();
+    let finished: Vec<&Played> = games.iter().filter(|g| g.over_at.is_some()).collect();
     assert!(finished.len() >= PAIRS, "{which:?}: too few games finished");
     let all_settled = eventually(
         &format!("{which:?}: every finished game settled"),
@@ -626,13 +656,13 @@ async fn partition(which: Link) {
     }
     // ---- Everyone queued during the cut is seated once, at a table the referee has
     // with them in it.
-    let tables: HashSet<&String> = seats.iter().map(|(_, t)| t).collect();
+    let tables: HashSet<&String> = seats.iter().map(|(_, t, _)| t).collect();
     assert_eq!(
         tables.len(),
         queued.len() / 2,
         "{which:?}: two players a table"
     );
-    for (player, table_id) in seats.iter().chain(&warm_seats) {
+    for (player, table_id, _) in seats.iter().chain(&warm_seats) {
         let client = rig.clients(player, Role::Player).gomoku;
         let request = gm::GetTableRequest {
             table_id: table_id.clone(),
@@ -653,8 +683,9 @@ async fn partition(which: Link) {
     println!(
         "{which:?}: cut {CUT:?}; {} games ({} finished, {} stones); after the heal: first \
          move {first_move:?}, watch delivering {watch_back:?} (a stone reached it \
-         {watch_lag:?} after its ack), every game settled {all_settled:?}, everyone queued seated by \
-         {seated_by:?}; whole test {:?}",
+         {watch_lag:?} after its ack), the games ended before the heal settled \
+         {backlog_settled:?}, everyone queued during the cut seated {seated_by:?}, every \
+         game settled {all_settled:?}; whole test {:?}",
         games.len(),
         finished.len(),
         games.iter().map(|g| g.acked.len()).sum::<usize>(),
