@@ -23,6 +23,11 @@ use crate::error::ApiError;
 use crate::redis_conn::RedisTarget;
 use crate::server::ShutdownListener;
 
+/// How often a single Redis's subscription is checked with a PING.
+const SUBSCRIPTION_PING_INTERVAL: Duration = Duration::from_secs(5);
+/// How long that PING may take before the subscription is made anew.
+const SUBSCRIPTION_PING_TIMEOUT: Duration = Duration::from_secs(3);
+
 /// Bounds on watchers.
 #[derive(Debug, Clone, Copy)]
 pub struct NotifyLimits {
@@ -312,13 +317,35 @@ impl Notifier {
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(channels).await?;
         self.notify_all();
-        let mut messages = pubsub.on_message();
-        while let Some(message) = messages.next().await {
-            if let Ok(key) = message.get_payload::<String>() {
-                self.notify(&key);
+        // A subscription only listens, so a link that lost packets silently would look
+        // like a quiet one forever: a PING answered in time proves it alive
+        // (`tests/partitions.rs`).
+        let (mut sink, mut messages) = pubsub.split();
+        let mut heartbeat = tokio::time::interval(SUBSCRIPTION_PING_INTERVAL);
+        loop {
+            tokio::select! {
+                message = messages.next() => {
+                    let Some(message) = message else { return Ok(()) };
+                    if let Ok(key) = message.get_payload::<String>() {
+                        self.notify(&key);
+                    }
+                }
+                _ = heartbeat.tick() => {
+                    let pong = tokio::time::timeout(SUBSCRIPTION_PING_TIMEOUT, sink.ping::<String>());
+                    match pong.await {
+                        Ok(reply) => {
+                            reply?;
+                        }
+                        Err(_) => {
+                            return Err(redis::RedisError::from(std::io::Error::new(
+                                std::io::ErrorKind::TimedOut,
+                                "the subscription did not answer a PING",
+                            )));
+                        }
+                    }
+                }
             }
         }
-        Ok(())
     }
 
     /// Sharded subscriptions on a cluster (RESP3 pushes). The redis crate resubscribes

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{
     MultipleNodeRoutingInfo, Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr,
@@ -121,13 +121,13 @@ impl Default for ReplicaWait {
 /// Cluster. Cheap to clone.
 #[derive(Clone)]
 pub enum RedisConn {
-    /// One Redis, reconnecting on failure.
-    Single(ConnectionManager),
+    /// One Redis, reconnecting on failure (and replaced when it stops answering).
+    Single(ClusterHandle<SingleRedis>),
     /// A Redis Cluster: a connection per node, routed by slot.
     Cluster(ClusterHandle),
 }
 
-/// Consecutive timed-out commands after which a cluster connection is replaced.
+/// Consecutive timed-out commands after which a connection is replaced.
 const TIMEOUTS_BEFORE_REBUILD: u32 = 2;
 
 /// What makes the connections a [`ClusterHandle`] holds: the redis crate's cluster
@@ -137,6 +137,22 @@ pub trait Connector: Clone + Send + Sync + 'static {
     type Conn: Clone + Send + Sync + 'static;
     /// Makes a fresh connection.
     fn connect(&self) -> impl std::future::Future<Output = RedisResult<Self::Conn>> + Send;
+}
+
+/// What makes a single Redis's connection: the redis crate's reconnecting
+/// `ConnectionManager`, with this module's timeouts.
+#[derive(Clone)]
+pub struct SingleRedis {
+    client: redis::Client,
+    config: ConnectionManagerConfig,
+}
+
+impl Connector for SingleRedis {
+    type Conn = ConnectionManager;
+
+    fn connect(&self) -> impl std::future::Future<Output = RedisResult<ConnectionManager>> + Send {
+        ConnectionManager::new_with_config(self.client.clone(), self.config.clone())
+    }
 }
 
 impl Connector for redis::cluster::ClusterClient {
@@ -168,7 +184,14 @@ impl Connector for redis::cluster::ClusterClient {
 /// **When to remove it.** When the redis crate fixes the wedge (the issue above closed
 /// with a fix in a release we use): set [`TIMEOUTS_BEFORE_REBUILD`] to `u32::MAX`, run
 /// `tests/failover.rs` (it kills two masters under load) ten times; if the games always
-/// carry on, delete this type and hold the crate's `ClusterConnection` directly.
+/// carry on, hold the crate's `ClusterConnection` directly.
+///
+/// **A single Redis needs it too.** The crate's `ConnectionManager` reconnects only
+/// when it sees its connection dropped (an error, a FIN, a RST), never after timeouts:
+/// after a partition that lost packets silently, every command went into the dead
+/// connection and timed out, for as long as the operating system kept the socket
+/// (`tests/partitions.rs`, the referee–Redis link: no move in 20 s after the heal). So
+/// [`RedisConn::Single`] is held here as well, and replaced the same way.
 pub struct ClusterHandle<C: Connector = redis::cluster::ClusterClient> {
     conn: C::Conn,
     generation: u64,
@@ -249,9 +272,7 @@ impl<C: Connector> ClusterHandle<C> {
         shared.rebuilding = true;
         let (client, state) = (shared.client.clone(), self.shared.clone());
         drop(shared);
-        tracing::warn!(
-            "the Redis Cluster connection stopped answering; replacing it with a new one"
-        );
+        tracing::warn!("the Redis connection stopped answering; replacing it with a new one");
         runtime.spawn(async move {
             let fresh = client.connect().await;
             let mut shared = state
@@ -265,7 +286,7 @@ impl<C: Connector> ClusterHandle<C> {
                     shared.timeouts = 0;
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, "replacing the Redis Cluster connection failed");
+                    tracing::warn!(error = %e, "replacing the Redis connection failed");
                 }
             }
         });
@@ -309,14 +330,15 @@ pub async fn connect(target: &RedisTarget) -> anyhow::Result<RedisConn> {
         let conn = client.get_async_connection().await?;
         return Ok(RedisConn::Cluster(ClusterHandle::new(client, conn)));
     }
-    let client = redis::Client::open(nodelay(target.first_url().into_connection_info()?))?;
-    let config = redis::aio::ConnectionManagerConfig::new()
-        .set_connection_timeout(Some(CONNECT_TIMEOUT))
-        .set_response_timeout(Some(RESPONSE_TIMEOUT))
-        .set_number_of_retries(3);
-    Ok(RedisConn::Single(
-        ConnectionManager::new_with_config(client, config).await?,
-    ))
+    let single = SingleRedis {
+        client: redis::Client::open(nodelay(target.first_url().into_connection_info()?))?,
+        config: ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_number_of_retries(3),
+    };
+    let conn = single.connect().await?;
+    Ok(RedisConn::Single(ClusterHandle::new(single, conn)))
 }
 
 /// The cluster slot of `key`: CRC16 (XMODEM) of its hash tag (the text between the
@@ -362,7 +384,7 @@ impl RedisConn {
         cmds: impl IntoIterator<Item = Cmd>,
     ) -> RedisResult<Vec<T>> {
         match self {
-            RedisConn::Single(conn) => {
+            RedisConn::Single(_) => {
                 let mut pipe = redis::pipe();
                 for cmd in cmds {
                     pipe.add_command(cmd);
@@ -370,7 +392,7 @@ impl RedisConn {
                 if pipe.is_empty() {
                     return Ok(Vec::new());
                 }
-                pipe.query_async(&mut conn.clone()).await
+                pipe.query_async(&mut self.clone()).await
             }
             RedisConn::Cluster(handle) => {
                 futures::future::try_join_all(cmds.into_iter().map(|cmd| {
@@ -394,7 +416,13 @@ impl RedisConn {
         wait.arg(replicas)
             .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
         let acked: i64 = match self {
-            RedisConn::Single(conn) => wait.query_async(conn).await?,
+            RedisConn::Single(handle) => {
+                // On the connection the step went out on, as below.
+                let generation = handle.generation;
+                let reply = wait.query_async(&mut handle.conn).await;
+                handle.observe(generation, &reply);
+                reply?
+            }
             RedisConn::Cluster(handle) => {
                 // On the connection the step went out on (not a replacement made since).
                 let route = Route::new(slot_of(key), SlotAddr::Master);
@@ -442,7 +470,7 @@ impl RedisConn {
             Ok(pairs.get(1).cloned().unwrap_or_default())
         };
         match self {
-            RedisConn::Single(conn) => Ok(vec![one(cmd.query_async(conn).await?)?]),
+            RedisConn::Single(_) => Ok(vec![one(cmd.query_async(self).await?)?]),
             RedisConn::Cluster(conn) => {
                 let reply = conn
                     .route_command(
@@ -468,7 +496,12 @@ impl RedisConn {
 impl ConnectionLike for RedisConn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
-            RedisConn::Single(conn) => conn.req_packed_command(cmd),
+            RedisConn::Single(handle) => Box::pin(async move {
+                let conn = handle.current();
+                let result = conn.req_packed_command(cmd).await;
+                handle.observe(handle.generation, &result);
+                result
+            }),
             RedisConn::Cluster(handle) => Box::pin(async move {
                 let conn = handle.current();
                 let result = conn.req_packed_command(cmd).await;
@@ -485,7 +518,12 @@ impl ConnectionLike for RedisConn {
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
-            RedisConn::Single(conn) => conn.req_packed_commands(pipeline, offset, count),
+            RedisConn::Single(handle) => Box::pin(async move {
+                let conn = handle.current();
+                let result = conn.req_packed_commands(pipeline, offset, count).await;
+                handle.observe(handle.generation, &result);
+                result
+            }),
             RedisConn::Cluster(handle) => Box::pin(async move {
                 let conn = handle.current();
                 let result = conn.req_packed_commands(pipeline, offset, count).await;
@@ -497,7 +535,7 @@ impl ConnectionLike for RedisConn {
 
     fn get_db(&self) -> i64 {
         match self {
-            RedisConn::Single(conn) => conn.get_db(),
+            RedisConn::Single(handle) => handle.conn.get_db(),
             RedisConn::Cluster(handle) => handle.conn.get_db(),
         }
     }

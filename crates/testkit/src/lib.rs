@@ -5,6 +5,8 @@
 //! load generator (`tools/loadgen`) uses it too, as it runs against the same fakes and
 //! scratch databases.
 //!
+//! - [`black_hole`]: a TCP proxy a test cuts silently (packets dropped, sockets held
+//!   open) and heals, to partition one link between two services;
 //! - [`clock`]: [`clock::ManualClock`], a clock a test advances instead of sleeping,
 //!   and [`clock::eventually`], waiting on a condition with a bound;
 //! - [`postgres`]: a PostgreSQL database of a test's own ([`postgres::ScratchDatabase`]),
@@ -34,6 +36,7 @@
 // Test support fails loudly on a broken fixture.
 #![allow(clippy::unwrap_used)]
 
+pub mod black_hole;
 pub mod clock;
 #[cfg(feature = "web")]
 pub mod grpc_web;
