@@ -31,7 +31,7 @@ use futures::StreamExt;
 use futures::future::join_all;
 use gamehub_drive as drive;
 use gamehub_drive::api::{Clients, Endpoints, request_id};
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_platform::redis_conn::RedisTarget;
@@ -193,8 +193,7 @@ impl Rig {
     }
 
     fn clients(&self, subject: &str, role: Role) -> Clients {
-        let token =
-            gamehub_testkit::tokens::token(&Keys::new(&self.config.jwt_secret), subject, role);
+        let token = gamehub_testkit::tokens::token(&self.config.keys, subject, role);
         Clients::new(&self.endpoints, TokenSource::Static(token)).unwrap()
     }
 
@@ -299,7 +298,7 @@ async fn open_table(rig: &Rig, black: &str, white: &str) -> String {
         designated_opening: String::new(),
         paired_games: false,
     };
-    let client = rig.clients("test-matchmaker", Role::Service).gomoku;
+    let client = rig.clients("matchmaking", Role::Service).gomoku;
     bounded_retry("open a table", || {
         let (mut client, request) = (client.clone(), request.clone());
         async move { client.open_table(request).await }
