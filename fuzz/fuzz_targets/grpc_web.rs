@@ -18,8 +18,8 @@ use bytes::Bytes;
 use gamehub_platform::config::{Env, Environment};
 use gamehub_platform::grpc_web::{AllowedOrigins, CORS_ORIGINS_VAR, browser_layer};
 use http::{Method, Request, Version};
-use http_body_util::{BodyExt, StreamBody};
 use http_body::Frame;
+use http_body_util::{BodyExt, StreamBody};
 use libfuzzer_sys::fuzz_target;
 use tower::{Layer, ServiceExt};
 
@@ -45,9 +45,13 @@ static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
 });
 
 /// Development: pages on this machine may call, as a developer's server allows.
-static ORIGINS: LazyLock<AllowedOrigins> =
-    LazyLock::new(|| AllowedOrigins::from_env(&Env::from_pairs::<_, &str, &str>([]), Environment::Development)
-        .expect("no variable, no error"));
+static ORIGINS: LazyLock<AllowedOrigins> = LazyLock::new(|| {
+    AllowedOrigins::from_env(
+        &Env::from_pairs::<_, &str, &str>([]),
+        Environment::Development,
+    )
+    .expect("no variable, no error")
+});
 
 fuzz_target!(|data: &[u8]| {
     let Some((&choice, rest)) = data.split_first() else {
@@ -77,8 +81,16 @@ fn origins(text: &str) {
 async fn call(choice: u8, chunk: usize, body: &[u8]) {
     let content_type = CONTENT_TYPES[usize::from(choice & 7)];
     let accept = CONTENT_TYPES[usize::from((choice >> 3) & 3)];
-    let version = if choice & 0x20 == 0 { Version::HTTP_11 } else { Version::HTTP_2 };
-    let method = if choice & 0x40 == 0 { Method::POST } else { Method::GET };
+    let version = if choice & 0x20 == 0 {
+        Version::HTTP_11
+    } else {
+        Version::HTTP_2
+    };
+    let method = if choice & 0x40 == 0 {
+        Method::POST
+    } else {
+        Method::GET
+    };
     let chunk = if chunk == 0 { body.len().max(1) } else { chunk };
     let chunks: Vec<Result<Frame<Bytes>, Infallible>> = body
         .chunks(chunk)
@@ -99,7 +111,8 @@ async fn call(choice: u8, chunk: usize, body: &[u8]) {
         .expect("a well-formed request");
 
     let (_reporter, health) = tonic_health::server::health_reporter();
-    let service = browser_layer(&ORIGINS).layer(health.max_decoding_message_size(MAX_MESSAGE_BYTES));
+    let service =
+        browser_layer(&ORIGINS).layer(health.max_decoding_message_size(MAX_MESSAGE_BYTES));
     let Ok(response) = service.oneshot(request).await;
     // Read the answer to its end, trailers included (an error reading is an answer too).
     let _ = response.into_body().collect().await;

@@ -32,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
 
     let reply = Reply::of("fuzz", &value);
     let excerpt = reply.unexpected("fuzzed").reply;
-    assert!(excerpt.len() <= MAX_EXCERPT_BYTES, "{} bytes", excerpt.len());
+    assert!(
+        excerpt.len() <= MAX_EXCERPT_BYTES,
+        "{} bytes",
+        excerpt.len()
+    );
     read(&reply, &value);
     if let Ok(items) = reply.array(&value) {
         for item in items {

@@ -25,9 +25,15 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(OpeningChoice::parse(choice.name()), Ok(choice));
     }
     if let Some(rule_set) = gomoku_rules::RuleSet::parse(text) {
-        assert_eq!(gomoku_rules::RuleSet::parse(rule_set.name()), Some(rule_set));
+        assert_eq!(
+            gomoku_rules::RuleSet::parse(rule_set.name()),
+            Some(rule_set)
+        );
     }
     if let Some(rule_set) = doudizhu_rules::RuleSet::parse(text) {
-        assert_eq!(doudizhu_rules::RuleSet::parse(rule_set.name()), Some(rule_set));
+        assert_eq!(
+            doudizhu_rules::RuleSet::parse(rule_set.name()),
+            Some(rule_set)
+        );
     }
 });

@@ -40,7 +40,11 @@ fn game(rule_set: RuleSet, moves: &[&str], opening: Option<Opening>) -> Game {
     };
     let first = g.log().len();
     for (i, m) in moves.iter().enumerate() {
-        let seat = if (first + i) % 2 == 0 { Seat::ZERO } else { Seat::ONE };
+        let seat = if (first + i) % 2 == 0 {
+            Seat::ZERO
+        } else {
+            Seat::ONE
+        };
         if g.place(seat, p(m), start + 1_000 * (i as u64 + 1)).is_err() {
             break;
         }
@@ -58,13 +62,16 @@ fn gomoku(dir: &Path) {
     };
     let five = ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"];
     let long = [
-        "h8", "h9", "i9", "g7", "j10", "k11", "i8", "i7", "j8", "k8", "g8", "f8", "j7", "j9",
-        "h6", "g5", "k6", "l5",
+        "h8", "h9", "i9", "g7", "j10", "k11", "i8", "i7", "j8", "k8", "g8", "f8", "j7", "j9", "h6",
+        "g5", "k6", "l5",
     ];
     let games = [
         ("freestyle-five", game(RuleSet::Freestyle, &five, None)),
         ("renju-long", game(RuleSet::ALL[1], &long, None)),
-        ("renju-opening", game(RuleSet::ALL[1], &["g9", "i10"], Some(Opening::ALL[3]))),
+        (
+            "renju-opening",
+            game(RuleSet::ALL[1], &["g9", "i10"], Some(Opening::ALL[3])),
+        ),
         ("unfinished", game(RuleSet::ALL[2], &long[..6], None)),
         ("empty", game(RuleSet::ALL[4], &[], None)),
     ];
@@ -85,7 +92,11 @@ struct Chooser(Cell<u64>);
 
 impl Chooser {
     fn next(&self) -> u64 {
-        let n = self.0.get().wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let n = self
+            .0
+            .get()
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         self.0.set(n);
         n >> 33
     }
@@ -93,10 +104,14 @@ impl Chooser {
 
 impl AutoPlayer for Chooser {
     fn choose(&self, view: &SeatView) -> Option<RankCounts> {
-        let hand: RankCounts = view.hand.iter().map(|c| c.rank()).fold(RankCounts::EMPTY, |mut r, rank| {
-            r.try_add(rank);
-            r
-        });
+        let hand: RankCounts =
+            view.hand
+                .iter()
+                .map(|c| c.rank())
+                .fold(RankCounts::EMPTY, |mut r, rank| {
+                    r.try_add(rank);
+                    r
+                });
         let previous = view.trick.as_ref().and_then(|t| t.combination);
         let plays = legal_plays(&hand, previous.as_ref());
         let pick = self.next() as usize % (plays.len() + usize::from(previous.is_some()));
@@ -121,8 +136,8 @@ fn doudizhu(dir: &Path) {
         let deal_number = n as u32 + 1;
         let deal_id = format!("{table}:{deal_number}");
         let first = DdzSeat::ALL[n as usize % 3];
-        let (mut deal, _) = Deal::new(&deal_id, Seed::from_bytes(seed), first, rules, 0)
-            .expect("a deal");
+        let (mut deal, _) =
+            Deal::new(&deal_id, Seed::from_bytes(seed), first, rules, 0).expect("a deal");
         let chooser = Chooser(Cell::new(n + 11));
         let mut now = 0;
         // Deals 0-3 auto-played from the start (bids and plays of the chooser), 4 by
@@ -158,7 +173,11 @@ fn doudizhu(dir: &Path) {
         });
         write(dir, &format!("doc-{n}.json"), doc.to_string());
         let cards = |cards: &[doudizhu_rules::Card]| {
-            cards.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+            cards
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         let published = [
             record.seed.to_hex(),

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Fuzzing in CI (docs/fuzzing.md): builds every cargo-fuzz target once, then runs each
+# from its committed seed corpus for a bounded time, failing on the first crash, panic,
+# hang or leak. A new crash fails the build; its input is kept under
+# fuzz/artifacts/<target>/ and the log names it.
+#
+#   tools/fuzz-ci.sh                 # every target, FUZZ_SECONDS (default 10) each
+#   FUZZ_SECONDS=60 tools/fuzz-ci.sh jwt grpc_web
+#
+# Needs the nightly toolchain (`rustup toolchain install nightly`); installs cargo-fuzz
+# into ~/.cargo/bin when it is missing. The fuzz crate has its own workspace and target
+# directory (fuzz/target), so CARGO_TARGET_DIR is ignored here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+seconds=${FUZZ_SECONDS:-10}
+# A single run longer than this is a hang (libFuzzer's -timeout, seconds).
+hang_secs=${FUZZ_HANG_SECONDS:-10}
+unset CARGO_TARGET_DIR
+
+step() { printf '\n==== fuzz: %s (%s)\n' "$*" "$(date +%H:%M:%S)"; }
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "the nightly toolchain is missing: rustup toolchain install nightly" >&2
+  exit 1
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  step "installing cargo-fuzz into ~/.cargo/bin"
+  cargo install cargo-fuzz --locked
+fi
+
+step "building every target (cargo +nightly fuzz build -O)"
+start=$(date +%s)
+cargo +nightly fuzz build -O
+echo "built in $(( $(date +%s) - start )) s"
+
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+
+# One libFuzzer process at a time, in this process (no -jobs: that forks and logs to
+# fuzz-N.log files). New inputs go to a scratch directory: the committed corpus stays
+# as committed.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failed=()
+for target in "${targets[@]}"; do
+  step "$target: ${seconds} s from fuzz/corpus/$target"
+  mkdir -p "$scratch/$target" "fuzz/artifacts/$target"
+  if ! cargo +nightly fuzz run -O "$target" "$scratch/$target" "fuzz/corpus/$target" -- \
+      -max_total_time="$seconds" -timeout="$hang_secs" -rss_limit_mb=2048 \
+      -print_final_stats=1 2>"$scratch/$target.log"; then
+    failed+=("$target")
+    tail -n 60 "$scratch/$target.log"
+    echo "FAILED: $target; the input is under $root/fuzz/artifacts/$target/ (reproduce:" \
+         "cargo +nightly fuzz run -O $target fuzz/artifacts/$target/<file>)"
+  else
+    grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^Done' "$scratch/$target.log" || true
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzzing found crashes in: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzzing: ${#targets[@]} targets, no crash"
