@@ -21,6 +21,7 @@ use http::{Method, Request, Version};
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
 use libfuzzer_sys::fuzz_target;
+use tower::util::BoxCloneSyncService;
 use tower::{Layer, ServiceExt};
 
 /// The request size every gamehub service allows (`ServerLimits::max_message_bytes`).
@@ -51,6 +52,19 @@ static ORIGINS: LazyLock<AllowedOrigins> = LazyLock::new(|| {
         Environment::Development,
     )
     .expect("no variable, no error")
+});
+
+/// The body a request carries: the input's chunks.
+type ChunkedBody =
+    StreamBody<futures::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, Infallible>>>>;
+
+/// The server under test, built once: the browser layer over a generated tonic server.
+static SERVICE: LazyLock<
+    BoxCloneSyncService<Request<ChunkedBody>, http::Response<tonic::body::Body>, Infallible>,
+> = LazyLock::new(|| {
+    let (_reporter, health) = tonic_health::server::health_reporter();
+    let server = health.max_decoding_message_size(MAX_MESSAGE_BYTES);
+    BoxCloneSyncService::new(browser_layer(&ORIGINS).layer(server))
 });
 
 fuzz_target!(|data: &[u8]| {
@@ -110,10 +124,7 @@ async fn call(choice: u8, chunk: usize, body: &[u8]) {
         .body(StreamBody::new(futures::stream::iter(chunks)))
         .expect("a well-formed request");
 
-    let (_reporter, health) = tonic_health::server::health_reporter();
-    let service =
-        browser_layer(&ORIGINS).layer(health.max_decoding_message_size(MAX_MESSAGE_BYTES));
-    let Ok(response) = service.oneshot(request).await;
+    let Ok(response) = SERVICE.clone().oneshot(request).await;
     // Read the answer to its end, trailers included (an error reading is an answer too).
     let _ = response.into_body().collect().await;
 }
