@@ -201,7 +201,10 @@ pub(crate) struct RescheduleScript(LuaScript);
 
 impl RescheduleScript {
     pub(crate) fn new() -> Self {
-        Self(LuaScript::new(RESCHEDULE, include_str!("lua/reschedule.lua")))
+        Self(LuaScript::new(
+            RESCHEDULE,
+            include_str!("lua/reschedule.lua"),
+        ))
     }
 
     pub(crate) async fn run(
