@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use gamehub_drive::api::request_id;
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::metrics::metrics;
 use gamehub_proto::doudizhu as ddz;
 use gamehub_proto::gomoku as gm;
@@ -24,7 +24,9 @@ const RESOURCE_EXHAUSTED: i32 = 8;
 const OK: i32 = 0;
 
 fn token(tp: &TestPlatform, subject: &str, role: Role) -> String {
-    Keys::new(&tp.config.jwt_secret)
+    tp.config
+        .keys
+        .clone()
         .mint(subject, role, Duration::from_secs(600))
         .unwrap()
 }

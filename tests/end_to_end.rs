@@ -261,7 +261,7 @@ async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
 async fn a_player_at_the_daily_loss_cap_is_refused_at_the_door_with_the_reason() {
     let tp = TestPlatform::start(&[]).await.unwrap();
     let mut operator = tp.clients("e2e-operator", Role::Operator);
-    let mut referee = tp.clients("e2e-referee", Role::Service);
+    let mut referee = tp.clients("gomoku-referee", Role::Service);
     let capped = "cap-carl".to_owned();
     grant(&mut operator, &capped, 400_000).await;
     // Three games lost at the per-game cap (50,000 each) reach the daily cap (150,000).
@@ -461,7 +461,9 @@ async fn two_matchmaking_replicas_never_seat_a_ticket_twice() {
             clients = Clients::new(
                 &second_endpoints,
                 gamehub_platform::client::TokenSource::Static(
-                    gamehub_platform::auth::Keys::new(&tp.config.jwt_secret)
+                    tp.config
+                        .keys
+                        .clone()
                         .mint(p, Role::Player, Duration::from_secs(600))
                         .unwrap(),
                 ),
@@ -684,7 +686,7 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
     assert_eq!(undelivered(&tp, "doudizhu").await, (0, 0), "no dead letter");
 
     // ---- One silver per point more: neither game service opens the table.
-    let mut service = tp.clients("e2e-matchmaker", Role::Service);
+    let mut service = tp.clients("matchmaking", Role::Service);
     let too_much = RoomStakes {
         room_id: "too-much".into(),
         points_base: 1,

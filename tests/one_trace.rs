@@ -172,7 +172,10 @@ async fn a_move_and_its_settlement_share_one_trace() {
     // A browser's gRPC-Web call carries its trace context the same way: the referee's
     // span joins the page's trace.
     let page_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
-    let token = gamehub_platform::auth::Keys::new(&tp.config.jwt_secret)
+    let token = tp
+        .config
+        .keys
+        .clone()
         .mint("t-watcher", Role::Player, Duration::from_secs(60))
         .unwrap();
     let call = gamehub_testkit::grpc_web::call(

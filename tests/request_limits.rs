@@ -13,7 +13,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use gamehub_drive::api::request_id;
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::error::EXCERPT_CHARS;
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::doudizhu as ddz;
@@ -745,11 +745,20 @@ async fn call(
     };
     let subject = match role {
         Role::Player => PLAYER,
-        Role::Service => "limits-service",
+        // The service the access table lets call it: matchmaking where it may, else a
+        // game service (the baselines settle Gomoku games).
+        Role::Service => {
+            let path = format!("/{}/{}", service.full_name(), method.name());
+            let callers = gamehub_platform::access::callers_of(&path).unwrap_or_default();
+            if callers.contains(&gamehub_platform::access::Who::Matchmaking) {
+                gamehub_platform::auth::MATCHMAKING_SUBJECT
+            } else {
+                gamehub_terms::games::GOMOKU.service.identity
+            }
+        }
         Role::Operator => "limits-operator",
     };
-    let channel =
-        gamehub_testkit::tokens::channel(url, &Keys::new(&tp.config.jwt_secret), subject, role);
+    let channel = gamehub_testkit::tokens::channel(url, &tp.config.keys, subject, role);
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready()
         .await

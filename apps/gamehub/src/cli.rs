@@ -32,8 +32,13 @@ enum Command {
     /// Play one Gomoku game and one Dou Dizhu deal with built-in bots, from
     /// matchmaking to settlement, and show the ledger afterwards.
     Demo(DemoArgs),
-    /// Mint a development bearer token (refused when GAMEHUB_ENV=production).
+    /// Mint a bearer token: signed with an issuer's private key (`--key FILE` or
+    /// GAMEHUB_TOKEN_KEY) when given, else with the development key (refused when
+    /// GAMEHUB_ENV=production).
     Token(TokenArgs),
+    /// Make, rotate and retire the Ed25519 keys of a production platform and their JWKS.
+    #[command(subcommand)]
+    Keys(crate::keys::KeysCommand),
     /// Keep N bots playing in a room through the public API, so a lone player always
     /// finds a game (Ctrl-C stops them).
     Bots(BotsArgs),
@@ -85,6 +90,10 @@ struct TokenArgs {
     /// Validity in seconds.
     #[arg(long, default_value_t = 24 * 3600)]
     ttl_secs: u64,
+    /// An issuer's Ed25519 private key (PKCS#8 PEM, e.g. `issuer.pem` of `gamehub keys
+    /// generate`) to sign with.
+    #[arg(long)]
+    key: Option<std::path::PathBuf>,
 }
 
 /// `gamehub bots`.
@@ -117,6 +126,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve => serve::run(&env, &config).await?,
         Command::Demo(args) => demo(args, &env, &config).await?,
         Command::Token(args) => token(args, &config)?,
+        Command::Keys(command) => crate::keys::run(command)?,
         Command::Bots(args) => bots(args, &config).await?,
         Command::Health(args) => return Ok(health(args).await),
         Command::Admin(args) => return gamehub_admin::run(args, &config).await,
@@ -147,10 +157,16 @@ async fn demo(args: DemoArgs, env: &Env, config: &CommonConfig) -> anyhow::Resul
     Ok(())
 }
 
-/// `gamehub token`: prints a development token.
+/// `gamehub token`: prints a token.
 fn token(args: TokenArgs, config: &CommonConfig) -> anyhow::Result<()> {
     let ttl = Duration::from_secs(args.ttl_secs);
-    let token = gamehub_drive::token::mint(config, &args.subject, args.role, ttl)?;
+    let token = gamehub_drive::token::mint_with(
+        config,
+        args.key.as_deref(),
+        &args.subject,
+        args.role,
+        ttl,
+    )?;
     println!("{token}");
     Ok(())
 }

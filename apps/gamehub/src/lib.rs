@@ -6,7 +6,8 @@
 //! - `serve` — [`serve`]: all four services in one process, each on its own port, and
 //!   beside them [`web`]: the browser client, its configuration and development tokens
 //!   on `GAMEHUB_WEB_ADDR`;
-//! - `token` and `health` — in [`cli`].
+//! - `token` and `health` — in [`cli`]; `keys` — [`keys`]: a production platform's key
+//!   pairs and JWKS.
 //!
 //! The apps it bundles, each a crate of its own under `apps/`:
 //! - `demo`, `bots` — `gamehub-demo`: a game and a deal played by bots to settlement,
@@ -20,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod keys;
 pub mod serve;
 pub mod web;
 

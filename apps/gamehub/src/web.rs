@@ -285,7 +285,8 @@ fn dev_token(site: &Site, query: &str) -> Response<Full<Bytes>> {
             return json_response(StatusCode::BAD_REQUEST, &json!({ "error": e.to_string() }));
         }
     };
-    match gamehub_drive::token::mint(&site.config, player, Role::Player, DEV_TOKEN_TTL) {
+    match gamehub_drive::token::mint_development(&site.config, player, Role::Player, DEV_TOKEN_TTL)
+    {
         Ok(token) => json_response(
             StatusCode::OK,
             &json!({

@@ -27,6 +27,7 @@
 //! - [`eligibility`]: whether the ledger lets a player play (asked before a next game).
 #![forbid(unsafe_code)]
 
+pub mod access;
 pub mod auth;
 pub mod client;
 pub mod clock;

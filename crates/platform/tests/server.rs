@@ -38,7 +38,7 @@ async fn spawn(config: CommonConfig) -> Fixture {
     let (addr, _task) = server.spawn("127.0.0.1:0".parse().unwrap()).await.unwrap();
     Fixture {
         addr,
-        keys: Keys::new(&config.jwt_secret),
+        keys: config.keys.clone(),
         shutdown,
         ledger,
     }
@@ -265,7 +265,10 @@ async fn a_settlement_waits_out_a_ledger_outage_and_is_delivered_once() {
     }
     assert_eq!(store.settlement_backlog().await.unwrap(), 3);
 
-    let token = TokenSource::service(fx.keys.clone(), "test-referee");
+    let token = TokenSource::service(
+        fx.keys.clone(),
+        gamehub_terms::games::GOMOKU.service.identity,
+    );
     let ledger = LedgerServiceClient::new(
         service_channel(&fx.url(), token, Duration::from_secs(5)).unwrap(),
     );
@@ -394,7 +397,10 @@ async fn a_settlement_leaves_redis_only_once_its_ending_is_durable() {
         store.clock().now_ms(),
     ));
     store.create("gate-t1", &0u8, change, None).await.unwrap();
-    let token = TokenSource::service(fx.keys.clone(), "test-referee");
+    let token = TokenSource::service(
+        fx.keys.clone(),
+        gamehub_terms::games::GOMOKU.service.identity,
+    );
     let ledger = LedgerServiceClient::new(
         service_channel(&fx.url(), token, Duration::from_secs(5)).unwrap(),
     );

@@ -4,7 +4,7 @@
 
 use gamehub::api::{Clients, Endpoints};
 use gamehub::serve::{Platform, Ports, start_all};
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::client::TokenSource;
 use gamehub_platform::config::{CommonConfig, Env};
 use gamehub_platform::server::Shutdown;
@@ -72,8 +72,7 @@ impl TestPlatform {
 
     /// Clients acting as `subject` in `role`.
     pub fn clients(&self, subject: &str, role: Role) -> Clients {
-        let token =
-            gamehub_testkit::tokens::token(&Keys::new(&self.config.jwt_secret), subject, role);
+        let token = gamehub_testkit::tokens::token(&self.config.keys, subject, role);
         Clients::new(&self.endpoints, TokenSource::Static(token))
             .unwrap_or_else(|e| panic!("test clients: {e}"))
     }
@@ -95,7 +94,7 @@ impl TestPlatform {
     /// Opens a free freestyle Gomoku table without clocks for `black` (seat 0) and
     /// `white` (seat 1), as matchmaking would; returns its id.
     pub async fn open_free_gomoku_table(&self, black: &str, white: &str) -> String {
-        self.clients("test-matchmaker", Role::Service)
+        self.clients("matchmaking", Role::Service)
             .gomoku
             .open_table(gm::OpenTableRequest {
                 bot_seats: Vec::new(),

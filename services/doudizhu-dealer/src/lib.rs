@@ -45,7 +45,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{TokenSource, service_channel};
 use gamehub_platform::config::{CommonConfig, ConfigError, Env, Environment};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
@@ -106,6 +105,7 @@ impl DealerConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let common = CommonConfig::from_env(env)?;
+        common.check_signs_as(DOUDIZHU.service.identity)?;
         let service = &DOUDIZHU.service;
         let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let ms =
@@ -183,7 +183,10 @@ pub async fn start(config: DealerConfig, shutdown: Shutdown) -> anyhow::Result<S
     );
     let ledger = LedgerServiceClient::new(service_channel(
         &config.common.ledger_url,
-        TokenSource::service(Keys::new(&config.common.jwt_secret), gamehub_terms::games::DOUDIZHU.service.identity),
+        TokenSource::service(
+            config.common.keys.clone(),
+            gamehub_terms::games::DOUDIZHU.service.identity,
+        ),
         Duration::from_secs(10),
     )?);
     let dealer = Dealer::new(

@@ -50,7 +50,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{TokenSource, service_channel};
 use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::server::{GrpcServer, Shutdown, Started};
@@ -102,6 +101,7 @@ impl RefereeConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let common = CommonConfig::from_env(env)?;
+        common.check_signs_as(GOMOKU.service.identity)?;
         let service = &GOMOKU.service;
         let listen = env.addr(service.addr_var, &format!("0.0.0.0:{}", service.port))?;
         let between_games =
@@ -154,7 +154,10 @@ pub async fn start(config: RefereeConfig, shutdown: Shutdown) -> anyhow::Result<
     let bot_move_ms = u64::try_from(config.bot_move.as_millis()).unwrap_or(u64::MAX);
     let ledger = LedgerServiceClient::new(service_channel(
         &common.ledger_url,
-        TokenSource::service(Keys::new(&common.jwt_secret), gamehub_terms::games::GOMOKU.service.identity),
+        TokenSource::service(
+            common.keys.clone(),
+            gamehub_terms::games::GOMOKU.service.identity,
+        ),
         Duration::from_secs(10),
     )?);
     let referee = Referee::new(

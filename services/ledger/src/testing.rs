@@ -56,7 +56,7 @@ impl TestLedger {
         config.common.database_url = Secret::new(database.url.clone());
         config.db_pool_size = 4;
         adjust(&mut config);
-        let keys = Keys::new(&config.common.jwt_secret);
+        let keys = config.common.keys.clone();
         let mut ledger = Self {
             url: String::new(),
             addr: config.listen,

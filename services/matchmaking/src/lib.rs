@@ -81,6 +81,7 @@ impl MatchmakingConfig {
     /// Reads the configuration; an unusable value names its variable.
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         let common = CommonConfig::from_env(env)?;
+        common.check_signs_as(gamehub_platform::auth::MATCHMAKING_SUBJECT)?;
         let listen = env.addr(
             "GAMEHUB_MATCHMAKING_ADDR",
             &format!("0.0.0.0:{}", ports::MATCHMAKING),

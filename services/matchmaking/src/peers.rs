@@ -16,7 +16,6 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use gamehub_game_clients::{GameClient, NewTable};
-use gamehub_platform::auth::Keys;
 use gamehub_platform::client::{ServiceChannel, TokenSource, service_channel};
 use gamehub_platform::config::CommonConfig;
 use gamehub_proto::ledger;
@@ -168,7 +167,7 @@ pub struct LedgerPeer {
 impl LedgerPeer {
     /// A client of the ledger at `GAMEHUB_LEDGER_URL` with a service token.
     pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
-        let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
+        let token = TokenSource::service(config.keys.clone(), SERVICE_SUBJECT);
         Ok(Self {
             client: ledger::ledger_service_client::LedgerServiceClient::new(service_channel(
                 &config.ledger_url,
@@ -254,7 +253,7 @@ pub struct GamePeers {
 impl GamePeers {
     /// Clients of every game's service (`GAMEHUB_<GAME>_URL`) with a service token.
     pub fn new(config: &CommonConfig, timeout: Duration) -> anyhow::Result<Self> {
-        let token = TokenSource::service(Keys::new(&config.jwt_secret), SERVICE_SUBJECT);
+        let token = TokenSource::service(config.keys.clone(), SERVICE_SUBJECT);
         let mut clients = HashMap::new();
         for game in games::GAMES {
             let channel = service_channel(config.game_urls.get(game), token.clone(), timeout)?;

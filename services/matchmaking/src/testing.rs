@@ -213,7 +213,7 @@ pub async fn spawn_with(
     eligibility: Arc<dyn Eligibility>,
     tables: Arc<dyn TableOpener>,
 ) -> TestMatchmaking {
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
     let server =
         TestServer::start(|shutdown| crate::start_with(config, shutdown, eligibility, tables))
             .await;
@@ -222,7 +222,7 @@ pub async fn spawn_with(
 
 /// Starts matchmaking against the real services named in `config`.
 pub async fn spawn_real(config: MatchmakingConfig) -> TestMatchmaking {
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
     let server = TestServer::start(|shutdown| crate::start(config, shutdown)).await;
     TestMatchmaking { server, keys }
 }
@@ -245,16 +245,6 @@ impl TestMatchmaking {
             &self.keys,
             player,
             Role::Player,
-        ))
-    }
-
-    /// A client with a service token.
-    pub fn service(&self) -> Client {
-        Client::new(gamehub_testkit::tokens::channel(
-            self.url(),
-            &self.keys,
-            "tester",
-            Role::Service,
         ))
     }
 }

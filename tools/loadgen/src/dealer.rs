@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use doudizhu_rules::{Card, CardSet, classify, legal_plays};
 use gamehub_doudizhu_dealer::DealerConfig;
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::client::{OutgoingInterceptor, ServiceChannel, TokenSource};
 use gamehub_platform::server::Shutdown;
 use gamehub_proto::common::RoomStakes;
@@ -141,7 +141,7 @@ struct Tally {
 
 /// Runs the load and reports.
 pub async fn run(args: &Args, config: &DealerConfig) -> anyhow::Result<Report> {
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
     let redis_eval_per_second = if args.no_baseline {
         None
     } else {
@@ -184,7 +184,7 @@ pub async fn run(args: &Args, config: &DealerConfig) -> anyhow::Result<Report> {
                 OutgoingInterceptor::new(TokenSource::Static(token)),
             )))
         };
-        let service = client("loadgen", Role::Service)?;
+        let service = client(gamehub_platform::auth::MATCHMAKING_SUBJECT, Role::Service)?;
         let players = [0, 1, 2].map(|s| format!("lg-{run_id}-{t}-{s}"));
         let seats = [
             client(&players[0], Role::Player)?,

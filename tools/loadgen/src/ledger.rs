@@ -165,7 +165,7 @@ pub async fn run(args: &Args, config: &LedgerConfig) -> anyhow::Result<LoadRepor
     anyhow::ensure!(args.clients > 0, "--clients must be at least 1");
     anyhow::ensure!(args.players >= 3, "--players must be at least 3");
     let run_id = &uuid::Uuid::new_v4().simple().to_string()[..8];
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
 
     // The ledger: the given one, or one in this process on a scratch database.
     let shutdown = Shutdown::new();
@@ -259,7 +259,12 @@ async fn load(args: &Args, keys: &Keys, url: &str, run_id: &str) -> anyhow::Resu
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..args.clients {
-        let mut service = client(url, keys, "loadgen", Role::Service)?;
+        // Each game is settled by its own game's service (the ledger refuses others).
+        let mut settlers = std::collections::HashMap::new();
+        for game in gamehub_terms::games::GAMES {
+            let settler = client(url, keys, game.service.identity, Role::Service)?;
+            settlers.insert(game.game_type as i32, settler);
+        }
         let (players, next) = (players.clone(), next.clone());
         let (games, duplicate_rate) = (args.games, args.duplicate_rate);
         let run_id = run_id.to_owned();
@@ -274,6 +279,10 @@ async fn load(args: &Args, keys: &Keys, url: &str, run_id: &str) -> anyhow::Resu
                 }
                 let mut rng = StdRng::seed_from_u64(seed.wrapping_add(i as u64));
                 let game = random_game(&mut rng, format!("lg-{run_id}-g{i}"), &players);
+                let Some(service) = settlers.get_mut(&game.game_type) else {
+                    errors += 1;
+                    continue;
+                };
                 let sent = Instant::now();
                 match service.settle_game(game.clone()).await {
                     Ok(_) => latencies.push(sent.elapsed()),

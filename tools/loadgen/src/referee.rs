@@ -203,7 +203,7 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     let rule_set = gomoku_rules::RuleSet::parse(&args.rules)
         .ok_or_else(|| anyhow::anyhow!("unknown rule set {:?}", args.rules))?;
     let rule_set = gamehub_gomoku_referee::view::rule_set(rule_set);
-    let keys = Keys::new(&config.jwt_secret);
+    let keys = config.keys.clone();
     let mut channels = Vec::new();
     for _ in 0..args.connections.max(1) {
         let channel = tonic::transport::Endpoint::from_shared(args.addr.clone())?
@@ -219,7 +219,12 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     let mut tasks = Vec::new();
     for i in 0..args.tables {
         let channel = channels[i % channels.len()].clone();
-        let service = client(&channel, &keys, "loadgen", Role::Service)?;
+        let service = client(
+            &channel,
+            &keys,
+            gamehub_platform::auth::MATCHMAKING_SUBJECT,
+            Role::Service,
+        )?;
         let a = format!("lg{run_id}-{i}-a");
         let b = format!("lg{run_id}-{i}-b");
         let players = [

@@ -82,8 +82,11 @@ pub struct CommonConfig {
     /// `GAMEHUB_REDIS_PREFIX`: the first part of every Redis key (`gh`), so several
     /// deployments or test runs can share one Redis without seeing each other.
     pub redis_prefix: String,
-    /// `GAMEHUB_JWT_SECRET`: the HMAC key that signs and verifies bearer tokens.
-    pub jwt_secret: Secret,
+    /// The keys that verify bearer tokens, and sign this process's own when it holds a
+    /// private key (`GAMEHUB_JWKS`, `GAMEHUB_JWKS_REFRESH_MS`, `GAMEHUB_TOKEN_KEY`, and in
+    /// development `GAMEHUB_JWT_SECRET`; see [`crate::auth::Keys`]). Read at start: a bad
+    /// file stops the process with a message naming it.
+    pub keys: crate::auth::Keys,
     /// `GAMEHUB_TIMEZONE`: the zone whose midnight ends a day for the daily caps.
     pub timezone: chrono_tz::Tz,
     /// `GAMEHUB_LOG_FORMAT`: `text` (default) or `json`.
@@ -151,6 +154,44 @@ impl GameUrls {
     }
 }
 
+/// The token settings: in production public keys only (`GAMEHUB_JWKS` required, the
+/// shared HMAC key never used); in development the HMAC key too.
+fn token_settings(
+    env: &Env,
+    environment: Environment,
+) -> Result<crate::auth::TokenSettings, ConfigError> {
+    let path = |name: &str| {
+        env.raw(name)
+            .filter(|v| !v.trim().is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    let jwks_file = path("GAMEHUB_JWKS");
+    let hmac = match environment {
+        Environment::Development => Some(Secret::new(
+            env.string("GAMEHUB_JWT_SECRET", DEVELOPMENT_JWT_SECRET),
+        )),
+        Environment::Production => {
+            if jwks_file.is_none() {
+                return Err(ConfigError {
+                    name: "GAMEHUB_JWKS".into(),
+                    value: String::new(),
+                    reason: "production verifies tokens with public keys only: set it to a JWKS \
+                             file (`gamehub keys generate` makes one); the shared HMAC key \
+                             GAMEHUB_JWT_SECRET is for development and is not used"
+                        .into(),
+                });
+            }
+            None
+        }
+    };
+    Ok(crate::auth::TokenSettings {
+        hmac,
+        jwks_file,
+        jwks_refresh: env.millis("GAMEHUB_JWKS_REFRESH_MS", Duration::from_secs(10))?,
+        signing_key: path("GAMEHUB_TOKEN_KEY"),
+    })
+}
+
 /// A service on this machine.
 fn local_url(port: u16) -> String {
     format!("http://127.0.0.1:{port}")
@@ -170,23 +211,13 @@ impl CommonConfig {
                 });
             }
         };
-        let jwt_secret = Secret::new(env.string("GAMEHUB_JWT_SECRET", DEVELOPMENT_JWT_SECRET));
-        if environment == Environment::Production {
-            if jwt_secret.expose() == DEVELOPMENT_JWT_SECRET {
-                return Err(ConfigError {
-                    name: "GAMEHUB_JWT_SECRET".into(),
-                    value: "[development key]".into(),
-                    reason: "a production configuration needs its own signing key".into(),
-                });
-            }
-            if jwt_secret.expose().len() < 32 {
-                return Err(ConfigError {
-                    name: "GAMEHUB_JWT_SECRET".into(),
-                    value: "[redacted]".into(),
-                    reason: "a production signing key needs at least 32 characters".into(),
-                });
-            }
-        }
+        let keys = token_settings(env, environment).and_then(|settings| {
+            crate::auth::Keys::from_settings(&settings).map_err(|reason| ConfigError {
+                name: "GAMEHUB_JWKS / GAMEHUB_TOKEN_KEY".into(),
+                value: "[file]".into(),
+                reason,
+            })
+        })?;
         let tz_name = env.string("GAMEHUB_TIMEZONE", "Asia/Shanghai");
         let timezone = tz_name.parse().map_err(|_| ConfigError {
             name: "GAMEHUB_TIMEZONE".into(),
@@ -265,7 +296,7 @@ impl CommonConfig {
                 timeout: env.millis("GAMEHUB_REDIS_WAIT_TIMEOUT_MS", Duration::from_secs(1))?,
             },
             redis_prefix: env.string("GAMEHUB_REDIS_PREFIX", "gh"),
-            jwt_secret,
+            keys,
             timezone,
             log_format,
             otlp_endpoint: env.raw("OTEL_EXPORTER_OTLP_ENDPOINT"),
@@ -277,6 +308,18 @@ impl CommonConfig {
             browser_origins,
             clock: crate::clock::Clock::system(),
         })
+    }
+
+    /// Refuses to start a service named `identity` that could not sign its own service
+    /// tokens (see [`crate::auth::Keys::check_signs_as`]).
+    pub fn check_signs_as(&self, identity: &str) -> Result<(), ConfigError> {
+        self.keys
+            .check_signs_as(identity, crate::auth::Role::Service)
+            .map_err(|reason| ConfigError {
+                name: "GAMEHUB_TOKEN_KEY".into(),
+                value: "[file]".into(),
+                reason,
+            })
     }
 
     /// A configuration for tests: laptop defaults, no environment read.
@@ -331,10 +374,37 @@ mod tests {
     }
 
     #[test]
-    fn production_refuses_the_development_key() {
+    fn production_verifies_with_public_keys_only() {
         let env = Env::from_pairs([("GAMEHUB_ENV", "production")]);
         let err = CommonConfig::from_env(&env).unwrap_err();
-        assert_eq!(err.name, "GAMEHUB_JWT_SECRET");
+        assert_eq!(err.name, "GAMEHUB_JWKS");
+        let dir = std::env::temp_dir().join(format!("gamehub-config-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let jwks = dir.join("jwks.json");
+        let key = crate::auth::jwks::generate_key(&crate::auth::jwks::Scope::Issuer).unwrap();
+        std::fs::write(
+            &jwks,
+            serde_json::json!({ "keys": [key.public_jwk] }).to_string(),
+        )
+        .unwrap();
+        let env = Env::from_pairs([
+            ("GAMEHUB_ENV", "production"),
+            ("GAMEHUB_JWKS", jwks.to_str().unwrap()),
+            (
+                "GAMEHUB_JWT_SECRET",
+                "a-long-shared-secret-that-is-ignored-here",
+            ),
+        ]);
+        let config = CommonConfig::from_env(&env).unwrap();
+        assert!(!config.keys.accepts_hmac(), "no HS256 in production");
+        assert!(!config.keys.can_mint(), "no private key was given");
+        let env = Env::from_pairs([
+            ("GAMEHUB_ENV", "production"),
+            ("GAMEHUB_JWKS", dir.join("missing.json").to_str().unwrap()),
+        ]);
+        let err = CommonConfig::from_env(&env).unwrap_err();
+        assert!(err.to_string().contains("missing.json"), "{err}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The authenticate layer: verifies the bearer token of every call (health and
-//! reflection excepted) and puts the typed [`Caller`] into the request's extensions, or
-//! answers UNAUTHENTICATED itself.
+//! reflection excepted), checks the access table ([`crate::access`]) and puts the typed
+//! [`Caller`] into the request's extensions, or answers UNAUTHENTICATED or
+//! PERMISSION_DENIED itself.
 
 use std::task::{Context, Poll};
 
@@ -65,7 +66,11 @@ where
         if is_public(req.uri().path()) {
             return futures::future::Either::Left(self.inner.call(req));
         }
-        match self.authenticate(req.headers()) {
+        let checked = self.authenticate(req.headers()).and_then(|caller| {
+            crate::access::check(req.uri().path(), &caller)?;
+            Ok(caller)
+        });
+        match checked {
             Ok(caller) => {
                 tracing::Span::current().record("caller", caller.subject.as_str());
                 req.extensions_mut().insert(caller);

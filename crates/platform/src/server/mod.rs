@@ -80,7 +80,7 @@ impl GrpcServer {
         Self {
             name: name.to_owned(),
             limits: config.limits.clone(),
-            keys: Keys::new(&config.jwt_secret),
+            keys: config.keys.clone(),
             routes,
             health,
             service_names: Vec::new(),

@@ -139,8 +139,15 @@ impl LedgerApi {
         request: Request<pb::SettleGameRequest>,
     ) -> Result<pb::SettleGameResponse, LedgerError> {
         let caller = Caller::of(&request)?;
-        caller.require(&[Role::Service], "settling a game")?;
         let report = parse::settle_request(request.get_ref())?;
+        // The access table lets the game services settle; each settles its own game only.
+        let game = report.game_type.game();
+        if game.service.identity != caller.subject {
+            return Err(LedgerError::Forbidden(format!(
+                "{} settles only its own game's results; {} games are settled by {}",
+                caller.subject, game.name, game.service.identity
+            )));
+        }
         let settled = self
             .repo
             .settle(&report, self.today().date, &self.caps, |plan| {

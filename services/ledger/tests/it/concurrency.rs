@@ -63,7 +63,14 @@ async fn thirty_two_clients_settle_thousands_of_games_and_every_invariant_holds(
 
     let mut tasks = Vec::new();
     for _ in 0..CLIENTS {
-        let (mut client, mut twin) = (app.service(), app.service());
+        // Each game is settled by its own game's service (the ledger refuses others).
+        let mut settlers: std::collections::HashMap<i32, _> = gamehub_terms::games::GAMES
+            .iter()
+            .map(|g| {
+                let game_type = g.game_type as i32;
+                (game_type, (app.settler(game_type), app.settler(game_type)))
+            })
+            .collect();
         let (players, answers, next) = (players.clone(), answers.clone(), next.clone());
         tasks.push(tokio::spawn(async move {
             loop {
@@ -73,6 +80,7 @@ async fn thirty_two_clients_settle_thousands_of_games_and_every_invariant_holds(
                 }
                 let mut rng = StdRng::seed_from_u64(seed.wrapping_add(i as u64));
                 let game = random_game(&mut rng, format!("game-{i}"), &players);
+                let (client, twin) = settlers.get_mut(&game.game_type).unwrap();
                 let first = if rng.random_bool(0.05) {
                     // The same game sent twice at once: exactly one applies it.
                     let (a, b) = tokio::join!(

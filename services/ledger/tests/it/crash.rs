@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::domain::caps::Caps;
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_proto::ledger::{GrantSilverRequest, SettleGameRequest, SettleGameResponse};
 use gamehub_testkit::clock::eventually;
 use gamehub_testkit::postgres::ScratchDatabase;
@@ -139,7 +139,7 @@ async fn settlements_survive_sigkill_and_restart() {
     let mut ledger = Ledger::spawn(&database_url, free_port());
     ledger.wait_serving().await;
     let url = ledger.url();
-    let keys = Keys::new(&LedgerConfig::for_tests().common.jwt_secret);
+    let keys = LedgerConfig::for_tests().common.keys;
 
     let players: Arc<Vec<String>> = Arc::new((0..50).map(|i| format!("crash-{i}")).collect());
     let mut operator = client(&url, &keys, "test-operator", Role::Operator);
@@ -162,7 +162,14 @@ async fn settlements_survive_sigkill_and_restart() {
     eprintln!("crash seed {seed}");
     let mut tasks = Vec::new();
     for _ in 0..CLIENTS {
-        let mut client = client(&url, &keys, "test-referee", Role::Service);
+        // Each game is settled by its own game's service (the ledger refuses others).
+        let mut settlers: std::collections::HashMap<i32, _> = gamehub_terms::games::GAMES
+            .iter()
+            .map(|g| {
+                let settler = client(&url, &keys, g.service.identity, Role::Service);
+                (g.game_type as i32, settler)
+            })
+            .collect();
         let (players, answers, next, acknowledged) = (
             players.clone(),
             answers.clone(),
@@ -177,7 +184,8 @@ async fn settlements_survive_sigkill_and_restart() {
                 }
                 let mut rng = StdRng::seed_from_u64(seed.wrapping_add(i as u64));
                 let game = random_game(&mut rng, format!("crash-game-{i}"), &players);
-                let answer = settle_until_acknowledged(&mut client, &game).await;
+                let client = settlers.get_mut(&game.game_type).unwrap();
+                let answer = settle_until_acknowledged(client, &game).await;
                 acknowledged.fetch_add(1, Ordering::Relaxed);
                 answers.lock().await.insert(game.game_id.clone(), answer);
             }

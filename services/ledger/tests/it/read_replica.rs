@@ -12,7 +12,7 @@ use std::time::Duration;
 use gamehub_ledger::LedgerConfig;
 use gamehub_ledger::repo::Repository;
 use gamehub_ledger::repo::replica::{ReadReplica, ReplicaState};
-use gamehub_platform::auth::{Keys, Role};
+use gamehub_platform::auth::Role;
 use gamehub_platform::config::Secret;
 use gamehub_proto::common::GameType;
 use gamehub_proto::ledger::PlayerOutcome::{Loss, Win};
@@ -123,7 +123,7 @@ async fn lag_tolerant_reads_use_a_usable_replica_and_fall_back_to_the_primary() 
     let primary = gamehub_ledger::connect_database(&config)
         .await
         .expect("the ledger's database on the primary");
-    let keys = Keys::new(&config.common.jwt_secret);
+    let keys = config.common.keys.clone();
     let shutdown = gamehub_platform::server::Shutdown::new();
     let replica = gamehub_ledger::read_replica(&config, &primary, &shutdown)
         .expect("replica configuration")

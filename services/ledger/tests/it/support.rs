@@ -102,9 +102,19 @@ impl TestApp {
         client(&self.url, &self.keys, subject, role)
     }
 
-    /// A game service's client.
+    /// The Gomoku referee's client (a game service).
     pub fn service(&self) -> Client {
-        self.client("test-referee", Role::Service)
+        self.client(gamehub_terms::games::GOMOKU.service.identity, Role::Service)
+    }
+
+    /// The client of the service that settles games of `game_type` (its own game only).
+    pub fn settler(&self, game_type: i32) -> Client {
+        let game = gamehub_terms::games::GAMES
+            .iter()
+            .find(|g| g.game_type as i32 == game_type)
+            .copied()
+            .unwrap_or(&gamehub_terms::games::GOMOKU);
+        self.client(game.service.identity, Role::Service)
     }
 
     /// An operator's client.
@@ -134,7 +144,7 @@ impl TestApp {
 
     /// Settles as a service, expecting success.
     pub async fn settle(&self, request: SettleGameRequest) -> SettleGameResponse {
-        self.service()
+        self.settler(request.game_type)
             .settle_game(request)
             .await
             .expect("settlement")

@@ -572,8 +572,9 @@ async fn players_act_only_for_themselves() {
         assert_eq!(err.code(), Code::NotFound);
     }
 
-    // A service (e.g. the bots' driver) may queue any player and read its ticket.
-    let mut service = mm.service();
+    // An operator may queue any player and read its ticket (services may not: the
+    // access table lets no service queue).
+    let mut service = client(mm.url(), mm.token("ops", Role::Operator));
     let queued = service
         .enqueue(EnqueueRequest {
             room_id: "doudizhu-free".into(),
@@ -870,11 +871,14 @@ async fn locate_player_reads_only_ones_own_place_unless_operator_or_service() {
         table
     );
     assert_eq!(
-        locate(&mut mm.service(), "jack")
-            .await
-            .seat
-            .unwrap()
-            .table_id,
+        locate(
+            &mut client(mm.url(), mm.token("ops", Role::Operator)),
+            "jack"
+        )
+        .await
+        .seat
+        .unwrap()
+        .table_id,
         table
     );
 

@@ -86,7 +86,9 @@ pub async fn run_spawned(
         ("GAMEHUB_REDIS_PREFIX".into(), format!("lg{id}")),
         (
             "GAMEHUB_JWT_SECRET".into(),
-            config.jwt_secret.expose().to_owned(),
+            // The processes verify each other's tokens with the key this one mints with.
+            std::env::var("GAMEHUB_JWT_SECRET")
+                .unwrap_or_else(|_| gamehub_platform::config::DEVELOPMENT_JWT_SECRET.to_owned()),
         ),
         (
             "GAMEHUB_MATCHMAKING_URL".into(),
