@@ -74,6 +74,17 @@ def token(header, claims, secret=SECRET):
     return message + "." + b64url(signature)
 
 
+# The fuzz Ed25519 keys' public halves and kids (RFC 7638 thumbprints, as gamehub makes them).
+ISSUER_X = "z57Wclz933lEizRCTLMtZv4i4fQdrbDjhAp6GVrKDL8"
+SERVICE_X = "xM35a-osZpDI3Fy9nTXXExArK2zt0oZHP1FRlO8fbBQ"
+
+
+def thumbprint(x):
+    canonical = '{"crv":"Ed25519","kty":"OKP","x":"%s"}' % x
+    return b64url(hashlib.sha256(canonical.encode()).digest())
+
+
+ISSUER_KID, SERVICE_KID = thumbprint(ISSUER_X), thumbprint(SERVICE_X)
 hs256 = {"alg": "HS256", "typ": "JWT"}
 far = 4_102_444_800  # 2100-01-01
 many("jwt", [
@@ -91,6 +102,39 @@ many("jwt", [
     '{"alg":"HS256","kid":"k1"}\n{"sub":"x","role":"service","exp":4102444800,"nbf":1}',
     '{"alg":"HS256"}\n{"sub":"' + "y" * 70 + '","role":"player","exp":4102444800}',
     "eyJhbGciOiJIUzI1NiJ9.e30.", "not a token", "a.b.c", "player", "operator",
+    # Signed in the target with the fuzz Ed25519 keys (fuzz/src/keys.rs), by their kid.
+    '{"alg":"EdDSA","kid":"' + ISSUER_KID + '"}\n{"sub":"alice","role":"player","exp":4102444800}',
+    '{"alg":"EdDSA","kid":"' + SERVICE_KID + '"}\n{"sub":"ledger","role":"service","exp":4102444800}',
+    '{"alg":"EdDSA","kid":"' + SERVICE_KID + '"}\n{"sub":"root","role":"operator","exp":4102444800}',
+    '{"alg":"ES256","kid":"' + ISSUER_KID + '"}\n{"sub":"alice","role":"player","exp":4102444800}',
+])
+
+# JWKS documents and private key files (fuzz/fuzz_targets/jwks.rs).
+with open("fuzz/src/keys.rs") as f:
+    pems = f.read().split('"')
+issuer_pem, service_pem = pems[1], pems[3]
+okp = lambda x, kid, **extra: dict({"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA",
+                                    "use": "sig", "kid": kid, "x": x}, **extra)
+ec = {"kty": "EC", "crv": "P-256", "alg": "ES256", "kid": "ec-1",
+      "x": "e1WfpB7e8RhFPa20Uz5_p9S8TweoHVVWmOj3VJkkTYw",
+      "y": "ghNN_YnvliEJTJIdtH_SRTdIh-jxEJd8PKRAoSu3d-A"}
+many("jwks", [
+    json.dumps({"keys": [okp(ISSUER_X, ISSUER_KID)]}),
+    json.dumps({"keys": [okp(ISSUER_X, ISSUER_KID),
+                         okp(SERVICE_X, SERVICE_KID, gamehub_scope="service:ledger")]}),
+    json.dumps({"keys": [ec]}),
+    json.dumps({"keys": [okp(SERVICE_X, ISSUER_KID)]}),
+    json.dumps({"keys": [{"kty": "oct", "kid": "h", "k": "c2VjcmV0"}]}),
+    json.dumps({"keys": [okp(ISSUER_X, ISSUER_KID), okp(ISSUER_X, ISSUER_KID)]}),
+    json.dumps({"keys": [okp(ISSUER_X, "k", gamehub_scope="operator")]}),
+    json.dumps({"keys": []}), json.dumps({"keys": {}}), "[]", "{",
+    issuer_pem, service_pem,
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgEXqPbKEkVw7kbgro\n"
+    "k0lr8ZuDSogfmEgMrp/qQcxOoSahRANCAAR7VZ+kHt7xGEU9rbRTPn+n1LxPB6gd\n"
+    "VVaY6PdUmSRNjIITTf2J75YhCUySHbR/0kU3SIfo8RCXfDykQKErt3fg\n"
+    "-----END PRIVATE KEY-----\n",
+    "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
 ])
 
 

@@ -23,3 +23,5 @@ pub fn mode(data: &[u8], n: u8) -> Option<(u8, &[u8])> {
 pub fn fields(text: &str, n: usize) -> Vec<&str> {
     text.splitn(n.max(1), '\n').collect()
 }
+
+pub mod keys;
