@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzing in CI (docs/fuzzing.md): builds every cargo-fuzz target once, then runs each
 # from its committed seed corpus for a bounded time, failing on the first crash, panic,
-# hang or leak. A new crash fails the build; its input is kept under
+# hang or memory blow-up. A new crash fails the build; its input is kept under
 # fuzz/artifacts/<target>/ and the log names it.
 #
 #   tools/fuzz-ci.sh                 # every target, FUZZ_SECONDS (default 10) each
@@ -32,7 +32,7 @@ fi
 # The CI build trades speed of execution for speed of building (docs/fuzzing.md): no
 # AddressSanitizer (the code under test forbids `unsafe`; a panic, an overflow, a stack
 # overflow, a hang or running out of memory is still caught), overflow checks and debug
-# assertions on (-a), dependencies at opt-level 1, 16 codegen units. Local long runs
+# assertions on (-a), the release profile at opt-level 1, 16 codegen units. Local long runs
 # use the full build: `cargo +nightly fuzz build -O`.
 step "building every target (cargo +nightly fuzz build -O -a -s none --codegen-units 16, opt-level 1)"
 start=$(date +%s)
