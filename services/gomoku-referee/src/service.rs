@@ -533,7 +533,13 @@ impl Referee {
         )
     }
 
-    fn load_record(request: &pb::LoadRecordRequest) -> Result<pb::LoadRecordResponse, ApiError> {
+    /// LoadRecord's work, apart from the call: reads a text or PSQ record a client sent,
+    /// replays it through the rules and returns what the client steps through; a record
+    /// that does not read or replay is INVALID_ARGUMENT naming `content`. Needs no table
+    /// or connection (public for the fuzz targets in `fuzz/`).
+    pub fn load_record(
+        request: &pb::LoadRecordRequest,
+    ) -> Result<pb::LoadRecordResponse, ApiError> {
         let format = parse::record_format(request.format)?;
         let record = match format {
             pb::RecordFormat::Psq => {

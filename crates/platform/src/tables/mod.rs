@@ -52,7 +52,7 @@ mod scripts;
 pub mod settler;
 pub mod sweeper;
 
-pub use scripts::CommitOutcome;
+pub use scripts::{CommitOutcome, Rescheduled, decode_commit_reply, decode_reschedule_reply};
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -1020,7 +1020,11 @@ impl TableStore {
         Ok(Some((last_seq.unwrap_or(0), events)))
     }
 
-    fn decode_events(
+    /// Reads a range of table `table_id`'s event stream as the store reads it: each
+    /// entry's sequence from its id, its audience and its payload; an entry lacking
+    /// either, or with an audience that is neither `*` nor a seat, fails the whole read
+    /// (private events fail closed). Public for the fuzz targets (`fuzz/`).
+    pub fn decode_events(
         table_id: &str,
         reply: redis::streams::StreamRangeReply,
     ) -> Result<Vec<StoredEvent>, ApiError> {

@@ -6,7 +6,11 @@ use redis::Value;
 
 use super::{Audience, NewEvent};
 use crate::ApiError;
-use crate::lua::{LuaScript, UnexpectedReply};
+use crate::lua::{LuaScript, Reply, UnexpectedReply};
+
+/// The names of the two scripts, in errors and logs.
+const COMMIT: &str = "commit";
+const RESCHEDULE: &str = "reschedule";
 
 /// The keys and arguments of one atomic step (`lua/commit.lua`).
 #[derive(Debug, Clone)]
@@ -82,7 +86,7 @@ pub(crate) struct CommitScript(LuaScript);
 
 impl CommitScript {
     pub(crate) fn new() -> Self {
-        Self(LuaScript::new("commit", include_str!("lua/commit.lua")))
+        Self(LuaScript::new(COMMIT, include_str!("lua/commit.lua")))
     }
 
     #[cfg(test)]
@@ -138,25 +142,32 @@ impl CommitScript {
     }
 
     fn decode(&self, value: &Value) -> Result<CommitOutcome, UnexpectedReply> {
-        let reply = self.0.reply(value);
-        let items = reply.array(value)?;
-        let numbers = items
-            .iter()
-            .map(|item| reply.count(item))
-            .collect::<Result<Vec<u64>, _>>()?;
-        match numbers.as_slice() {
-            [1, version, last_seq] => Ok(CommitOutcome::Applied {
-                version: *version,
-                last_seq: *last_seq,
-            }),
-            [0, current_version] => Ok(CommitOutcome::Conflict {
-                current_version: *current_version,
-            }),
-            [2, last_seq] => Ok(CommitOutcome::Duplicate {
-                last_seq: *last_seq,
-            }),
-            _ => Err(reply.unexpected("not {1, version, seq}, {0, version} or {2, seq}")),
-        }
+        decode_commit_reply(value)
+    }
+}
+
+/// Reads a reply of `lua/commit.lua` as [`CommitScript`] does: `{1, version, seq}`,
+/// `{0, version}` or `{2, seq}`; anything else is an [`UnexpectedReply`]. Public for the
+/// fuzz targets (`fuzz/`), which feed it whatever Redis could send.
+pub fn decode_commit_reply(value: &Value) -> Result<CommitOutcome, UnexpectedReply> {
+    let reply = Reply::of(COMMIT, value);
+    let items = reply.array(value)?;
+    let numbers = items
+        .iter()
+        .map(|item| reply.count(item))
+        .collect::<Result<Vec<u64>, _>>()?;
+    match numbers.as_slice() {
+        [1, version, last_seq] => Ok(CommitOutcome::Applied {
+            version: *version,
+            last_seq: *last_seq,
+        }),
+        [0, current_version] => Ok(CommitOutcome::Conflict {
+            current_version: *current_version,
+        }),
+        [2, last_seq] => Ok(CommitOutcome::Duplicate {
+            last_seq: *last_seq,
+        }),
+        _ => Err(reply.unexpected("not {1, version, seq}, {0, version} or {2, seq}")),
     }
 }
 
@@ -177,7 +188,7 @@ pub(crate) struct RescheduleArgs<'a> {
 
 /// What `lua/reschedule.lua` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rescheduled {
+pub enum Rescheduled {
     /// The index now holds the deadline (or not, for None).
     Done,
     /// The table changed since it was read; its own step set the index.
@@ -191,7 +202,7 @@ pub(crate) struct RescheduleScript(LuaScript);
 impl RescheduleScript {
     pub(crate) fn new() -> Self {
         Self(LuaScript::new(
-            "reschedule",
+            RESCHEDULE,
             include_str!("lua/reschedule.lua"),
         ))
     }
@@ -213,12 +224,18 @@ impl RescheduleScript {
     }
 
     fn decode(&self, value: &Value) -> Result<Rescheduled, UnexpectedReply> {
-        let reply = self.0.reply(value);
-        match reply.int(value)? {
-            1 => Ok(Rescheduled::Done),
-            0 => Ok(Rescheduled::Moved),
-            other => Err(reply.unexpected(format!("{other} is not 0 or 1"))),
-        }
+        decode_reschedule_reply(value)
+    }
+}
+
+/// Reads a reply of `lua/reschedule.lua` as [`RescheduleScript`] does: 1 or 0; anything
+/// else is an [`UnexpectedReply`]. Public for the fuzz targets (`fuzz/`).
+pub fn decode_reschedule_reply(value: &Value) -> Result<Rescheduled, UnexpectedReply> {
+    let reply = Reply::of(RESCHEDULE, value);
+    match reply.int(value)? {
+        1 => Ok(Rescheduled::Done),
+        0 => Ok(Rescheduled::Moved),
+        other => Err(reply.unexpected(format!("{other} is not 0 or 1"))),
     }
 }
 
