@@ -515,6 +515,9 @@ async fn cors_answers_the_allowed_pages_only_and_development_tokens_stay_in_deve
             "GAMEHUB_JWT_SECRET",
             "a-production-signing-key-of-32-characters-or-more",
         ),
+        // Plaintext here, as behind a proxy that terminates TLS (production refuses
+        // a plaintext listener otherwise).
+        ("GAMEHUB_TLS_TERMINATED_BY_PROXY", "true"),
     ])
     .await
     .unwrap();
