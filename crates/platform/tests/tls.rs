@@ -2,7 +2,8 @@
 //! served and one that does not is refused; with client certificates required (mTLS) a
 //! client without one is refused at the handshake; a certificate replaced on disk is
 //! served to the next connection without a restart (and a broken one is not);
-//! gRPC-Web over HTTP/1.1 works over TLS; production refuses a plaintext listener.
+//! gRPC-Web over HTTP/1.1 works over TLS; handshakes that never finish hold up no one;
+//! production refuses a plaintext listener.
 #![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
 use std::net::SocketAddr;
@@ -361,5 +362,26 @@ async fn production_refuses_a_plaintext_listener_unless_a_proxy_terminates_tls()
             .await
             .unwrap()
     );
+    served.shutdown.trigger();
+}
+
+#[tokio::test]
+async fn clients_that_never_finish_a_handshake_do_not_hold_up_the_others() {
+    let dir = Dir::new();
+    let ca = Ca::new("gamehub test CA");
+    let served = serve(config_with(server_files(&dir, &ca, None))).await;
+    // Connected, but never a ClientHello: each handshake waits on its own.
+    let mut silent = Vec::new();
+    for _ in 0..20 {
+        silent.push(tokio::net::TcpStream::connect(served.addr).await.unwrap());
+    }
+    let trusted = trusting(&dir, &ca);
+    let answered = tokio::time::timeout(
+        Duration::from_secs(3),
+        check_health_with_tls(&served.url(), "", &trusted),
+    )
+    .await;
+    assert!(matches!(answered, Ok(Ok(true))), "{answered:?}");
+    drop(silent);
     served.shutdown.trigger();
 }
