@@ -164,6 +164,9 @@ where
     F: FnOnce(Shutdown) -> Fut,
     Fut: Future<Output = anyhow::Result<Started>>,
 {
+    // Before anything starts (a database created, migrations run): production without
+    // TLS is refused here as every listener would refuse it.
+    config.tls.check_listener(config.environment)?;
     let _telemetry = telemetry::init(service, config)?;
     crate::metrics::install();
     let shutdown = Shutdown::new();
