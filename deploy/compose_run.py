@@ -27,6 +27,12 @@ problem reported here, before anything runs; the services compose runs only for
 telemetry (otel-collector, jaeger, prometheus) are not started, and addresses of theirs
 point at a closed port. Published `ports` must be ports the service listens on.
 
+TLS: a directory a gamehub service bind-mounts (the certificates, ./deploy/tls at
+/etc/gamehub/tls) is made for the run with `gamehub tls generate` in the run's own
+directory (the working tree's copy is neither needed nor touched), and every environment
+value under the mount's target is rewritten to that directory. The certificates name
+127.0.0.1, so the rewritten https:// URLs verify as compose's service names do.
+
 Usage: deploy/compose_run.py [--bin-dir DIR]
 Environment: DEPLOY_PORT_BASE (first local port to try; default: any free port),
              DEPLOY_IMAGE_DIR (as for deploy/check.py; the default bin dir is its out/).
@@ -160,7 +166,35 @@ def main():
         names = "|".join(re.escape(n) for n in sorted(services, key=len, reverse=True))
         return re.sub(rf"(?<![\w.-])({names}):(\d+)\b", to_local, value)
 
-    envs = {name: {k: rewrite(name, v) for k, v in (svc.get("environment") or {}).items()}
+    # ---- Bind mounts of gamehub services (the TLS certificates): made for this run.
+    mounts_dir = pathlib.Path(tempfile.mkdtemp(prefix="deploy-compose-mounts-"))
+    mounts = {}  # target in the container -> directory here
+    for name, svc in services.items():
+        if kinds[name] != "gamehub":
+            continue
+        for volume in svc.get("volumes") or []:
+            if isinstance(volume, dict):
+                source, target = volume.get("source"), volume.get("target")
+            else:
+                parts = str(volume).split(":")
+                source, target = (parts[0], parts[1]) if len(parts) > 1 else (None, parts[0])
+            if not source or not target or target in mounts:
+                continue
+            local = mounts_dir / f"mount{len(mounts)}"
+            made = subprocess.run([str(bin_dir / "gamehub"), "tls", "generate", "--dir", str(local)],
+                                  capture_output=True, text=True)
+            if made.returncode != 0:
+                fail(f"gamehub tls generate for {name}'s {target}: {made.stderr.strip()}")
+            print(f"compose run: {target} (from {source}) made here by gamehub tls generate", flush=True)
+            mounts[target] = local
+
+    def unmount(value):
+        for target, local in mounts.items():
+            if value == target or value.startswith(target.rstrip("/") + "/"):
+                return str(local) + value[len(target.rstrip("/")):]
+        return value
+
+    envs = {name: {k: unmount(rewrite(name, v)) for k, v in (svc.get("environment") or {}).items()}
             for name, svc in services.items()}
     for name, svc in services.items():
         if kinds[name] == "gamehub" and not svc.get("healthcheck", {}).get("test"):
@@ -363,6 +397,7 @@ def main():
                 print("\n".join(tail))
         else:
             shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(mounts_dir, ignore_errors=True)
         print("compose run: 1 passed, 0 failed" if ok else "compose run: 0 passed, 1 failed")
     return 0
 

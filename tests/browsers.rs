@@ -512,6 +512,7 @@ async fn cors_answers_the_allowed_pages_only_and_development_tokens_stay_in_deve
 
     // Production: no page is allowed unless listed, and no token is minted.
     let keys = gamehub_testkit::tokens::ProductionKeys::generate();
+    // Plaintext here, as behind a proxy that terminates TLS (ProductionKeys::env says so).
     let env = keys.env();
     let production: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let tp = TestPlatform::start(&production).await.unwrap();

@@ -2,7 +2,8 @@
 // browser context per player, the platform's API for set-up (operator grants), and
 // screenshots of the key moments under test-results/ (not committed).
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createHash, X509Certificate } from "node:crypto";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -13,12 +14,26 @@ export const WEB = process.env.GAMEHUB_WEB_URL ?? "http://127.0.0.1:51380";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const RESULTS = new URL("../test-results/", import.meta.url).pathname;
 
+/**
+ * Over TLS (`gamehub serve --tls`, docs/tls.md): GAMEHUB_WEB_TLS_CERT names the
+ * certificate the platform serves, and Chromium accepts exactly that key (by the
+ * SHA-256 of its SubjectPublicKeyInfo) and no other untrusted one. Node's own calls
+ * (config.json, operator grants) trust the CA through NODE_EXTRA_CA_CERTS.
+ */
+function trustedKeyArgs(): string[] {
+  const certFile = process.env.GAMEHUB_WEB_TLS_CERT;
+  if (!certFile) return [];
+  const key = new X509Certificate(readFileSync(certFile)).publicKey.export({ type: "spki", format: "der" });
+  return [`--ignore-certificate-errors-spki-list=${createHash("sha256").update(key).digest("base64")}`];
+}
+
 export async function launch(): Promise<Browser> {
   mkdirSync(RESULTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
+      ...trustedKeyArgs(),
       "--headless",
       "--no-sandbox",
       "--disable-gpu",

@@ -27,8 +27,12 @@ pub struct Cli {
 enum Command {
     /// Run all four services in one process, each on its own port (50051 matchmaking,
     /// 50052 gomoku, 50053 doudizhu, 50054 ledger; GAMEHUB_*_ADDR to change), against
-    /// PostgreSQL (DATABASE_URL) and Redis (REDIS_URL).
-    Serve,
+    /// PostgreSQL (DATABASE_URL) and Redis (REDIS_URL). Plaintext unless --tls (or
+    /// GAMEHUB_TLS_CERT and GAMEHUB_TLS_KEY) is given.
+    Serve(ServeArgs),
+    /// Certificates for running with TLS (docs/tls.md).
+    #[command(subcommand)]
+    Tls(TlsCommand),
     /// Play one Gomoku game and one Dou Dizhu deal with built-in bots, from
     /// matchmaking to settlement, and show the ledger afterwards.
     Demo(DemoArgs),
@@ -52,6 +56,38 @@ enum Command {
     /// The terminal client: play, watch, wallet, record.
     #[command(flatten)]
     Client(gamehub_client::ClientCommand),
+}
+
+/// `gamehub serve`.
+#[derive(Args, Debug)]
+struct ServeArgs {
+    /// Serve every service and the web client over TLS with a development CA and a
+    /// certificate for localhost, made on first use in --tls-dir (trust its ca.pem in
+    /// your browser, or pass it to clients as GAMEHUB_TLS_CA).
+    #[arg(long, env = "GAMEHUB_SERVE_TLS")]
+    tls: bool,
+    /// Where --tls keeps its CA and certificate; default
+    /// $XDG_DATA_HOME/gamehub/tls or ~/.local/share/gamehub/tls.
+    #[arg(long)]
+    tls_dir: Option<std::path::PathBuf>,
+}
+
+/// `gamehub tls`.
+#[derive(Subcommand, Debug)]
+enum TlsCommand {
+    /// Write a CA (ca.pem, ca-key.pem; an existing one in DIR is kept) and a
+    /// certificate and key per service (ledger, matchmaking, gomoku-referee,
+    /// doudizhu-dealer), for gamehub serve (gamehub) and for clients (client): NAME.pem
+    /// and NAME-key.pem, each valid for NAME, --hosts, localhost and 127.0.0.1.
+    Generate {
+        /// The directory to write into (created if missing).
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        /// Further host names or IP addresses every certificate names, comma-separated
+        /// (e.g. the services' names in your cluster).
+        #[arg(long, value_delimiter = ',')]
+        hosts: Vec<String>,
+    },
 }
 
 /// `gamehub demo`.
@@ -123,7 +159,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let env = Env::process();
     let config = CommonConfig::from_env(&env)?;
     match cli.command {
-        Command::Serve => serve::run(&env, &config).await?,
+        Command::Serve(args) => serve(args, &env, &config).await?,
+        Command::Tls(TlsCommand::Generate { dir, hosts }) => tls_generate(&dir, &hosts)?,
         Command::Demo(args) => demo(args, &env, &config).await?,
         Command::Token(args) => token(args, &config)?,
         Command::Keys(command) => crate::keys::run(command)?,
@@ -133,6 +170,44 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Client(command) => return gamehub_client::run(command, &config).await,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `gamehub serve`: as configured, or with `--tls` over TLS with development
+/// certificates (made on first use) that the services' own calls trust too.
+async fn serve(args: ServeArgs, env: &Env, config: &CommonConfig) -> anyhow::Result<()> {
+    if !args.tls {
+        return serve::run(env, config, None).await;
+    }
+    let dir = args.tls_dir.unwrap_or_else(crate::tls::default_dev_dir);
+    let (ca, cert, key) = crate::tls::dev_certificate(&dir)?;
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let env = Env::from_pairs(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .filter(|(k, _)| !k.starts_with("GAMEHUB_TLS_"))
+            .chain([
+                ("GAMEHUB_TLS_CERT".to_owned(), path(&cert)),
+                ("GAMEHUB_TLS_KEY".to_owned(), path(&key)),
+                ("GAMEHUB_TLS_CA".to_owned(), path(&ca)),
+            ]),
+    );
+    let config = CommonConfig::from_env(&env)?;
+    // The services call each other at https://127.0.0.1:…: trusting this CA.
+    if !config.tls.client.clone().install_process() {
+        anyhow::bail!("gamehub serve --tls: TLS client settings were read before they were set");
+    }
+    serve::run(&env, &config, Some(&ca)).await
+}
+
+/// `gamehub tls generate`: prints what it wrote.
+fn tls_generate(dir: &std::path::Path, hosts: &[String]) -> anyhow::Result<()> {
+    let generated = crate::tls::generate(dir, hosts, &crate::tls::CERTIFICATE_NAMES)?;
+    let kept = if generated.new_ca { "made" } else { "kept" };
+    println!("CA ({kept}): {}", generated.ca.display());
+    for (name, cert, key) in &generated.certificates {
+        println!("{name}: {} {}", cert.display(), key.display());
+    }
+    Ok(())
 }
 
 /// `gamehub demo`: against a running platform, or one started here on free ports.

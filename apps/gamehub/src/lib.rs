@@ -6,6 +6,8 @@
 //! - `serve` — [`serve`]: all four services in one process, each on its own port, and
 //!   beside them [`web`]: the browser client, its configuration and development tokens
 //!   on `GAMEHUB_WEB_ADDR`;
+//! - `tls generate` — [`tls`]: a CA and a certificate per service (also what
+//!   `serve --tls` uses);
 //! - `token` and `health` — in [`cli`]; `keys` — [`keys`]: a production platform's key
 //!   pairs and JWKS.
 //!
@@ -23,6 +25,7 @@
 pub mod cli;
 pub mod keys;
 pub mod serve;
+pub mod tls;
 pub mod web;
 
 /// Where the services are and clients holding a token (for the test kit, which starts

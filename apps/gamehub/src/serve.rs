@@ -7,6 +7,7 @@
 //! until SIGTERM or Ctrl-C.
 
 use std::net::SocketAddr;
+use std::path::Path;
 
 use gamehub_platform::config::{CommonConfig, ConfigError, Env};
 use gamehub_platform::runner::serve_until_terminated;
@@ -39,19 +40,15 @@ pub struct Platform {
     pub web: Started,
     /// Stops them all.
     pub shutdown: Shutdown,
+    /// Whether they serve TLS (`GAMEHUB_TLS_CERT`; `gamehub serve --tls`): their URLs are
+    /// `https://`.
+    pub tls: bool,
 }
 
 impl Platform {
     /// How clients reach the services.
     pub fn endpoints(&self) -> Endpoints {
-        let url = |addr: SocketAddr| {
-            let host = if addr.ip().is_unspecified() {
-                "127.0.0.1".to_owned()
-            } else {
-                addr.ip().to_string()
-            };
-            format!("http://{host}:{}", addr.port())
-        };
+        let url = |addr: SocketAddr| local_url(addr, self.tls);
         Endpoints {
             matchmaking: url(self.matchmaking.addr),
             gomoku: url(self.gomoku.addr),
@@ -110,14 +107,16 @@ impl Platform {
 }
 
 /// `gamehub serve`: starts the four services on their configured ports, prints where
-/// they listen, and serves until terminated.
-pub async fn run(env: &Env, config: &CommonConfig) -> anyhow::Result<()> {
+/// they listen, and serves until terminated. `tls_ca` is the CA to tell the user about
+/// when `gamehub serve --tls` made the certificates.
+pub async fn run(env: &Env, config: &CommonConfig, tls_ca: Option<&Path>) -> anyhow::Result<()> {
     serve_until_terminated("gamehub", config, |shutdown| async move {
         let platform = start_all(env, Ports::Configured, shutdown).await?;
         println!(
             "{}",
             banner(
                 &platform,
+                tls_ca,
                 &redact_url(config.database_url.expose()),
                 &config
                     .redis
@@ -147,6 +146,8 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
     if ports == Ports::Ephemeral {
         ledger_config.listen = ephemeral();
     }
+    let tls = ledger_config.common.tls.server.is_some();
+    let local_url = |addr| local_url(addr, tls);
     let ledger = gamehub_ledger::start(ledger_config, shutdown.clone()).await?;
     let ledger_url = local_url(ledger.addr);
 
@@ -197,46 +198,66 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
         matchmaking,
         web,
         shutdown,
+        tls,
     })
 }
 
-/// The URL another service in this process uses to reach `addr`.
-fn local_url(addr: SocketAddr) -> String {
+/// The URL another service in this process uses to reach `addr`: `https://` when the
+/// services serve TLS (the certificate of `gamehub serve --tls` names 127.0.0.1).
+fn local_url(addr: SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
     if addr.ip().is_unspecified() {
-        format!("http://127.0.0.1:{}", addr.port())
+        format!("{scheme}://127.0.0.1:{}", addr.port())
     } else {
-        format!("http://{addr}")
+        format!("{scheme}://{addr}")
     }
 }
 
-/// What `gamehub serve` prints once everything listens.
-pub fn banner(platform: &Platform, database: &str, redis: &str) -> String {
+/// What `gamehub serve` prints once everything listens; `tls_ca` is the CA of
+/// `gamehub serve --tls`.
+pub fn banner(platform: &Platform, tls_ca: Option<&Path>, database: &str, redis: &str) -> String {
     let e = platform.endpoints();
+    let grpcurl = match (platform.tls, tls_ca) {
+        (false, _) => "-plaintext".to_owned(),
+        (true, Some(ca)) => format!("-cacert {}", ca.display()),
+        (true, None) => "-cacert CA.pem".to_owned(),
+    };
+    let tls_note = match tls_ca {
+        Some(ca) => format!(
+            "\nTLS: every service and the web client serve certificates of the development CA\n\
+             {} (trust it in your browser, or pass it as GAMEHUB_TLS_CA to clients).\n",
+            ca.display()
+        ),
+        None => String::new(),
+    };
     format!(
         "gamehub is serving: four services in one process, each on its own port\n\
          \n  web client       {} (open it in a browser: play Gomoku and Dou Dizhu)\
          \n  matchmaking      {}\n  gomoku referee   {}\n  doudizhu dealer  {}\n  ledger           {}\n\
          \n  postgres         {database} (created and migrated)\n  redis            {redis}\n\
-         \nEvery service answers gRPC health and reflection (no token needed), e.g.\n\
-         \n  grpcurl -plaintext {} list\n\
+         {tls_note}\nEvery service answers gRPC health and reflection (no token needed), e.g.\n\
+         \n  grpcurl {grpcurl} {} list\n\
          \nNext: `gamehub demo` plays a Gomoku game and a Dou Dizhu deal with bots;\n\
          `gamehub token alice` mints a development token for a front-end.\n\
          Stop with Ctrl-C (or SIGTERM): services report NOT_SERVING, then drain.",
-        web_url(platform.web.addr),
+        web_url(platform.web.addr, platform.tls),
         e.matchmaking,
         e.gomoku,
         e.doudizhu,
         e.ledger,
-        e.matchmaking.trim_start_matches("http://"),
+        e.matchmaking
+            .trim_start_matches("http://")
+            .trim_start_matches("https://"),
     )
 }
 
 /// The web client's address as a person types it in a browser.
-fn web_url(addr: SocketAddr) -> String {
+fn web_url(addr: SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
     if addr.ip().is_unspecified() || addr.ip().is_loopback() {
-        format!("http://localhost:{}/", addr.port())
+        format!("{scheme}://localhost:{}/", addr.port())
     } else {
-        format!("http://{addr}/")
+        format!("{scheme}://{addr}/")
     }
 }
 

@@ -12,6 +12,11 @@
 //! answers CORS for the pages it allows, see `gamehub_platform::grpc_web`). A service
 //! that listens on this machine is announced under the host name the browser used for
 //! the page, so a page opened as `http://localhost:8080` calls `http://localhost:50051`.
+//!
+//! With `GAMEHUB_TLS_CERT` and `GAMEHUB_TLS_KEY` set (as `gamehub serve --tls` sets
+//! them) the page is served over TLS like the services (the same certificate, reloaded
+//! when its files change), and `GAMEHUB_ENV=production` refuses plaintext here as it
+//! does for the services.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -122,6 +127,17 @@ pub async fn start(
     services: Endpoints,
     shutdown: Shutdown,
 ) -> anyhow::Result<Started> {
+    common.tls.check_listener(common.environment)?;
+    // HTTP/1.1 only: this server speaks nothing else, so it must not offer h2 by ALPN.
+    let tls = match &common.tls.server {
+        Some(files) => Some(
+            gamehub_platform::tls::ServerTls::load(files)
+                .map_err(|e| e.context("web client: cannot serve TLS"))?
+                .with_alpn(&[b"http/1.1"])
+                .acceptor(),
+        ),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| anyhow::anyhow!("web client: cannot listen on {}: {e}", config.listen))?;
@@ -146,14 +162,33 @@ pub async fn start(
                 () = stop.wait() => return Ok(()),
             };
             let site = site.clone();
+            let tls = tls.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
                     let site = site.clone();
                     async move { Ok::<_, std::convert::Infallible>(answer(&site, &req)) }
                 });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let http = hyper::server::conn::http1::Builder::new();
+                match tls {
+                    None => {
+                        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                    Some(acceptor) => {
+                        let handshake = tokio::time::timeout(
+                            gamehub_platform::tls::HANDSHAKE_TIMEOUT,
+                            acceptor.accept(stream),
+                        );
+                        match handshake.await {
+                            Ok(Ok(stream)) => {
+                                let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                            }
+                            Ok(Err(e)) => {
+                                tracing::debug!(error = %e, "web client: tls handshake failed")
+                            }
+                            Err(_) => tracing::debug!("web client: tls handshake timed out"),
+                        }
+                    }
+                }
             });
         }
     });
@@ -255,8 +290,9 @@ fn client_config(site: &Site, page_host: Option<String>) -> serde_json::Value {
 /// A service URL as the browser should use it: one on this machine is named by the
 /// host the page was loaded from; any other is given as configured.
 fn browser_url(endpoint: &str, page_host: Option<&str>) -> String {
-    let Some(rest) = endpoint.strip_prefix("http://") else {
-        return endpoint.to_owned();
+    let (scheme, rest) = match endpoint.split_once("://") {
+        Some((scheme @ ("http" | "https"), rest)) => (scheme, rest),
+        _ => return endpoint.to_owned(),
     };
     let (host, port) = match rest.rsplit_once(':') {
         Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => (host, port),
@@ -267,7 +303,7 @@ fn browser_url(endpoint: &str, page_host: Option<&str>) -> String {
         "127.0.0.1" | "localhost" | "0.0.0.0" | "[::1]" | "[::]"
     );
     match page_host {
-        Some(page) if local => format!("http://{page}:{port}"),
+        Some(page) if local => format!("{scheme}://{page}:{port}"),
         _ => endpoint.to_owned(),
     }
 }

@@ -12,6 +12,7 @@ use tonic::transport::{Channel, Endpoint};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::auth::{Keys, Role};
+use crate::tls::ClientTlsFiles;
 
 /// Where the bearer token of outgoing calls comes from.
 #[derive(Clone)]
@@ -141,9 +142,21 @@ const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(5);
 const KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A lazily connecting channel to `url` (e.g. `http://127.0.0.1:50054`): the first call
-/// connects, and a broken connection is re-established on the next call.
+/// connects, and a broken connection is re-established on the next call. An
+/// `https://` URL is called over TLS with this process's client settings
+/// ([`ClientTlsFiles::process`]: `GAMEHUB_TLS_CA`, `GAMEHUB_TLS_CLIENT_CERT`,
+/// `GAMEHUB_TLS_CLIENT_KEY`).
 pub fn channel(url: &str, timeout: Duration) -> anyhow::Result<Channel> {
-    let endpoint = Endpoint::from_shared(url.to_owned())
+    channel_with_tls(url, timeout, ClientTlsFiles::process())
+}
+
+/// [`channel`] with the given TLS client settings (used for `https://` URLs only).
+pub fn channel_with_tls(
+    url: &str,
+    timeout: Duration,
+    tls: &ClientTlsFiles,
+) -> anyhow::Result<Channel> {
+    let mut endpoint = Endpoint::from_shared(url.to_owned())
         .map_err(|e| anyhow::anyhow!("invalid service URL {url:?}: {e}"))?
         .connect_timeout(Duration::from_secs(2))
         .timeout(timeout)
@@ -151,6 +164,11 @@ pub fn channel(url: &str, timeout: Duration) -> anyhow::Result<Channel> {
         .http2_keep_alive_interval(KEEP_ALIVE_INTERVAL)
         .keep_alive_timeout(KEEP_ALIVE_TIMEOUT)
         .keep_alive_while_idle(true);
+    if url.starts_with("https://") {
+        endpoint = endpoint
+            .tls_config(tls.tonic_config()?)
+            .map_err(|e| anyhow::anyhow!("tls settings for {url}: {e}"))?;
+    }
     Ok(endpoint.connect_lazy())
 }
 
@@ -168,12 +186,21 @@ pub fn service_channel(
 
 /// Asks a server's standard health service whether `service` (empty: the whole
 /// server) is SERVING. Used by the binaries' `health` subcommand (container
-/// healthchecks) and by tests.
+/// healthchecks) and by tests. An `https://` URL is asked over TLS (see [`channel`]).
 pub async fn check_health(url: &str, service: &str) -> anyhow::Result<bool> {
+    check_health_with_tls(url, service, ClientTlsFiles::process()).await
+}
+
+/// [`check_health`] with the given TLS client settings.
+pub async fn check_health_with_tls(
+    url: &str,
+    service: &str,
+    tls: &ClientTlsFiles,
+) -> anyhow::Result<bool> {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_check_response::ServingStatus;
     use tonic_health::pb::health_client::HealthClient;
-    let mut client = HealthClient::new(channel(url, Duration::from_secs(3))?);
+    let mut client = HealthClient::new(channel_with_tls(url, Duration::from_secs(3), tls)?);
     let response = client
         .check(HealthCheckRequest {
             service: service.to_owned(),

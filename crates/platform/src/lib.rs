@@ -15,6 +15,8 @@
 //!   configuration, serving until terminated;
 //! - [`grpc_web`]: gRPC-Web for browsers in front of every server, with CORS;
 //! - [`client`]: channels to other services carrying a service token and the trace;
+//! - [`tls`]: TLS on every listener (certificates reloaded when their files change,
+//!   optional client certificates) and on calls to `https://` URLs;
 //! - [`error`]: [`error::ApiError`], the one mapping from service errors to gRPC statuses;
 //! - [`metrics`]: Prometheus metrics, a leaf every module counts into (the scrape
 //!   endpoint is the server's: [`server::metrics_endpoint`]);
@@ -44,6 +46,7 @@ pub mod runner;
 pub mod server;
 pub mod tables;
 pub mod telemetry;
+pub mod tls;
 
 pub use auth::{Caller, Role};
 pub use clock::Clock;

@@ -145,7 +145,10 @@ async fn run<S: Service, E: Subcommand>(
             serve_until_terminated(binary, &common, |shutdown| config.start(shutdown)).await?;
             Ok(ExitCode::SUCCESS)
         }
-        ServiceCommand::Health { addr } => Ok(health_exit_code(addr, config.listen()).await),
+        ServiceCommand::Health { addr } => {
+            let tls = config.common().tls.server.is_some();
+            Ok(health_exit_code(addr, config.listen(), tls).await)
+        }
         ServiceCommand::Own(command) => own(command),
     }
 }
@@ -161,6 +164,9 @@ where
     F: FnOnce(Shutdown) -> Fut,
     Fut: Future<Output = anyhow::Result<Started>>,
 {
+    // Before anything starts (a database created, migrations run): production without
+    // TLS is refused here as every listener would refuse it.
+    config.tls.check_listener(config.environment)?;
     let _telemetry = telemetry::init(service, config)?;
     crate::metrics::install();
     let shutdown = Shutdown::new();
@@ -174,10 +180,14 @@ where
 }
 
 /// The `health` command (container healthchecks): SUCCESS iff the server at `addr` — by
-/// default this configuration's port on 127.0.0.1 — answers SERVING on the standard
-/// gRPC health protocol.
-pub async fn health_exit_code(addr: Option<String>, listen: SocketAddr) -> ExitCode {
-    let url = addr.unwrap_or_else(|| format!("http://127.0.0.1:{}", listen.port()));
+/// default this configuration's port on 127.0.0.1, over TLS (`https://localhost:…`, the
+/// name a certificate from `gamehub tls generate` carries) when `tls` says the listener
+/// serves it — answers SERVING on the standard gRPC health protocol.
+pub async fn health_exit_code(addr: Option<String>, listen: SocketAddr, tls: bool) -> ExitCode {
+    let url = addr.unwrap_or_else(|| match tls {
+        true => format!("https://localhost:{}", listen.port()),
+        false => format!("http://127.0.0.1:{}", listen.port()),
+    });
     match crate::client::check_health(&url, "").await {
         Ok(true) => ExitCode::SUCCESS,
         _ => ExitCode::FAILURE,

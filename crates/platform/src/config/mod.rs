@@ -112,6 +112,10 @@ pub struct CommonConfig {
     pub matchmaking_url: String,
     /// `GAMEHUB_CORS_ORIGINS`: the web pages that may call from a browser (gRPC-Web).
     pub browser_origins: crate::grpc_web::AllowedOrigins,
+    /// `GAMEHUB_TLS_*`: what the listeners serve, how calls to `https://` URLs verify
+    /// servers and present client certificates, and whether a proxy in front
+    /// terminates TLS (see [`crate::tls`]).
+    pub tls: crate::tls::TlsConfig,
     /// Where every stored deadline's "now" comes from: the system clock (no variable
     /// sets it); tests put their own manual clock here (see [`crate::clock`]).
     pub clock: crate::clock::Clock,
@@ -322,6 +326,7 @@ impl CommonConfig {
             game_urls: GameUrls::from_env(env),
             matchmaking_url: env.string("GAMEHUB_MATCHMAKING_URL", &local_url(ports::MATCHMAKING)),
             browser_origins,
+            tls: crate::tls::TlsConfig::from_env(env)?,
             clock: crate::clock::Clock::system(),
         })
     }

@@ -16,6 +16,12 @@
 //!   streams are told to end ([`ShutdownListener`]), and in-flight calls get a bounded
 //!   grace period before the server stops;
 //!
+//! Under it all, the transport: plaintext HTTP/2 (and HTTP/1.1 for gRPC-Web), or TLS
+//! when `GAMEHUB_TLS_CERT` and `GAMEHUB_TLS_KEY` are set ([`crate::tls`]: certificate
+//! reloaded when its files change, client certificates required when
+//! `GAMEHUB_TLS_CLIENT_CA` is set); `GAMEHUB_ENV=production` refuses to serve
+//! plaintext unless `GAMEHUB_TLS_TERMINATED_BY_PROXY=true`.
+//!
 //! plus standard gRPC health (`grpc.health.v1.Health`) and reflection on every server,
 //! and beside it [`metrics_endpoint`]: the Prometheus scrape endpoint a binary serves
 //! on its own address.
@@ -45,7 +51,8 @@ pub use rate_limit::{RateLimitLayer, RateLimitService, RateLimiter};
 pub use shutdown::{Shutdown, ShutdownListener, termination_signal};
 
 use crate::auth::Keys;
-use crate::config::{CommonConfig, ServerLimits};
+use crate::config::{CommonConfig, Environment, ServerLimits};
+use crate::tls::{ServerTls, TlsConfig};
 
 /// A gRPC server under construction: add services, then [`GrpcServer::serve`].
 pub struct GrpcServer {
@@ -57,6 +64,10 @@ pub struct GrpcServer {
     service_names: Vec<&'static str>,
     shutdown: Shutdown,
     browser_origins: crate::grpc_web::AllowedOrigins,
+    /// What the listener serves: TLS from files, or plaintext.
+    tls: TlsConfig,
+    /// Production refuses a plaintext listener (see [`TlsConfig::check_listener`]).
+    environment: Environment,
 }
 
 impl GrpcServer {
@@ -86,6 +97,8 @@ impl GrpcServer {
             service_names: Vec::new(),
             shutdown,
             browser_origins: config.browser_origins.clone(),
+            tls: config.tls.clone(),
+            environment: config.environment,
         }
     }
 
@@ -115,6 +128,8 @@ impl GrpcServer {
 
     /// Serves on `listener` until `signal` resolves, then shuts down gracefully:
     /// NOT_SERVING, the drain delay, then at most the grace period for in-flight calls.
+    /// Fails at once if the TLS files do not load, or if this is a production
+    /// configuration without TLS (and without a proxy that terminates it).
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -130,7 +145,18 @@ impl GrpcServer {
             service_names,
             shutdown,
             browser_origins,
+            tls,
+            environment,
         } = self;
+        tls.check_listener(environment)?;
+        let server_tls = match &tls.server {
+            Some(files) => Some(ServerTls::load(files).map_err(|e| {
+                e.context(format!(
+                    "{name}: cannot serve TLS (GAMEHUB_TLS_CERT, GAMEHUB_TLS_KEY)"
+                ))
+            })?),
+            None => None,
+        };
         for service in &service_names {
             health
                 .set_service_status(*service, ServingStatus::Serving)
@@ -151,25 +177,39 @@ impl GrpcServer {
             .into_inner();
 
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tonic::transport::Server::builder()
+        let stopped = async {
+            let _ = stop_rx.await;
+        };
+        let router = tonic::transport::Server::builder()
             .timeout(limits.request_timeout)
             .tcp_nodelay(true)
             .accept_http1(true) // gRPC-Web from browsers
             .http2_keepalive_interval(Some(Duration::from_secs(30)))
             .http2_keepalive_timeout(Some(Duration::from_secs(10)))
             .layer(layers)
-            .add_routes(routes)
-            // `tcp_nodelay` above applies only to listeners tonic binds itself: set it
-            // on the accepted connections too, or small replies wait out Nagle's
-            // algorithm against the client's delayed ACK (about 40 ms each).
-            .serve_with_incoming_shutdown(
+            .add_routes(routes);
+        // `tcp_nodelay` above applies only to listeners tonic binds itself: it is set on
+        // the accepted connections too (by `with_nodelay`, and by `ServerTls::incoming`),
+        // or small replies wait out Nagle's algorithm against the client's delayed ACK
+        // (about 40 ms each).
+        let server: std::pin::Pin<
+            Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>,
+        > = match &server_tls {
+            None => Box::pin(router.serve_with_incoming_shutdown(
                 tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-                async {
-                    let _ = stop_rx.await;
-                },
-            );
-        tracing::info!(service = %name, %addr, "serving gRPC");
-        tokio::pin!(server);
+                stopped,
+            )),
+            Some(server_tls) => Box::pin(
+                router.serve_with_incoming_shutdown(server_tls.incoming(listener), stopped),
+            ),
+        };
+        let scheme = if server_tls.is_some() {
+            "tls"
+        } else {
+            "plaintext"
+        };
+        tracing::info!(service = %name, %addr, transport = scheme, "serving gRPC");
+        let mut server = server;
 
         let mut shutdown_listener = shutdown.listener();
         tokio::select! {

@@ -66,6 +66,11 @@ pub struct Args {
     /// PostgreSQL server for --spawn (the scratch database is created there).
     #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432")]
     pub postgres: String,
+    /// With --spawn: serve and call over TLS, with the certificates of `gamehub tls
+    /// generate --dir DIR` (each service its own NAME.pem, everyone trusting ca.pem),
+    /// so a run beside a plaintext one shows what TLS costs per move.
+    #[arg(long, requires = "spawn")]
+    pub tls_dir: Option<std::path::PathBuf>,
     /// Also write the report as JSON to this file.
     #[arg(long)]
     pub json: Option<std::path::PathBuf>,
@@ -89,7 +94,14 @@ pub async fn main(args: &Args, config: &CommonConfig) -> anyhow::Result<()> {
         args.tables, args.games, args.warm_up_secs, args.duration_secs
     );
     let report = if args.spawn {
-        run_spawned(config, &options, warm_up, &args.postgres).await?
+        run_spawned(
+            config,
+            &options,
+            warm_up,
+            &args.postgres,
+            args.tls_dir.as_deref(),
+        )
+        .await?
     } else {
         run(
             &Endpoints::from_config(config),

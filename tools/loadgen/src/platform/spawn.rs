@@ -2,7 +2,8 @@
 //! this one) on free ports, over a scratch database and a key prefix of the run's own;
 //! their CPU time and resident memory sampled from `/proc`; settlements counted from
 //! their metrics; and the `redis-benchmark` and `pgbench` baselines of the same Redis and
-//! PostgreSQL measured right after the load.
+//! PostgreSQL measured right after the load. With `--tls-dir` every service serves TLS
+//! and every call (the load's and the services' own) is made over it.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -48,13 +49,24 @@ fn proc_sample(pid: u32) -> Option<(u64, u64)> {
 const CLOCK_TICKS: f64 = 100.0;
 
 /// Starts the four services as separate processes (binaries next to this one), runs the
-/// load, measures the baselines, and stops them.
+/// load, measures the baselines, and stops them. With `tls_dir` (made by `gamehub tls
+/// generate`) they serve TLS, and this process's calls trust its `ca.pem`.
 pub async fn run_spawned(
     config: &CommonConfig,
     options: &LoadOptions,
     warm_up: Duration,
     postgres_server: &str,
+    tls_dir: Option<&Path>,
 ) -> anyhow::Result<Report> {
+    if let Some(dir) = tls_dir {
+        let client = gamehub_platform::tls::ClientTlsFiles {
+            ca: Some(dir.join("ca.pem")),
+            identity: None,
+        };
+        if !client.install_process() {
+            anyhow::bail!("--tls-dir: the TLS client settings were already in use");
+        }
+    }
     let dir: PathBuf = std::env::current_exe()?
         .parent()
         .map(Path::to_path_buf)
@@ -63,14 +75,15 @@ pub async fn run_spawned(
     let database = format!("loadgen_{id}");
     let addrs: Vec<SocketAddr> = (0..4).map(|_| free_port()).collect::<anyhow::Result<_>>()?;
     let metrics: Vec<SocketAddr> = (0..4).map(|_| free_port()).collect::<anyhow::Result<_>>()?;
-    let url = |a: SocketAddr| format!("http://{a}");
+    let scheme = if tls_dir.is_some() { "https" } else { "http" };
+    let url = |a: SocketAddr| format!("{scheme}://{a}");
     let endpoints = Endpoints {
         matchmaking: url(addrs[0]),
         gomoku: url(addrs[1]),
         doudizhu: url(addrs[2]),
         ledger: url(addrs[3]),
     };
-    let common: Vec<(String, String)> = vec![
+    let mut common: Vec<(String, String)> = vec![
         (
             "DATABASE_URL".into(),
             format!("{postgres_server}/{database}"),
@@ -100,6 +113,12 @@ pub async fn run_spawned(
         ("GAMEHUB_PLAYER_RATE_PER_SECOND".into(), "0".into()),
         ("RUST_LOG".into(), "warn".into()),
     ];
+    let path = |name: &str| -> String {
+        tls_dir.map_or_else(String::new, |d| d.join(name).to_string_lossy().into_owned())
+    };
+    if tls_dir.is_some() {
+        common.push(("GAMEHUB_TLS_CA".into(), path("ca.pem")));
+    }
     let services: [(&'static str, &str, &str, usize); 4] = [
         ("ledger", "gamehub-ledger", "GAMEHUB_LEDGER_ADDR", 3),
         (
@@ -123,9 +142,20 @@ pub async fn run_spawned(
     ];
     let mut spawned: Vec<Spawned> = Vec::new();
     for (name, binary, addr_key, index) in services {
+        // Each service its own certificate, served and presented to the others.
+        let tls: Vec<(&str, String)> = match tls_dir {
+            None => Vec::new(),
+            Some(_) => vec![
+                ("GAMEHUB_TLS_CERT", path(&format!("{name}.pem"))),
+                ("GAMEHUB_TLS_KEY", path(&format!("{name}-key.pem"))),
+                ("GAMEHUB_TLS_CLIENT_CERT", path(&format!("{name}.pem"))),
+                ("GAMEHUB_TLS_CLIENT_KEY", path(&format!("{name}-key.pem"))),
+            ],
+        };
         let child = Command::new(dir.join(binary))
             .arg("serve")
             .envs(common.iter().cloned())
+            .envs(tls)
             .env(addr_key, addrs[index].to_string())
             .env("GAMEHUB_METRICS_ADDR", metrics[index].to_string())
             .stdout(Stdio::null())
