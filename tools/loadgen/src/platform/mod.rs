@@ -287,7 +287,20 @@ pub struct Report {
     pub pgbench_tps: Option<f64>,
 }
 
+/// The load generator's own line among [`Report::processes`].
+pub const LOADGEN_PROCESS: &str = "loadgen (this)";
+
 impl Report {
+    /// CPU time per move (moves, bids, plays and passes) of a process that used
+    /// `cpu_percent` of a core on average, in microseconds.
+    pub fn cpu_micros_per_move(&self, cpu_percent: f64) -> f64 {
+        if self.moves_per_second > 0.0 {
+            cpu_percent / 100.0 * 1e6 / self.moves_per_second
+        } else {
+            0.0
+        }
+    }
+
     /// The report as a table for people.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -327,13 +340,28 @@ impl Report {
             ));
         }
         if !self.processes.is_empty() {
-            out.push_str("\n  process            CPU (% of a core)   RSS\n");
+            out.push_str("\n  process            CPU (% of a core)   CPU µs per move   RSS\n");
             for p in &self.processes {
                 out.push_str(&format!(
-                    "  {:<18} {:>8.0} %        {:>6.1} MiB\n",
-                    p.name, p.cpu_percent, p.rss_mib
+                    "  {:<18} {:>8.1} %        {:>10.1}        {:>6.1} MiB\n",
+                    p.name,
+                    p.cpu_percent,
+                    self.cpu_micros_per_move(p.cpu_percent),
+                    p.rss_mib
                 ));
             }
+            let services: f64 = self
+                .processes
+                .iter()
+                .filter(|p| p.name != LOADGEN_PROCESS)
+                .map(|p| p.cpu_percent)
+                .sum();
+            out.push_str(&format!(
+                "  {:<18} {:>8.1} %        {:>10.1}\n",
+                "services together",
+                services,
+                self.cpu_micros_per_move(services)
+            ));
         }
         if let Some(eval) = self.redis_eval_per_second {
             out.push_str(&format!(

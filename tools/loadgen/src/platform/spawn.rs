@@ -208,7 +208,7 @@ pub async fn run_spawned(
         .zip(before.iter().zip(&after))
         .map(|(s, (b, a))| cost(s.name, *b, *a))
         .collect();
-    processes.push(cost("loadgen (this)", own_before, own_after));
+    processes.push(cost(super::LOADGEN_PROCESS, own_before, own_after));
 
     let (mut report, stop) = match result {
         Ok(ok) => ok,
