@@ -36,7 +36,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
-use crate::config::{ConfigError, Env, Environment};
+use crate::config::env::{ConfigError, Env, Environment};
 
 /// How often, at most, a listener looks at its certificate files' modification times.
 pub const RELOAD_CHECK_INTERVAL: Duration = Duration::from_secs(2);
