@@ -126,7 +126,9 @@ async fn a_move_and_its_settlement_share_one_trace() {
     .await
     .unwrap();
 
-    // Wait for the settler to deliver the game to the ledger, then for the spans.
+    // Wait for the settler to deliver the game to the ledger, then for the spans: the
+    // settler's own span ends (and is exported) after the ledger's answer, so it is
+    // waited for too.
     let in_trace = |name: &str| {
         let spans = receiver.spans.lock().unwrap();
         spans.iter().any(|(n, t)| n == name && *t == trace_id)
@@ -138,7 +140,8 @@ async fn a_move_and_its_settlement_share_one_trace() {
             telemetry.flush();
             std::future::ready(
                 (in_trace("/gamehub.gomoku.v1.GomokuService/PlaceStone")
-                    && in_trace("/gamehub.ledger.v1.LedgerService/SettleGame"))
+                    && in_trace("/gamehub.ledger.v1.LedgerService/SettleGame")
+                    && in_trace("settle"))
                 .then_some(()),
             )
         },
