@@ -172,11 +172,34 @@ pub async fn connect_database(config: &LedgerConfig) -> anyhow::Result<PgPool> {
     Ok(pool)
 }
 
+/// How long a connection given back to the pool may take to show it still answers.
+const RELEASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The pool settings the primary and the read replica share.
+///
+/// A call cancelled mid-query (its deadline passed) gives its connection back in an
+/// unknown state, and the pool checks it with a round trip before reusing it; that
+/// check has no timeout of its own, so on a link that drops packets silently it would
+/// wait forever and hold its pool slot: after a few such calls the pool is exhausted for
+/// good (tests/partitions.rs). The same check is made here first, bounded: a connection
+/// that does not answer within [`RELEASE_CHECK_TIMEOUT`] is dropped (its slot freed; a
+/// new connection is opened when one is needed).
 fn pool_options(config: &LedgerConfig) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(config.db_pool_size)
         .acquire_timeout(Duration::from_secs(5))
+        .after_release(|connection, _| {
+            Box::pin(async move {
+                use sqlx::Connection as _;
+                match tokio::time::timeout(RELEASE_CHECK_TIMEOUT, connection.ping()).await {
+                    Ok(answered) => answered.map(|()| true),
+                    Err(_) => Err(sqlx::Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "a connection given back to the pool did not answer a ping",
+                    ))),
+                }
+            })
+        })
 }
 
 /// How to connect to `url` (read from the variable `name`), with the statement timeout.
