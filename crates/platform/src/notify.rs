@@ -321,7 +321,12 @@ impl Notifier {
         // like a quiet one forever: a PING answered in time proves it alive
         // (`tests/partitions.rs`).
         let (mut sink, mut messages) = pubsub.split();
-        let mut heartbeat = tokio::time::interval(SUBSCRIPTION_PING_INTERVAL);
+        // The first PING one interval after subscribing (an interval's first tick is
+        // at once).
+        let mut heartbeat = tokio::time::interval_at(
+            tokio::time::Instant::now() + SUBSCRIPTION_PING_INTERVAL,
+            SUBSCRIPTION_PING_INTERVAL,
+        );
         loop {
             tokio::select! {
                 message = messages.next() => {
@@ -331,7 +336,9 @@ impl Notifier {
                     }
                 }
                 _ = heartbeat.tick() => {
-                    let pong = tokio::time::timeout(SUBSCRIPTION_PING_TIMEOUT, sink.ping::<String>());
+                    // Subscribed, Redis answers a PING with an array (["pong", ""]),
+                    // not PONG: any answer in time proves the link alive.
+                    let pong = tokio::time::timeout(SUBSCRIPTION_PING_TIMEOUT, sink.ping::<redis::Value>());
                     match pong.await {
                         Ok(reply) => {
                             reply?;
