@@ -16,6 +16,9 @@ root=$(pwd)
 seconds=${FUZZ_SECONDS:-10}
 # A single run longer than this is a hang (libFuzzer's -timeout, seconds).
 hang_secs=${FUZZ_HANG_SECONDS:-10}
+# Where the fuzz build goes: fuzz/target by default; CI keeps it between runs on one
+# machine (FUZZ_TARGET_DIR), as it keeps the image build's, so only changed crates build.
+target_dir=${FUZZ_TARGET_DIR:-$root/fuzz/target}
 unset CARGO_TARGET_DIR
 
 step() { printf '\n==== fuzz: %s (%s)\n' "$*" "$(date +%H:%M:%S)"; }
@@ -36,9 +39,10 @@ fi
 # use the full build: `cargo +nightly fuzz build -O`.
 step "building every target (cargo +nightly fuzz build -O -a -s none --codegen-units 16, opt-level 1)"
 start=$(date +%s)
-CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo +nightly fuzz build -O -a -s none --codegen-units 16
+CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo +nightly fuzz build -O -a -s none --codegen-units 16 \
+  --target-dir "$target_dir"
 echo "built in $(( $(date +%s) - start )) s"
-bin=fuzz/target/x86_64-unknown-linux-gnu/release
+bin=$target_dir/x86_64-unknown-linux-gnu/release
 
 if [ $# -gt 0 ]; then
   targets=("$@")
