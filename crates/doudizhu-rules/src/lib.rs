@@ -14,6 +14,9 @@
 //! - [`bidding`]: the bidding (叫分) state machine.
 //! - [`scoring`]: points, spring, anti-spring, escape ([`Settlement`]).
 //! - [`rule_set`]: the rule sets played, by the name rooms give them ([`RuleSet`]).
+//! - [`wild`]: wild cards (癞子) of the `laizi` rule set: every [`Reading`] of a play
+//!   ([`readings`], [`read_as`]), the order of soft, hard and wild bombs
+//!   ([`Reading::beats`]) and every legal play of a hand with wilds ([`wild_plays`]).
 //! - [`mod@deal`]: one deal as a state machine ([`Deal`]) with events, errors, timeouts,
 //!   auto-play (托管), per-seat views and the record of a finished deal.
 #![forbid(unsafe_code)]
@@ -28,6 +31,7 @@ pub mod rule_set;
 pub mod scoring;
 pub mod seat;
 pub mod shuffle;
+pub mod wild;
 
 pub use bidding::{Bid, BidError, BidOutOfRange, Bidding, BiddingOutcome};
 pub use card::{Card, CardSet, ParseError, Rank, Suit, parse_card_text};
@@ -45,3 +49,4 @@ pub use seat::{Seat, first_bidder_of_first_deal, next_first_bidder};
 pub use shuffle::{
     Commitment, Dealt, PublishedDealError, Seed, VerifyError, deal, verify, verify_published,
 };
+pub use wild::{BombClass, Reading, ReadingError, WildPlay, read_as, readings, wild_plays};
