@@ -20,6 +20,9 @@
 //! - [`scoring`]: points for every rule set, spring, anti-spring, escape
 //!   ([`Settlement`]).
 //! - [`rule_set`]: the rule sets played, by the name rooms give them ([`RuleSet`]).
+//! - [`wild`]: wild cards (癞子) of the `laizi` rule set: every [`Reading`] of a play
+//!   ([`readings`], [`read_as`]), the order of soft, hard and wild bombs
+//!   ([`Reading::beats`]) and every legal play of a hand with wilds ([`wild_plays`]).
 //! - [`mod@deal`]: one deal as a state machine ([`Deal`]) with its phases and decisions
 //!   ([`Decision`]), events, errors, timeouts, auto-play (托管), per-seat views and the
 //!   record of a finished deal.
@@ -36,6 +39,7 @@ pub mod rule_set;
 pub mod scoring;
 pub mod seat;
 pub mod shuffle;
+pub mod wild;
 
 pub use auction::{Auction, AuctionCall, AuctionError, AuctionOutcome, AuctionStage, SeatCall};
 pub use bidding::{Bid, BidError, BidOutOfRange, Bidding, BiddingOutcome};
@@ -58,3 +62,4 @@ pub use shuffle::{
     Commitment, Dealt, PublishedDealError, Seed, VerifyError, deal, verify, verify_published,
     wild_rank,
 };
+pub use wild::{BombClass, Reading, ReadingError, WildPlay, read_as, readings, wild_plays};

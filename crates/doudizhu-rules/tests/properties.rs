@@ -15,7 +15,7 @@ use serde_json::Value;
 const MAX_STEPS: usize = 3_000;
 
 /// The rule sets random deals are played in.
-const RULE_SETS: [RuleSet; 2] = [RuleSet::Classic, RuleSet::Rob];
+const RULE_SETS: [RuleSet; 3] = [RuleSet::Classic, RuleSet::Rob, RuleSet::Laizi];
 
 fn rules(rule_set: RuleSet) -> DealRules {
     DealRules {
@@ -211,17 +211,31 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
             deal.bid(seat, bid, *now).expect("a legal bid")
         }
         Decision::Play => {
-            let plays = deal.legal_plays(seat).expect("seat to act");
+            let plays = deal.wild_plays(seat).expect("seat to act");
             if deal.trick().is_some() && (plays.is_empty() || rng.random_bool(0.3)) {
                 return deal.pass(seat, *now).expect("a legal pass");
             }
             let play = plays[rng.random_range(0..plays.len())];
             let cards = deal
                 .hand(seat)
-                .pick(&play.ranks)
+                .pick(&play.cards)
                 .expect("from the hand")
                 .to_vec();
-            deal.play(seat, &cards, *now).expect("a legal play")
+            // Half the time the play says what it means; without, it must read one way.
+            if rng.random_bool(0.5) {
+                return deal
+                    .play_as(seat, &cards, Some(&play.meant), *now)
+                    .expect("a legal play, as meant");
+            }
+            match deal.play(seat, &cards, *now) {
+                Err(ActionError::AmbiguousReading { readings }) => {
+                    assert!(readings.len() > 1);
+                    assert!(readings.iter().any(|r| r.reading == play.reading));
+                    deal.play_as(seat, &cards, Some(&play.meant), *now)
+                        .expect("a legal play, as meant")
+                }
+                result => result.expect("a legal play"),
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::ranks::RankCounts;
 use crate::scoring::Settlement;
 use crate::seat::Seat;
 use crate::shuffle::{Commitment, Seed};
+use crate::wild::BombClass;
 
 use super::Phase;
 
@@ -145,6 +146,9 @@ pub enum EventBody {
         /// In `laizi`, the ranks the cards stand for (wilds replaced); absent otherwise.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         meant: Option<RankCounts>,
+        /// In `laizi`, a bomb's class (`soft`, `hard`, `wild`); absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bomb: Option<BombClass>,
     },
     Passed {
         seat: Seat,

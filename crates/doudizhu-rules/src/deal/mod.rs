@@ -13,15 +13,18 @@
 //! says who is to act and what it must decide.
 //!
 //! Files: `events` (what seats are told), `view` (what a seat may see), `record` (the
-//! finished deal and its replay), `auto` (who decides for a seat on auto-play).
+//! finished deal and its replay), `auto` (who decides for a seat on auto-play),
+//! `reading` (what a play reads as, wild cards included).
 
 mod auto;
 mod events;
+mod reading;
 mod record;
 mod view;
 
 pub use auto::{AutoPlayer, Choice, TimeoutMoves};
 pub use events::{Actor, Audience, Event, EventBody};
+pub use reading::reading_text;
 pub use record::{DealRecord, ReplayError};
 pub use view::{PlayView, SeatBid, SeatDouble, SeatView};
 
@@ -38,6 +41,7 @@ use crate::rule_set::RuleSet;
 use crate::scoring::{self, Escape, Outcome, PlayedOut, Settlement, Stakes};
 use crate::seat::Seat;
 use crate::shuffle::{self, Commitment, Seed};
+use crate::wild::{self, BombClass, Reading, WildPlay};
 
 /// Longest deal id accepted, in bytes.
 pub const MAX_DEAL_ID_LEN: usize = 128;
@@ -162,6 +166,9 @@ pub struct Turn {
     /// In `laizi`, the ranks the cards stand for; `None` otherwise and for a pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meant: Option<RankCounts>,
+    /// In `laizi`, a bomb's class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bomb: Option<BombClass>,
 }
 
 impl Turn {
@@ -169,9 +176,12 @@ impl Turn {
         PlayView {
             seat: self.seat,
             cards: self.cards.to_vec(),
+            // What the cards stand for reads as the play's combination (in `laizi` the
+            // reading's, as `wild::read_as` classifies `meant`).
             combination: classify(&self.meant.unwrap_or(self.cards.rank_counts())),
             by: self.by,
             meant: self.meant,
+            bomb: self.bomb,
         }
     }
 }
@@ -187,9 +197,20 @@ pub struct Trick {
     /// In `laizi`, the ranks the cards stand for; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meant: Option<RankCounts>,
+    /// In `laizi`, a bomb's class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bomb: Option<BombClass>,
 }
 
 impl Trick {
+    /// What the play reads as, for beating it.
+    pub fn reading(&self) -> Reading {
+        Reading {
+            combination: self.combination,
+            bomb: self.bomb,
+        }
+    }
+
     fn view(&self) -> PlayView {
         PlayView {
             seat: self.seat,
@@ -197,6 +218,7 @@ impl Trick {
             combination: Some(self.combination),
             by: self.by,
             meant: self.meant,
+            bomb: self.bomb,
         }
     }
 }
@@ -222,6 +244,10 @@ pub enum ActionError {
     InvalidCombination,
     #[error("those cards cannot stand for those ranks")]
     ReadingNotPossible,
+    /// The cards allow more than one reading (`laizi`) and the play stated none; each
+    /// reading with one `meant` that states it.
+    #[error("say which: those cards read as {}", reading::readings_text(.readings))]
+    AmbiguousReading { readings: Vec<WildPlay> },
     #[error("that does not beat the {previous} on the table")]
     DoesNotBeat { previous: Combination },
     #[error("you lead: play something, passing is not allowed")]
@@ -246,6 +272,7 @@ impl ActionError {
             ActionError::CardsNotInHand => "cards_not_in_hand",
             ActionError::InvalidCombination => "invalid_combination",
             ActionError::ReadingNotPossible => "reading_not_possible",
+            ActionError::AmbiguousReading { .. } => "ambiguous_reading",
             ActionError::DoesNotBeat { .. } => "does_not_beat",
             ActionError::CannotPassOnLead => "cannot_pass_on_lead",
             ActionError::BidNotHigher { .. } => "bid_not_higher",
@@ -523,13 +550,45 @@ impl Deal {
     /// Every distinct play the seat to act may make now (as rank multisets; pick real
     /// cards with [`CardSet::pick`]). Passing is allowed exactly when [`Deal::trick`] is
     /// `Some`.
+    ///
+    /// In `laizi` these are the cards of [`Deal::wild_plays`] with their readings'
+    /// combinations, so the same cards may come more than once and a play of them
+    /// without its `meant` may be ambiguous: choose from [`Deal::wild_plays`] there.
     pub fn legal_plays(&self, seat: Seat) -> Result<Vec<Play>, ActionError> {
         self.check_decision(seat, Decision::Play)?;
         let hand = self.hands[seat.index()].rank_counts();
-        Ok(legal_plays(
-            &hand,
-            self.trick.as_ref().map(|t| &t.combination),
-        ))
+        Ok(match self.wild_rank {
+            Some(_) => self
+                .wild_plays(seat)?
+                .into_iter()
+                .map(|p| Play {
+                    combination: p.reading.combination,
+                    ranks: p.cards,
+                })
+                .collect(),
+            None => legal_plays(&hand, self.trick.as_ref().map(|t| &t.combination)),
+        })
+    }
+
+    /// Every distinct play the seat to act may make now, as cards (ranks), what they
+    /// stand for and their reading; play one with [`Deal::play_as`] and its `meant`. In
+    /// every rule set: without wild cards `meant` is the cards themselves and the
+    /// reading classic. Passing is allowed exactly when [`Deal::trick`] is `Some`.
+    pub fn wild_plays(&self, seat: Seat) -> Result<Vec<WildPlay>, ActionError> {
+        self.check_decision(seat, Decision::Play)?;
+        let hand = self.hands[seat.index()].rank_counts();
+        let previous = self.trick.as_ref().map(Trick::reading);
+        Ok(match self.wild_rank {
+            Some(wild) => wild::wild_plays(&hand, wild, previous.as_ref()),
+            None => legal_plays(&hand, previous.as_ref().map(|r| &r.combination))
+                .into_iter()
+                .map(|p| WildPlay {
+                    cards: p.ranks,
+                    meant: p.ranks,
+                    reading: Reading::classic(p.combination),
+                })
+                .collect(),
+        })
     }
 
     // ---- actions by a seat ---------------------------------------------------------
@@ -1091,21 +1150,6 @@ impl Deal {
         Ok(())
     }
 
-    /// What `cards` read as, given what the player says they mean: in `classic` and
-    /// `rob` the cards' own ranks (a `meant` other than them is refused).
-    fn read_play(
-        &self,
-        cards: CardSet,
-        meant: Option<RankCounts>,
-    ) -> Result<(Combination, Option<RankCounts>), ActionError> {
-        let ranks = cards.rank_counts();
-        if meant.is_some_and(|m| m != ranks) {
-            return Err(ActionError::ReadingNotPossible);
-        }
-        let combination = classify(&ranks).ok_or(ActionError::InvalidCombination)?;
-        Ok((combination, None))
-    }
-
     fn apply_play(
         &mut self,
         seat: Seat,
@@ -1122,14 +1166,16 @@ impl Deal {
         if !cards.is_subset(hand) {
             return Err(ActionError::CardsNotInHand);
         }
-        let (combination, meant) = self.read_play(cards, meant)?;
+        let (reading, meant) =
+            reading::read_play(&cards.rank_counts(), self.wild_rank, meant.as_ref())?;
         if let Some(trick) = &self.trick
-            && !combination.beats(&trick.combination)
+            && !reading.beats(&trick.reading())
         {
             return Err(ActionError::DoesNotBeat {
                 previous: trick.combination,
             });
         }
+        let Reading { combination, bomb } = reading;
         let left = hand.difference(cards);
         self.hands[seat.index()] = left;
         self.turns.push(Turn {
@@ -1137,6 +1183,7 @@ impl Deal {
             cards,
             by,
             meant,
+            bomb,
         });
         self.trick = Some(Trick {
             seat,
@@ -1144,6 +1191,7 @@ impl Deal {
             cards,
             by,
             meant,
+            bomb,
         });
         self.passes = 0;
         events.push(Event::public(EventBody::Played {
@@ -1153,13 +1201,9 @@ impl Deal {
             by,
             cards_left: left.len() as u8,
             meant,
+            bomb,
         }));
-        if combination.kind.doubles() {
-            if combination.kind == Kind::Rocket {
-                self.rockets += 1;
-            } else {
-                self.bombs += 1;
-            }
+        if self.count_bomb(&reading) {
             events.push(Event::public(EventBody::MultiplierChanged {
                 multiplier: self.multiplier(),
             }));
@@ -1171,6 +1215,21 @@ impl Deal {
             self.start_turn(seat.next(), now_ms, events);
         }
         Ok(())
+    }
+
+    /// Counts a bomb or the rocket by its class (a hard bomb of `laizi` is counted with
+    /// the bombs of `classic`, scored by the rule set); true if `reading` is one.
+    fn count_bomb(&mut self, reading: &Reading) -> bool {
+        let count = match (reading.combination.kind, reading.bomb) {
+            (Kind::Rocket, _) => &mut self.rockets,
+            (Kind::Bomb, Some(BombClass::Soft)) => &mut self.soft_bombs,
+            (Kind::Bomb, Some(BombClass::Wild)) => &mut self.wild_bombs,
+            (Kind::Bomb, None | Some(BombClass::Hard)) => &mut self.bombs,
+            _ => return false,
+        };
+        *count += 1;
+        debug_assert!(reading.multiplier_factor() > 1);
+        true
     }
 
     fn apply_pass(
@@ -1188,6 +1247,7 @@ impl Deal {
             cards: CardSet::EMPTY,
             by,
             meant: None,
+            bomb: None,
         });
         self.passes += 1;
         events.push(Event::public(EventBody::Passed { seat, by }));

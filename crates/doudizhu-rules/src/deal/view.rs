@@ -11,6 +11,7 @@ use crate::rule_set::RuleSet;
 use crate::scoring::Settlement;
 use crate::seat::Seat;
 use crate::shuffle::{Commitment, Seed};
+use crate::wild::BombClass;
 
 use super::{Actor, Decision, Phase};
 
@@ -41,6 +42,9 @@ pub struct PlayView {
     /// for a pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meant: Option<RankCounts>,
+    /// In `laizi`, a bomb's class; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bomb: Option<BombClass>,
 }
 
 /// Everything one seat may know of a deal, and nothing more.
