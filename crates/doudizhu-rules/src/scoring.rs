@@ -309,3 +309,58 @@ fn stakes_fields(stakes: &Stakes) -> Settlement {
         wild_bombs: stakes.wild_bombs,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card::Rank;
+    use crate::combination::{Combination, Kind};
+    use crate::wild::{BombClass, Reading};
+
+    /// The multiplier of these counts grows by exactly each play's
+    /// [`Reading::multiplier_factor`]: the two tables are one rule.
+    #[test]
+    fn each_bomb_multiplies_by_its_readings_factor() {
+        let bomb = |bomb| Reading {
+            combination: Combination {
+                kind: Kind::Bomb,
+                rank: Rank::Seven,
+                length: 1,
+            },
+            bomb,
+        };
+        let rocket = Reading::classic(Combination {
+            kind: Kind::Rocket,
+            rank: Rank::SmallJoker,
+            length: 1,
+        });
+        let cases = [
+            (RuleSet::Classic, bomb(None)),
+            (RuleSet::Rob, bomb(None)),
+            (RuleSet::Classic, rocket),
+            (RuleSet::Laizi, rocket),
+            (RuleSet::Laizi, bomb(Some(BombClass::Soft))),
+            (RuleSet::Laizi, bomb(Some(BombClass::Hard))),
+            (RuleSet::Laizi, bomb(Some(BombClass::Wild))),
+        ];
+        for (rule_set, reading) in cases {
+            let before = Stakes {
+                rule_set,
+                robs: 1,
+                ..Stakes::default()
+            };
+            let (mut after, mut bombs, mut rockets) = (before, 1, 0);
+            match (reading.combination.kind, reading.bomb) {
+                (Kind::Rocket, _) => rockets += 1,
+                (_, Some(BombClass::Soft)) => after.soft_bombs += 1,
+                (_, Some(BombClass::Wild)) => after.wild_bombs += 1,
+                _ => bombs += 1,
+            }
+            assert_eq!(
+                multiplier(&after, bombs, rockets),
+                multiplier(&before, 1, 0) * reading.multiplier_factor(),
+                "{rule_set}: {reading:?}"
+            );
+        }
+    }
+}
