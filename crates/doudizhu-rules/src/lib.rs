@@ -48,7 +48,7 @@ pub use combination::{Combination, Kind, classify};
 pub use deal::{
     ActionError, Actor, Audience, AutoPlayer, Choice, Deal, DealRecord, DealRules, Decision, Event,
     EventBody, NewDealError, Phase, PlayView, ReplayError, SeatBid, SeatDouble, SeatView,
-    TimeControl, TimeoutMoves, Trick, Turn,
+    TimeControl, TimeoutMoves, Trick, Turn, reading_text,
 };
 pub use moves::{Play, leads, legal_plays, replies};
 pub use ranks::RankCounts;

@@ -359,6 +359,22 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_wild_rank_is_any_rank_from_three_to_two_never_a_joker() {
+        let mut drawn = [0u32; Rank::COUNT];
+        for n in 0..1_300u32 {
+            let mut bytes = [0u8; 32];
+            bytes[..4].copy_from_slice(&n.to_le_bytes());
+            drawn[wild_rank(&Seed::from_bytes(bytes)).index()] += 1;
+        }
+        assert_eq!(drawn[13..], [0, 0], "never a joker");
+        // Uniform: about 100 each (the bounds are far beyond chance).
+        assert!(
+            drawn[..13].iter().all(|&n| (50..160).contains(&n)),
+            "{drawn:?}"
+        );
+    }
+
     /// A dealt deal as the dealer publishes it: hex and card text.
     fn published(dealt: &Dealt) -> (Vec<Vec<String>>, Vec<String>) {
         let text = |set: CardSet| set.iter().map(|c| c.to_string()).collect::<Vec<_>>();
@@ -452,6 +468,11 @@ mod golden {
              C7 H7 C2 C6 C3 S2 SJ S6 HT D8 BJ S7 C4 C9 ST H3 D5 DT SA D2 D4 CJ SQ S5 HK HJ HA HQ"
         );
         assert_eq!(deal(&seed).kitty.to_string(), "HJ HQ HA");
+        assert_eq!(
+            wild_rank(&seed),
+            Rank::Two,
+            "the laizi wild rank of the vector"
+        );
         assert_eq!(
             Commitment::new(&seed, "table-1/deal-1").to_hex(),
             "1982f41e8e74aa4ae0d31f6ed1f0ec38950b83307a102ef8b1bb84c37ae403d4"
