@@ -361,7 +361,17 @@ impl<'a> Generator<'a> {
         if kind.card_count(length as u8) > self.total {
             return;
         }
-        let chain_starts = first..(ACE + 2).saturating_sub(length);
+        // Chains the wilds can complete (most starts of long chains are out of reach).
+        let chain_starts = |generator: &Generator<'_>, width: u8| {
+            let (real, wilds) = (generator.real, usize::from(generator.wilds));
+            (first..(ACE + 2).saturating_sub(length)).filter(move |&start| {
+                let missing = real[start..start + length]
+                    .iter()
+                    .map(|&n| usize::from(width.saturating_sub(n)))
+                    .sum::<usize>();
+                missing <= wilds
+            })
+        };
         match kind {
             Kind::Rocket => {
                 if self.real[SMALL_JOKER] == 1 && self.real[BIG_JOKER] == 1 {
@@ -409,10 +419,9 @@ impl<'a> Generator<'a> {
                     Kind::PairStraight => 2,
                     _ => 3,
                 };
-                for start in chain_starts {
-                    let body: Vec<(usize, u8)> =
-                        (start..start + length).map(|rank| (rank, width)).collect();
-                    self.body(kind, start, &body, Kickers::Nothing);
+                for start in chain_starts(self, width) {
+                    let body = chain(start, length, width);
+                    self.body(kind, start, &body[..length], Kickers::Nothing);
                 }
             }
             Kind::AirplaneWithSingles | Kind::AirplaneWithPairs => {
@@ -421,10 +430,9 @@ impl<'a> Generator<'a> {
                 } else {
                     Kickers::Pairs(length)
                 };
-                for start in chain_starts {
-                    let body: Vec<(usize, u8)> =
-                        (start..start + length).map(|rank| (rank, 3)).collect();
-                    self.body(kind, start, &body, kickers);
+                for start in chain_starts(self, 3) {
+                    let body = chain(start, length, 3);
+                    self.body(kind, start, &body[..length], kickers);
                 }
             }
         }
@@ -603,6 +611,17 @@ impl<'a> Generator<'a> {
             self.plays.push(play);
         }
     }
+}
+
+/// The body of a chain: `width` cards of each of `length` ranks from `start` (the first
+/// `length` entries; a chain has at most 12 ranks).
+fn chain(start: usize, length: usize, width: u8) -> [(usize, u8); ACE + 1] {
+    debug_assert!(start + length <= ACE + 1);
+    let mut body = [(0, 0); ACE + 1];
+    for (i, slot) in body.iter_mut().take(length).enumerate() {
+        *slot = (start + i, width);
+    }
+    body
 }
 
 /// Calls `visit` with every way to take real cards for a body (`part`, counts) with at most
