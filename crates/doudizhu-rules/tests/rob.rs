@@ -217,15 +217,18 @@ fn farmers_double_in_turn_from_the_seat_after_the_landlord_then_the_landlord() {
         [
             SeatDouble {
                 seat: seat(2),
-                double: true
+                double: true,
+                by: Actor::Seat,
             },
             SeatDouble {
                 seat: seat(0),
-                double: false
+                double: false,
+                by: Actor::Seat,
             },
             SeatDouble {
                 seat: seat(1),
-                double: true
+                double: true,
+                by: Actor::Seat,
             },
         ]
     );

@@ -1118,7 +1118,7 @@ impl Deal {
     ) -> Result<(), ActionError> {
         let order = self.doubling_order();
         debug_assert_eq!(order.get(self.doubles.len()), Some(&seat));
-        self.doubles.push(SeatDouble { seat, double });
+        self.doubles.push(SeatDouble { seat, double, by });
         events.push(Event::public(EventBody::Doubled { seat, double, by }));
         // After the landlord's double, its own turn to show.
         let next = order.get(self.doubles.len()).copied().unwrap_or(order[2]);

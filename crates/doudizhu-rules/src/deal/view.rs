@@ -27,6 +27,9 @@ pub struct SeatBid {
 pub struct SeatDouble {
     pub seat: Seat,
     pub double: bool,
+    /// Who chose it: the seat, a timeout or auto-play.
+    #[serde(default, skip_serializing_if = "Actor::is_seat")]
+    pub by: Actor,
 }
 
 /// A play or pass as a seat sees it.
