@@ -84,7 +84,8 @@ pub(super) async fn record_deal(args: DealArgs, config: &CommonConfig) -> anyhow
 }
 
 /// Checks a finished deal's shuffle by its revealed seed (the rules crate's check, as
-/// anyone can run it); why not, for the player.
+/// anyone can run it), and in `laizi` the wild rank drawn from it; why not, for the
+/// player.
 pub(super) fn verify_deal(record: &ddz::DealRecord) -> Result<(), String> {
     doudizhu_rules::verify_published(
         &record.seed,
@@ -93,7 +94,20 @@ pub(super) fn verify_deal(record: &ddz::DealRecord) -> Result<(), String> {
         record.hands.iter().map(|h| h.cards.as_slice()),
         &record.kitty,
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    if record.wild_rank.is_empty() {
+        return Ok(());
+    }
+    let seed = doudizhu_rules::Seed::from_hex(&record.seed).map_err(|e| e.to_string())?;
+    let drawn = doudizhu_rules::wild_rank(&seed).symbol().to_string();
+    if drawn == record.wild_rank {
+        Ok(())
+    } else {
+        Err(format!(
+            "the seed draws the wild rank {drawn}, not the recorded {}",
+            record.wild_rank
+        ))
+    }
 }
 
 /// The API's record format for the command line's.
