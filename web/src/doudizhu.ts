@@ -651,7 +651,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         "div",
         { class: "me-head" },
         seatBox(t, my, "bottom", last),
-        h("div", { class: "status", id: "status", "data-my-turn": myTurn() ? "true" : "false", "data-phase": Phase[t.phase], "data-table-status": TableStatus[t.status] }, statusLine(t)),
+        h("div", { class: "status", id: "status", "data-my-turn": myTurn() ? "true" : "false", "data-phase": Phase[t.phase], "data-decision": Decision[t.decision], "data-table-status": TableStatus[t.status] }, statusLine(t)),
       ),
       // Between deals the hand is shown with the others' (摊牌), beside the result.
       t.status !== TableStatus.DEALING
@@ -778,7 +778,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
               )
             : null,
           my === undefined
-            ? h("div", { class: "status", id: "status", "data-my-turn": "false", "data-phase": Phase[t.phase], "data-table-status": TableStatus[t.status] }, statusLine(t))
+            ? h("div", { class: "status", id: "status", "data-my-turn": "false", "data-phase": Phase[t.phase], "data-decision": Decision[t.decision], "data-table-status": TableStatus[t.status] }, statusLine(t))
             : null,
           result(t),
         ),
