@@ -381,7 +381,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         ? h(
             "div",
             { class: "shown-hand", id: "shown-hand", "data-seat": seat, "aria-label": T().shownHand(nameOf(seat)), title: T().shownHand(nameOf(seat)) },
-            h("div", { class: "mini-cards fit", style: `--gaps: ${Math.max(t.landlordHand.length - 1, 1)}` }, ...highToLow(t.landlordHand).map((c) => cardFace(c, {}, t.wildRank))),
+            miniCards(t, t.landlordHand),
           )
         : null,
       t.phase === Phase.PLAYING ? playShown(t, last.get(seat)) : decisionShown(t, seat),
@@ -593,7 +593,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       r.shown ? T().shownResult : "",
       T().multiplierTimes(String(r.multiplier)),
       // Doubles (加倍) are per seat, apart from the multiplier.
-      r.doubled.length ? (doubledNames.length ? T().doubledBy(doubledNames.join(", ")) : T().noDoubles) : "",
+      r.doubled.length ? (doubledNames.length ? T().doubledBy(doubledNames) : T().noDoubles) : "",
       r.bombs ? (laizi ? T().hardBombs(r.bombs) : T().bombs(r.bombs)) : "",
       r.softBombs ? T().softBombs(r.softBombs) : "",
       r.wildBombs ? T().wildBombs(r.wildBombs) : "",

@@ -501,7 +501,7 @@ export const en = {
     softBombs: (n: number) => `${n} soft bomb${n === 1 ? "" : "s"}`,
     wildBombs: (n: number) => `${n} wild bomb${n === 1 ? "" : "s"}`,
     robs: (n: number) => `${n} rob${n === 1 ? "" : "s"} (×${2 ** n})`,
-    doubledBy: (names: string) => `doubled: ${names}`,
+    doubledBy: (names: string[]) => `doubled: ${names.join(", ")}`,
     noDoubles: "nobody doubled",
     shownResult: "hand shown (×2)",
     rocket: "rocket",

@@ -469,7 +469,7 @@ export const zh: Strings = {
     softBombs: (n: number) => `软炸弹 ×${n}`,
     wildBombs: (n: number) => `癞子炸弹 ×${n}`,
     robs: (n: number) => `抢地主 ${n} 次（×${2 ** n}）`,
-    doubledBy: (names: string) => `加倍：${names}`,
+    doubledBy: (names: string[]) => `加倍：${names.join("、")}`,
     noDoubles: "无人加倍",
     shownResult: "明牌（×2）",
     rocket: "王炸",
