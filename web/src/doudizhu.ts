@@ -844,8 +844,8 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         return T().logWildRank(rankWord(k.value.rank));
       case "doubled":
         return `${T().logDoubled(nameOf(k.value.seat), k.value.double)}${byWho(k.value.by)}`;
-      case "handShown":
-        return T().logShown(nameOf(k.value.seat));
+      case "showed":
+        return `${T().logShowed(nameOf(k.value.seat), k.value.show)}${byWho(k.value.by)}`;
       case "played": {
         // A fresh play makes a sound; the events a resumed stream catches up on do not.
         if (Date.now() - Number(e.atUnixMs) < 5000) sound("card");
