@@ -730,6 +730,7 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
             turn_time_ms: 0,
             player_ids: vec!["p1".into(), "p2".into(), "p3".into()],
             test_seeds: vec![],
+            rule_set: String::new(),
         })
         .await
         .unwrap_err();

@@ -299,6 +299,7 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
         request_id: request_id(),
         ranks: String::new(),
         cards: lead.clone(),
+        meant: String::new(),
     };
     drive::retry(|| {
         let (mut client, request) = (client.clone(), request.clone());

@@ -396,6 +396,7 @@ impl Baselines {
                 turn_time_ms: 0,
                 player_ids: vec!["limits-a".into(), "limits-b".into(), "limits-c".into()],
                 test_seeds: Vec::new(),
+                rule_set: String::new(),
             },
         );
         b.add(
@@ -423,6 +424,7 @@ impl Baselines {
                 request_id: request_id(),
                 ranks: "3".into(),
                 cards: Vec::new(),
+                meant: String::new(),
             },
         );
         b.add(

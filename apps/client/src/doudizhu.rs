@@ -5,9 +5,14 @@
 //! As for Gomoku, the state is always the dealer's own view (`GetTable` after each new
 //! event): the client never judges a play. A play is typed as ranks and sent as they
 //! are; the dealer picks the suits and refuses what the rules refuse, in its words.
+//!
+//! Every rule set (classic 叫分, rob 叫地主/抢地主, laizi 癞子) is played alike:
+//! `Table.decision` says what the seat to act must decide, `y`, `n` and `pass` answer
+//! that decision and the answer goes to the RPC of its name. In laizi a play may say
+//! what its cards stand for (`5557=5555`); the dealer says when it must.
 
 use crossterm::event::KeyEvent;
-use doudizhu_rules::RankCounts;
+use doudizhu_rules::{Rank, RankCounts};
 use gamehub_proto::doudizhu as ddz;
 
 use super::app::App;
@@ -17,15 +22,85 @@ use super::table::{Acted, TableScreen};
 use super::term::{Edit, Frame};
 use gamehub_render::{self as render, signed};
 
+/// A yes-or-no decision of the rob and laizi rule sets, each its own RPC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Call the landlord (叫地主) or not (不叫).
+    Call,
+    /// Rob the landlord (抢地主) or not (不抢).
+    Rob,
+    /// Double (加倍) or not.
+    Double,
+    /// Show the landlord's hand (明牌) or not.
+    Show,
+}
+
+impl Choice {
+    /// The choice `decision` asks for, if it is one of these.
+    pub fn asked_by(decision: ddz::Decision) -> Option<Choice> {
+        match decision {
+            ddz::Decision::Call => Some(Choice::Call),
+            ddz::Decision::Rob => Some(Choice::Rob),
+            ddz::Decision::Double => Some(Choice::Double),
+            ddz::Decision::Show => Some(Choice::Show),
+            ddz::Decision::Unspecified | ddz::Decision::Bid | ddz::Decision::Play => None,
+        }
+    }
+
+    /// The command that says yes.
+    fn word(self) -> &'static str {
+        match self {
+            Choice::Call => "call",
+            Choice::Rob => "rob",
+            Choice::Double => "double",
+            Choice::Show => "show",
+        }
+    }
+
+    /// The choice a command word (English or Chinese) names, and whether it says yes.
+    fn named(word: &str) -> Option<(Choice, bool)> {
+        Some(match word {
+            "call" | "叫地主" => (Choice::Call, true),
+            "rob" | "抢地主" => (Choice::Rob, true),
+            "不抢" => (Choice::Rob, false),
+            "double" | "加倍" => (Choice::Double, true),
+            "不加倍" => (Choice::Double, false),
+            "show" | "明牌" => (Choice::Show, true),
+            "不明牌" => (Choice::Show, false),
+            _ => return None,
+        })
+    }
+
+    /// What is being decided, as a question.
+    fn question(self) -> &'static str {
+        match self {
+            Choice::Call => "call the landlord (叫地主)?",
+            Choice::Rob => "rob the landlord (抢地主)?",
+            Choice::Double => "double (加倍)?",
+            Choice::Show => "show your hand to all (明牌)?",
+        }
+    }
+}
+
 /// What the player typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    /// Play these ranks (`334455`, `10JQKA`, `XD` for the rocket).
-    Play(RankCounts),
-    /// Pass (`pass`): in bidding that is 不叫, in play 不出.
+    /// Play these ranks (`334455`, `10JQKA`, `XD` for the rocket), in laizi perhaps
+    /// saying what they stand for (`5557=5555`, `play 5557 as 5555`).
+    Play {
+        /// The cards' ranks.
+        ranks: RankCounts,
+        /// What they stand for, when stated.
+        meant: Option<RankCounts>,
+    },
+    /// Pass (`pass`): in play 不出; for a bid, call, rob, double or show, "no".
     Pass,
     /// Bid 1, 2 or 3 (`bid 2`, or just `2` while bidding).
     Bid(u8),
+    /// Yes or no to a decision named: `call`, `rob`, `double`, `show`, `no rob`, 不抢 …
+    Say(Choice, bool),
+    /// Yes or no to whatever is being decided now (`y`, `yes`, `n`, `no`).
+    Answer(bool),
     /// List the legal plays (`hint`; Tab puts them on the command line one by one).
     Hint,
     /// Auto-play (托管) on or off (`auto`, `auto off`).
@@ -42,13 +117,28 @@ pub enum Command {
     Quit,
 }
 
-/// Reads one command line. While `bidding`, a lone `0`–`3` is a bid (`0` passes).
-pub fn parse_command(text: &str, bidding: bool) -> Result<Command, String> {
+/// Reads one command line, `deciding` being what the seat to act decides now: while
+/// bidding a lone `0`–`3` is a bid (`0` passes), and cards are refused while bidding,
+/// calling, robbing, doubling or showing.
+pub fn parse_command(text: &str, deciding: ddz::Decision) -> Result<Command, String> {
     let lower = text.trim().to_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
+    let bidding = deciding == ddz::Decision::Bid;
+    if let [word] = words.as_slice()
+        && let Some((choice, yes)) = Choice::named(word)
+    {
+        return Ok(Command::Say(choice, yes));
+    }
+    if let ["no", word] = words.as_slice()
+        && let Some((choice, true)) = Choice::named(word)
+    {
+        return Ok(Command::Say(choice, false));
+    }
     Ok(match words.as_slice() {
         [] => return Err("type cards such as 334455, pass, or help".into()),
         ["pass"] | ["不出"] | ["不叫"] => Command::Pass,
+        ["y"] | ["yes"] => Command::Answer(true),
+        ["n"] | ["no"] => Command::Answer(false),
         ["bid", n] => bid(n)?,
         [n] if bidding && n.len() == 1 && n.as_bytes()[0].is_ascii_digit() => bid(n)?,
         ["hint"] => Command::Hint,
@@ -60,15 +150,7 @@ pub fn parse_command(text: &str, bidding: bool) -> Result<Command, String> {
         ["help"] | ["?"] => Command::Help,
         // Not `q`: a lone Q is a queen played.
         ["quit"] | ["exit"] => Command::Quit,
-        _ => {
-            let ranks = RankCounts::parse(&lower).map_err(|e| {
-                format!("{text:?} is neither a command nor cards ({e}); `help` lists the commands")
-            })?;
-            if bidding {
-                return Err("bidding now: type 1, 2, 3 or pass".into());
-            }
-            Command::Play(ranks)
-        }
+        _ => play(text, &lower, deciding)?,
     })
 }
 
@@ -82,13 +164,70 @@ fn bid(n: &str) -> Result<Command, String> {
     }
 }
 
+/// Reads a play: ranks (`334455`, `play 334455`), perhaps with what they stand for
+/// (`5557=5555`, `play 5557 as 5555`).
+fn play(text: &str, lower: &str, deciding: ddz::Decision) -> Result<Command, String> {
+    let body = lower.strip_prefix("play").map_or(lower, str::trim_start);
+    let (cards, meant) = match body.split_once('=').or_else(|| body.split_once(" as ")) {
+        Some((cards, meant)) => (cards, Some(meant.trim())),
+        None => (body, None),
+    };
+    let ranks = RankCounts::parse(cards).map_err(|e| {
+        format!("{text:?} is neither a command nor cards ({e}); `help` lists the commands")
+    })?;
+    if ranks.is_empty() {
+        return Err("which cards? e.g. 334455, or 5557=5555 to say what they stand for".into());
+    }
+    let meant = match meant {
+        Some(m) => {
+            let parsed = RankCounts::parse(m).map_err(|e| {
+                format!("{m:?} is not ranks for the cards to stand for ({e}); e.g. 5557=5555")
+            })?;
+            if parsed.is_empty() {
+                return Err("say what the cards stand for after `=`, e.g. 5557=5555".into());
+            }
+            Some(parsed)
+        }
+        None => None,
+    };
+    if deciding == ddz::Decision::Bid {
+        return Err("bidding now: type 1, 2, 3 or pass".into());
+    }
+    if let Some(choice) = Choice::asked_by(deciding) {
+        return Err(format!(
+            "not playing yet: {} type {} or no (y/n)",
+            choice.question(),
+            choice.word()
+        ));
+    }
+    Ok(Command::Play { ranks, meant })
+}
+
+/// Ranks as rank text without spaces (`5557`), as the dealer reads them.
+fn rank_text(ranks: &RankCounts) -> String {
+    ranks.to_string().replace(' ', "")
+}
+
 /// Something to do at the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Bid (0 passes).
     Bid(u8),
+    /// Call the landlord, or not.
+    Call(bool),
+    /// Rob the landlord, or not.
+    Rob(bool),
+    /// Double, or not.
+    Double(bool),
+    /// Show the landlord's hand, or not.
+    Show(bool),
     /// Play ranks, as rank text.
-    Play(String),
+    Play {
+        /// The cards' ranks.
+        ranks: String,
+        /// What they stand for (laizi), as rank text; empty when not stated.
+        meant: String,
+    },
     /// Pass.
     Pass,
     /// SetAutoPlay.
@@ -100,12 +239,31 @@ pub enum Action {
 }
 
 impl Action {
+    /// The action that answers `choice` with yes or no.
+    pub fn say(choice: Choice, yes: bool) -> Action {
+        match choice {
+            Choice::Call => Action::Call(yes),
+            Choice::Rob => Action::Rob(yes),
+            Choice::Double => Action::Double(yes),
+            Choice::Show => Action::Show(yes),
+        }
+    }
+
     /// What the screen says while it is in flight.
     pub fn label(&self) -> String {
         match self {
             Action::Bid(0) => "passing the bid".into(),
             Action::Bid(n) => format!("bidding {n}"),
-            Action::Play(ranks) => format!("playing {ranks}"),
+            Action::Call(true) => "calling the landlord (叫地主)".into(),
+            Action::Call(false) => "not calling (不叫)".into(),
+            Action::Rob(true) => "robbing the landlord (抢地主)".into(),
+            Action::Rob(false) => "not robbing (不抢)".into(),
+            Action::Double(true) => "doubling (加倍)".into(),
+            Action::Double(false) => "not doubling (不加倍)".into(),
+            Action::Show(true) => "showing your hand (明牌)".into(),
+            Action::Show(false) => "not showing your hand".into(),
+            Action::Play { ranks, meant } if meant.is_empty() => format!("playing {ranks}"),
+            Action::Play { ranks, meant } => format!("playing {ranks} as {meant}"),
             Action::Pass => "passing".into(),
             Action::Auto(true) => "turning auto-play on".into(),
             Action::Auto(false) => "turning auto-play off".into(),
@@ -113,6 +271,87 @@ impl Action {
             Action::Leave => "leaving the table".into(),
         }
     }
+
+    /// The dealer's request that does it at `table_id`, as action `request_id`.
+    pub fn request(&self, table_id: String, request_id: String) -> ActionRequest {
+        match self {
+            Action::Bid(points) => ActionRequest::Bid(ddz::BidRequest {
+                table_id,
+                request_id,
+                points: i32::from(*points),
+            }),
+            Action::Call(call) => ActionRequest::Call(ddz::CallRequest {
+                table_id,
+                request_id,
+                call: *call,
+            }),
+            Action::Rob(rob) => ActionRequest::Rob(ddz::RobRequest {
+                table_id,
+                request_id,
+                rob: *rob,
+            }),
+            Action::Double(double) => ActionRequest::Double(ddz::DoubleRequest {
+                table_id,
+                request_id,
+                double: *double,
+            }),
+            Action::Show(show) => ActionRequest::Show(ddz::ShowRequest {
+                table_id,
+                request_id,
+                show: *show,
+            }),
+            Action::Play { ranks, meant } => ActionRequest::Play(ddz::PlayRequest {
+                table_id,
+                request_id,
+                ranks: ranks.clone(),
+                cards: Vec::new(),
+                meant: meant.clone(),
+            }),
+            Action::Pass => ActionRequest::Pass(ddz::PassRequest {
+                table_id,
+                request_id,
+            }),
+            Action::Auto(on) => ActionRequest::Auto(ddz::SetAutoPlayRequest {
+                table_id,
+                request_id,
+                on: *on,
+            }),
+            Action::NextDeal => ActionRequest::NextDeal(ddz::NextDealRequest {
+                table_id,
+                request_id,
+            }),
+            Action::Leave => ActionRequest::Leave(ddz::LeaveRequest {
+                player_id: String::new(),
+                table_id,
+                request_id,
+            }),
+        }
+    }
+}
+
+/// An action as the dealer's request, one variant per RPC.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActionRequest {
+    /// Bid.
+    Bid(ddz::BidRequest),
+    /// Call.
+    Call(ddz::CallRequest),
+    /// Rob.
+    Rob(ddz::RobRequest),
+    /// Double.
+    Double(ddz::DoubleRequest),
+    /// Show.
+    Show(ddz::ShowRequest),
+    /// Play.
+    Play(ddz::PlayRequest),
+    /// Pass.
+    Pass(ddz::PassRequest),
+    /// SetAutoPlay.
+    Auto(ddz::SetAutoPlayRequest),
+    /// NextDeal.
+    NextDeal(ddz::NextDealRequest),
+    /// Leave.
+    Leave(ddz::LeaveRequest),
 }
 
 /// What the screen asks of the dealer.
@@ -133,6 +372,62 @@ pub enum Request {
     Verify(i32),
 }
 
+/// One legal play as the dealer's Hint gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HintPlay {
+    /// The cards, as rank text.
+    pub ranks: String,
+    /// In laizi, what they stand for (as rank text); empty elsewhere.
+    pub meant: String,
+    /// What the play is, in words.
+    pub kind: String,
+}
+
+impl HintPlay {
+    /// The play of a hint.
+    pub fn of(hint: &ddz::Hint) -> HintPlay {
+        HintPlay {
+            ranks: hint.ranks.clone(),
+            meant: hint.meant.clone(),
+            kind: combination_name(hint.combination.as_ref()),
+        }
+    }
+
+    /// Whether it says what its cards stand for beyond themselves: wild cards standing
+    /// for another rank.
+    fn stands_for_other(&self) -> bool {
+        !self.meant.is_empty() && !same_ranks(&self.ranks, &self.meant)
+    }
+
+    /// The command that plays it, among `all` the hints of the turn: the ranks, with
+    /// what they stand for when that differs or the same cards have other readings.
+    fn command(&self, all: &[HintPlay]) -> String {
+        let readings = all.iter().filter(|h| h.ranks == self.ranks).count();
+        if self.stands_for_other() || (!self.meant.is_empty() && readings > 1) {
+            format!("{}={}", self.ranks, self.meant)
+        } else {
+            self.ranks.clone()
+        }
+    }
+
+    /// As listed: `55 (pair)`, `5557 as 5555 (soft bomb 软炸弹)`.
+    fn listed(&self) -> String {
+        if self.stands_for_other() {
+            format!("{} as {} ({})", self.ranks, self.meant, self.kind)
+        } else {
+            format!("{} ({})", self.ranks, self.kind)
+        }
+    }
+}
+
+/// Whether two rank texts hold the same ranks, in any order.
+fn same_ranks(a: &str, b: &str) -> bool {
+    match (RankCounts::parse(a), RankCounts::parse(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// The dealer's answers.
 #[derive(Debug, Clone)]
 pub enum Reply {
@@ -146,8 +441,8 @@ pub enum Reply {
         turn_event_id: i64,
         /// As asked.
         fill: bool,
-        /// The plays (as rank text and their kind's name), or the error.
-        plays: Result<Vec<(String, String)>, String>,
+        /// The plays, or the error.
+        plays: Result<Vec<HintPlay>, String>,
     },
     /// A deal's shuffle check: the seed if the record reproduced the commitment and
     /// every hand, else what failed.
@@ -159,8 +454,8 @@ pub enum Reply {
 struct Hints {
     /// The turn they belong to (the table's last event id when asked).
     turn_event_id: i64,
-    /// The legal plays as rank text and kind, smallest first.
-    plays: Vec<(String, String)>,
+    /// The legal plays (in laizi, each reading of the same cards apart), smallest first.
+    plays: Vec<HintPlay>,
     /// The one Tab shows next.
     next: usize,
 }
@@ -170,9 +465,107 @@ const LOG_LINES: usize = 5;
 /// Plays of the deal kept on screen.
 const TURN_LINES: usize = 5;
 
-/// What the first `leave` during a deal says.
+/// What the first `leave` during a classic deal says.
 const ESCAPE_WARNING: &str = "leaving during a deal is an escape (逃跑): you lose 3 × bid × base × \
                               multiplier; type leave again to confirm";
+
+/// Whether a table or deal of `rule_set` bids points (叫分): the classic rule set,
+/// which tables of a dealer that names none play.
+fn bids_points(rule_set: &str) -> bool {
+    rule_set.is_empty() || rule_set == "classic"
+}
+
+/// A rule set's name with its Chinese one.
+pub fn rule_set_name(rule_set: &str) -> String {
+    match rule_set {
+        "" | "classic" => "classic (叫分)".into(),
+        "rob" => "rob (叫地主/抢地主)".into(),
+        "laizi" => "laizi (癞子)".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// The wild rank (癞子) of a laizi deal, from its rank text.
+pub fn wild_rank(text: &str) -> Option<Rank> {
+    RankCounts::parse(text).ok()?.lowest()
+}
+
+/// Rank symbols separated by spaces, each wild one marked `*`.
+fn marked(symbols: impl Iterator<Item = char>, wild: Option<Rank>) -> String {
+    symbols
+        .map(|c| {
+            if wild.is_some_and(|w| w.symbol() == c) {
+                format!("{c}*")
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Cards as rank text, lowest first, the wild ones marked `*` (`3 3 7* 9 A`).
+pub fn hand_text(cards: &[String], wild: Option<Rank>) -> String {
+    let shown = render::hand(cards);
+    marked(shown.chars().filter(|c| *c != ' '), wild)
+}
+
+/// A combination's name in words, with a laizi bomb's class.
+pub fn combination_name(combination: Option<&ddz::Combination>) -> String {
+    let class = combination.map_or(ddz::BombClass::Unspecified, |c| c.bomb());
+    match class {
+        ddz::BombClass::Soft => "soft bomb 软炸弹".into(),
+        ddz::BombClass::Hard => "hard bomb 硬炸弹".into(),
+        ddz::BombClass::Wild => "wild bomb 纯癞子炸弹".into(),
+        ddz::BombClass::Unspecified => render::combination(combination).to_owned(),
+    }
+}
+
+/// One play or pass: `bob plays 5 5 5 7* as 5 5 5 5 (soft bomb 软炸弹)`, the wild
+/// cards marked and what they stood for said.
+pub fn turn_text(turn: &ddz::Turn, names: &[String], wild: Option<Rank>) -> String {
+    let who = render::seat_name(names, turn.seat);
+    let by = render::actor_mark(turn.by());
+    if turn.ranks.is_empty() {
+        return format!("{who} passes{by}");
+    }
+    let ranks = marked(turn.ranks.chars(), wild);
+    let meant = if turn.meant.is_empty() || same_ranks(&turn.ranks, &turn.meant) {
+        String::new()
+    } else {
+        format!(" as {}", marked(turn.meant.chars(), None))
+    };
+    format!(
+        "{who} plays {ranks}{meant} ({}){by}",
+        combination_name(turn.combination.as_ref())
+    )
+}
+
+/// A call or rob as text: `bob call`, `carol no rob [timeout]`.
+pub fn call_text(call: &ddz::SeatCall, names: &[String]) -> String {
+    let said = match call.call() {
+        ddz::CallKind::Call => "call",
+        ddz::CallKind::Decline => "no call",
+        ddz::CallKind::Rob => "rob",
+        ddz::CallKind::NoRob => "no rob",
+        ddz::CallKind::Unspecified => "?",
+    };
+    format!(
+        "{} {said}{}",
+        render::seat_name(names, call.seat),
+        render::actor_mark(call.by())
+    )
+}
+
+/// A doubling decision as text: `bob double`, `carol no`.
+pub fn double_text(double: &ddz::SeatDouble, names: &[String]) -> String {
+    format!(
+        "{} {}{}",
+        render::seat_name(names, double.seat),
+        if double.double { "double" } else { "no" },
+        render::actor_mark(double.by())
+    )
+}
 
 /// The Dou Dizhu screen's state.
 #[derive(Debug)]
@@ -276,6 +669,22 @@ impl DoudizhuApp {
         })
     }
 
+    /// What the seat to act decides now, while a deal runs; unspecified otherwise. A
+    /// dealer that does not say is read by its phase (bidding or playing).
+    fn deciding(&self) -> ddz::Decision {
+        let Some(table) = self.screen.table() else {
+            return ddz::Decision::Unspecified;
+        };
+        if table.status() != ddz::TableStatus::Dealing {
+            return ddz::Decision::Unspecified;
+        }
+        match (table.decision(), table.phase()) {
+            (ddz::Decision::Unspecified, ddz::Phase::Bidding) => ddz::Decision::Bid,
+            (ddz::Decision::Unspecified, ddz::Phase::Playing) => ddz::Decision::Play,
+            (decision, _) => decision,
+        }
+    }
+
     fn hints_current(&self) -> bool {
         let key = self.screen.table().map_or(-1, |t| t.last_event_id);
         self.hints.as_ref().is_some_and(|h| h.turn_event_id == key)
@@ -283,11 +692,7 @@ impl DoudizhuApp {
 
     /// Tab: the next legal play on the command line (asking the dealer first).
     fn tab(&mut self) -> Vec<Request> {
-        let playing = self
-            .screen
-            .table()
-            .is_some_and(|t| t.phase() == ddz::Phase::Playing);
-        if !self.my_turn() || !playing {
+        if !self.my_turn() || self.deciding() != ddz::Decision::Play {
             self.screen
                 .footer
                 .error("hints are for your own turn in play");
@@ -320,20 +725,34 @@ impl DoudizhuApp {
         }
         let i = hints.next % hints.plays.len();
         hints.next = i + 1;
-        let (ranks, kind) = hints.plays[i].clone();
+        let hint = &hints.plays[i];
+        let command = hint.command(&hints.plays);
+        let what = if hint.stands_for_other() {
+            format!("{} as {}", hint.kind, hint.meant)
+        } else {
+            hint.kind.clone()
+        };
         let count = hints.plays.len();
-        self.screen.footer.editor.set(&ranks);
+        self.screen.footer.editor.set(&command);
         self.screen.footer.info(format!(
-            "hint {}/{count}: {kind}; Enter plays it, Tab shows the next",
+            "hint {}/{count}: {what}; Enter plays it, Tab shows the next",
             i + 1
         ));
     }
 
+    /// The action that says no to what is being decided: 不叫 to a bid or call, 不抢,
+    /// 不加倍, not showing, or 不出 in play.
+    fn no(deciding: ddz::Decision) -> Action {
+        match Choice::asked_by(deciding) {
+            Some(choice) => Action::say(choice, false),
+            None if deciding == ddz::Decision::Bid => Action::Bid(0),
+            None => Action::Pass,
+        }
+    }
+
     fn command(&mut self, text: &str, now_ms: i64) -> Vec<Request> {
-        let bidding = self.screen.table().is_some_and(|t| {
-            t.phase() == ddz::Phase::Bidding && t.status() == ddz::TableStatus::Dealing
-        });
-        let command = match parse_command(text, bidding) {
+        let deciding = self.deciding();
+        let command = match parse_command(text, deciding) {
             Ok(command) => command,
             Err(e) => {
                 self.screen.footer.error(e);
@@ -371,9 +790,28 @@ impl DoudizhuApp {
                 }
                 return self.hint_request(false);
             }
-            Command::Play(ranks) => Action::Play(ranks.to_string().replace(' ', "")),
-            Command::Pass if bidding => Action::Bid(0),
-            Command::Pass => Action::Pass,
+            Command::Play { ranks, meant } => Action::Play {
+                ranks: rank_text(&ranks),
+                meant: meant.as_ref().map(rank_text).unwrap_or_default(),
+            },
+            Command::Pass => Self::no(deciding),
+            Command::Answer(yes) => match (Choice::asked_by(deciding), deciding) {
+                (Some(choice), _) => Action::say(choice, yes),
+                (None, ddz::Decision::Bid) if !yes => Action::Bid(0),
+                (None, ddz::Decision::Bid) => {
+                    self.screen.footer.error("a bid is 1, 2 or 3 (or pass)");
+                    return Vec::new();
+                }
+                (None, ddz::Decision::Play) => {
+                    self.screen.footer.error("in play type cards, or pass");
+                    return Vec::new();
+                }
+                (None, _) => {
+                    self.screen.footer.error("nothing to say yes or no to now");
+                    return Vec::new();
+                }
+            },
+            Command::Say(choice, yes) => Action::say(choice, yes),
             Command::Bid(n) => Action::Bid(n),
             Command::Auto(on) => Action::Auto(on),
             Command::NextDeal if self.screen.closed() => {
@@ -383,10 +821,8 @@ impl DoudizhuApp {
             }
             Command::NextDeal => Action::NextDeal,
             Command::Leave => {
-                if !self
-                    .screen
-                    .leave_confirmed(self.deal_running(), ESCAPE_WARNING)
-                {
+                let warning = self.escape_warning();
+                if !self.screen.leave_confirmed(self.deal_running(), &warning) {
                     return Vec::new();
                 }
                 Action::Leave
@@ -395,6 +831,45 @@ impl DoudizhuApp {
         self.show_hints = false;
         self.screen.send(action.label(), now_ms);
         vec![Request::Act(action)]
+    }
+
+    /// What the first `leave` during a deal says: the escape's price in this rule set.
+    fn escape_warning(&self) -> String {
+        let Some(table) = self.screen.table() else {
+            return ESCAPE_WARNING.into();
+        };
+        if bids_points(&table.rule_set) {
+            return ESCAPE_WARNING.into();
+        }
+        let called =
+            table.landlord >= 0 || table.calls.iter().any(|c| c.call() == ddz::CallKind::Call);
+        if called {
+            let base = table.stakes.as_ref().map_or(1, |s| s.points_base);
+            let multiplier = table.multiplier.max(1);
+            format!(
+                "leaving during a deal is an escape (逃跑): you lose base × multiplier × 3 \
+                 ({base} × {multiplier} × 3 = {} points); type leave again to confirm",
+                base.saturating_mul(multiplier).saturating_mul(3)
+            )
+        } else {
+            "leaving during a deal is an escape (逃跑): nobody has called yet, so you lose 3 \
+             points; type leave again to confirm"
+                .into()
+        }
+    }
+
+    /// The message for a refused play, with what to do about an ambiguous reading.
+    fn play_refused(ranks: &str, message: String) -> String {
+        if message.starts_with("ambiguous_reading") {
+            format!(
+                "{message} — say which: {ranks}=<ranks meant> (or play {ranks} as <ranks \
+                 meant>); Tab cycles through the readings"
+            )
+        } else if message.starts_with("reading_not_possible") {
+            format!("{message} — Tab shows what the cards can stand for")
+        } else {
+            message
+        }
     }
 
     fn last_finished_deal(&self) -> Option<i32> {
@@ -444,6 +919,12 @@ impl App for DoudizhuApp {
             }
             Reply::Acted(action, result) => {
                 let leaving = action == Action::Leave;
+                let result = match &action {
+                    Action::Play { ranks, .. } => {
+                        result.map_err(|message| Self::play_refused(ranks, message))
+                    }
+                    _ => result,
+                };
                 self.screen.acted(&action.label(), leaving, result, now_ms);
             }
             Reply::Hints {
@@ -487,7 +968,15 @@ impl App for DoudizhuApp {
         let help = if self.screen.spectator {
             "watching (no hands shown) · verify · quit or Ctrl-C to stop"
         } else {
-            "334455 · pass · Tab hint · bid 1-3 · auto · next · verify · leave · quit · help"
+            match self.screen.table().map_or("", |t| t.rule_set.as_str()) {
+                "rob" | "laizi" => {
+                    "334455 · pass · Tab hint · call/rob/double/show or no (y/n) · auto · next \
+                     · verify · leave · quit · help"
+                }
+                _ => {
+                    "334455 · pass · Tab hint · bid 1-3 · auto · next · verify · leave · quit · help"
+                }
+            }
         };
         compose(
             self.body(now_ms),
@@ -524,11 +1013,67 @@ pub fn describe_event(event: &ddz::TableEvent, names: &[String]) -> Option<Strin
             event.deal_number,
             d.commitment.get(..16).unwrap_or(&d.commitment)
         ),
+        // A rob deal's landlord is chosen by calls and robs, not by points.
+        Kind::LandlordChosen(l) if l.points == 0 => format!(
+            "{} is the landlord (地主) after {} rob(s); kitty {}",
+            name(l.seat),
+            l.robs,
+            render::hand(&l.kitty)
+        ),
         Kind::LandlordChosen(l) => format!(
             "{} is the landlord (地主) at {}; kitty {}",
             name(l.seat),
             l.points,
             render::hand(&l.kitty)
+        ),
+        Kind::Called(c) => format!(
+            "{} {}{}",
+            name(c.seat),
+            if c.call {
+                "calls the landlord (叫地主)"
+            } else {
+                "does not call (不叫)"
+            },
+            render::actor_mark(c.by())
+        ),
+        Kind::Robbed(r) => format!(
+            "{} {}{}",
+            name(r.seat),
+            if r.rob {
+                "robs the landlord (抢地主)"
+            } else {
+                "does not rob (不抢)"
+            },
+            render::actor_mark(r.by())
+        ),
+        Kind::Doubled(d) => format!(
+            "{} {}{}",
+            name(d.seat),
+            if d.double {
+                "doubles (加倍)"
+            } else {
+                "does not double (不加倍)"
+            },
+            render::actor_mark(d.by())
+        ),
+        Kind::Showed(s) => format!(
+            "{} {}{}",
+            name(s.seat),
+            if s.show {
+                "shows the landlord's hand (明牌)"
+            } else {
+                "does not show the landlord's hand"
+            },
+            render::actor_mark(s.by())
+        ),
+        Kind::HandShown(h) => format!(
+            "{}'s hand, shown to all (明牌): {}",
+            name(h.seat),
+            render::hand(&h.cards)
+        ),
+        Kind::WildRankDrawn(w) => format!(
+            "the wild rank (癞子) is {}: every {} is wild",
+            w.rank, w.rank
         ),
         Kind::MultiplierChanged(m) => format!("multiplier now ×{}", m.multiplier),
         Kind::AutoPlayChanged(a) => format!(
@@ -540,7 +1085,7 @@ pub fn describe_event(event: &ddz::TableEvent, names: &[String]) -> Option<Strin
         Kind::DealEnded(e) => {
             let r = e.result.as_ref()?;
             if r.outcome() == ddz::Outcome::Redeal {
-                "everyone passed: the cards are dealt again".into()
+                "nobody took the landlord: the cards are dealt again".into()
             } else {
                 format!("deal {} over", event.deal_number)
             }
@@ -574,10 +1119,12 @@ impl DoudizhuApp {
             return self.screen.loading();
         };
         let names = self.names();
+        let wild = wild_rank(&table.wild_rank);
         let stakes = table.stakes.clone().unwrap_or_default();
         let mut out = vec![format!(
-            "Dou Dizhu · {} · table {} · deal {} · base {} · ×{} · {} a turn{}",
+            "Dou Dizhu · {} · {} · table {} · deal {} · base {} · ×{} · {} a turn{}",
             stakes.room_id,
+            rule_set_name(&table.rule_set),
             table.table_id,
             table.deal_number,
             stakes.points_base,
@@ -601,6 +1148,16 @@ impl DoudizhuApp {
                 "farmer"
             };
             let mut extra = String::new();
+            if table
+                .doubles
+                .iter()
+                .any(|d| d.seat == seat.seat && d.double)
+            {
+                extra.push_str("  doubled 加倍");
+            }
+            if seat.landlord && table.shown {
+                extra.push_str("  shown 明牌");
+            }
             if seat.auto_play {
                 extra.push_str("  auto-play");
             }
@@ -626,23 +1183,69 @@ impl DoudizhuApp {
             ));
         }
         out.push(String::new());
-        if !table.bids.is_empty() || table.phase() == ddz::Phase::Bidding {
-            let bids: Vec<String> = table.bids.iter().map(|b| bid_text(b, &names)).collect();
+        let choosing = table.phase() == ddz::Phase::Bidding;
+        if bids_points(&table.rule_set) {
+            if !table.bids.is_empty() || choosing {
+                let bids: Vec<String> = table.bids.iter().map(|b| bid_text(b, &names)).collect();
+                out.push(format!(
+                    "bids (叫分): {}",
+                    if bids.is_empty() {
+                        format!("none yet; {} bids first", self.name(table.first_bidder))
+                    } else {
+                        bids.join(" · ")
+                    }
+                ));
+            }
+        } else if !table.calls.is_empty() || choosing {
+            let calls: Vec<String> = table.calls.iter().map(|c| call_text(c, &names)).collect();
+            let robs = if table.robs > 0 {
+                format!(" ({} rob(s))", table.robs)
+            } else {
+                String::new()
+            };
             out.push(format!(
-                "bids (叫分): {}",
-                if bids.is_empty() {
-                    format!("none yet; {} bids first", self.name(table.first_bidder))
+                "calls (叫地主/抢地主): {}{robs}",
+                if calls.is_empty() {
+                    format!("none yet; {} calls first", self.name(table.first_bidder))
                 } else {
-                    bids.join(" · ")
+                    calls.join(" · ")
+                }
+            ));
+        }
+        if !table.doubles.is_empty() || table.phase() == ddz::Phase::Doubling {
+            let doubles: Vec<String> = table
+                .doubles
+                .iter()
+                .map(|d| double_text(d, &names))
+                .collect();
+            out.push(format!(
+                "doubles (加倍): {}",
+                if doubles.is_empty() {
+                    "none yet".to_owned()
+                } else {
+                    doubles.join(" · ")
                 }
             ));
         }
         if !table.kitty.is_empty() {
-            out.push(format!("kitty (底牌): {}", render::hand(&table.kitty)));
+            out.push(format!("kitty (底牌): {}", hand_text(&table.kitty, wild)));
+        }
+        if let Some(rank) = wild {
+            out.push(format!(
+                "wild rank (癞子): {rank} — marked {rank}* in hands and plays"
+            ));
+        }
+        if !table.landlord_hand.is_empty() {
+            out.push(format!(
+                "{}'s hand, shown (明牌, {}): {}",
+                self.name(table.landlord),
+                table.landlord_hand.len(),
+                hand_text(&table.landlord_hand, wild)
+            ));
         }
         match (&table.trick, table.phase()) {
             (Some(trick), ddz::Phase::Playing) if !table.must_lead => {
-                out.push(format!("to beat: {}", render::turn(trick, &names)));
+                out.push(format!("to beat: {}", turn_text(trick, &names, wild)));
             }
             (_, ddz::Phase::Playing) => {
                 out.push(format!("{} leads", self.name(table.to_act)));
@@ -653,7 +1256,7 @@ impl DoudizhuApp {
             out.push("plays:".into());
             let skip = table.turns.len().saturating_sub(TURN_LINES);
             for turn in &table.turns[skip..] {
-                out.push(format!("  {}", render::turn(turn, &names)));
+                out.push(format!("  {}", turn_text(turn, &names, wild)));
             }
         }
         out.push(String::new());
@@ -661,13 +1264,13 @@ impl DoudizhuApp {
             out.push(format!(
                 "your hand ({}): {}",
                 table.hand.len(),
-                render::hand(&table.hand)
+                hand_text(&table.hand, wild)
             ));
-            if let Some(line) = self.prompt_line(table) {
-                out.push(line);
-            }
         } else {
             out.push("watching as a spectator: no hand is shown".into());
+        }
+        if let Some(line) = self.prompt_line(table) {
+            out.push(line);
         }
         if finished || table.result.is_some() {
             out.push(String::new());
@@ -681,12 +1284,7 @@ impl DoudizhuApp {
         } else if self.show_hints && self.hints_current() {
             out.push(String::new());
             if let Some(h) = &self.hints {
-                let list: Vec<String> = h
-                    .plays
-                    .iter()
-                    .take(12)
-                    .map(|(ranks, kind)| format!("{ranks} ({kind})"))
-                    .collect();
+                let list: Vec<String> = h.plays.iter().take(12).map(HintPlay::listed).collect();
                 out.push(format!(
                     "legal plays ({}): {}",
                     h.plays.len(),
@@ -701,13 +1299,25 @@ impl DoudizhuApp {
         out
     }
 
-    /// What the player's seat is asked to do now.
+    /// What the player's seat is asked to decide now; when another seat decides a
+    /// call, rob, double or show, who decides what.
     fn prompt_line(&self, table: &ddz::Table) -> Option<String> {
-        if table.status() != ddz::TableStatus::Dealing || !self.my_turn() {
-            return None;
+        let deciding = self.deciding();
+        if !self.my_turn() {
+            let choice = Choice::asked_by(deciding)?;
+            return Some(format!(
+                "{} decides: {}",
+                self.name(table.to_act),
+                choice.question()
+            ));
         }
-        Some(match table.phase() {
-            ddz::Phase::Bidding => {
+        let wilds = if table.wild_rank.is_empty() {
+            ""
+        } else {
+            "; 5557=5555 says what wild cards stand for"
+        };
+        Some(match deciding {
+            ddz::Decision::Bid => {
                 let highest = table.bids.iter().map(|b| b.points).max().unwrap_or(0);
                 if highest == 0 {
                     "your bid: 1, 2, 3 or pass".into()
@@ -715,11 +1325,18 @@ impl DoudizhuApp {
                     format!("your bid: higher than {highest}, or pass")
                 }
             }
-            ddz::Phase::Playing if table.must_lead => {
-                "your lead: type cards such as 334455 (Tab for hints)".into()
+            ddz::Decision::Play if table.must_lead => {
+                format!("your lead: type cards such as 334455 (Tab for hints{wilds})")
             }
-            ddz::Phase::Playing => "your turn: beat it or pass (Tab for hints)".into(),
-            _ => return None,
+            ddz::Decision::Play => format!("your turn: beat it or pass (Tab for hints{wilds})"),
+            decision => {
+                let choice = Choice::asked_by(decision)?;
+                format!(
+                    "your decision: {} {} or no (y/n)",
+                    choice.question(),
+                    choice.word()
+                )
+            }
         })
     }
 
@@ -730,10 +1347,16 @@ impl DoudizhuApp {
         };
         let names = self.names();
         let who = self.name(result.seat);
+        let rule_set = if result.rule_set.is_empty() {
+            table.rule_set.as_str()
+        } else {
+            result.rule_set.as_str()
+        };
         let outcome = match result.outcome() {
             ddz::Outcome::LandlordWon => format!("the landlord {who} won"),
             ddz::Outcome::FarmersWon => format!("the farmers won ({who} played out)"),
-            ddz::Outcome::Redeal => "everyone passed: redeal".into(),
+            ddz::Outcome::Redeal if bids_points(rule_set) => "everyone passed: redeal".into(),
+            ddz::Outcome::Redeal => "nobody called: redeal".into(),
             ddz::Outcome::Escaped => format!("{who} left during the deal (逃跑)"),
             ddz::Outcome::Unspecified => "over".into(),
         };
@@ -744,13 +1367,41 @@ impl DoudizhuApp {
         if result.anti_spring {
             extras.push("anti-spring 反春 ×2".to_owned());
         }
+        if result.robs > 0 {
+            extras.push(format!("{} rob(s) 抢地主", result.robs));
+        }
+        if result.shown {
+            extras.push("shown 明牌 ×2".to_owned());
+        }
+        let doubled: Vec<String> = result
+            .doubled
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d)
+            .map(|(seat, _)| names.get(seat).cloned().unwrap_or_default())
+            .collect();
+        if !doubled.is_empty() {
+            extras.push(format!("doubled 加倍: {}", doubled.join(", ")));
+        }
         if result.bombs > 0 {
-            extras.push(format!("{} bomb(s)", result.bombs));
+            if rule_set == "laizi" {
+                extras.push(format!("{} hard bomb(s) 硬炸弹", result.bombs));
+            } else {
+                extras.push(format!("{} bomb(s)", result.bombs));
+            }
+        }
+        if result.soft_bombs > 0 {
+            extras.push(format!("{} soft bomb(s) 软炸弹", result.soft_bombs));
+        }
+        if result.wild_bombs > 0 {
+            extras.push("wild bomb 纯癞子炸弹".to_owned());
         }
         if result.rockets > 0 {
             extras.push("rocket".to_owned());
         }
-        extras.push(format!("bid {}", result.bid));
+        if bids_points(rule_set) {
+            extras.push(format!("bid {}", result.bid));
+        }
         extras.push(format!("multiplier ×{}", result.multiplier));
         out.push(format!("RESULT: {outcome} · {}", extras.join(" · ")));
         if result.outcome() != ddz::Outcome::Redeal {
@@ -768,12 +1419,13 @@ impl DoudizhuApp {
                 .collect();
             out.push(format!("points: {}", points.join(", ")));
             // Every hand as it ended (摊牌), shown to all once the deal is over.
+            let wild = wild_rank(&table.wild_rank);
             for (seat, hand) in result.hands_left.iter().enumerate() {
                 let name = names.get(seat).cloned().unwrap_or_default();
                 let cards = if hand.cards.is_empty() {
                     "played out".to_owned()
                 } else {
-                    render::hand(&hand.cards)
+                    hand_text(&hand.cards, wild)
                 };
                 out.push(format!("  {name} held: {cards}"));
             }
@@ -825,8 +1477,15 @@ impl DoudizhuApp {
 const HELP: &[&str] = &[
     "commands:",
     "  334455        play these ranks (3-9, T or 10, J Q K A 2, X small joker, D big joker)",
-    "  pass          pass (不出); while bidding: no bid (不叫)",
-    "  1 2 3         bid while bidding (or bid 2)",
+    "  5557=5555     癞子: play 5557 with the wild 7 standing for a 5 (or play 5557 as 5555);",
+    "                needed only when the dealer says the cards can be read more than one way",
+    "  pass          pass (不出); to a bid, call, rob, double or show: no",
+    "  1 2 3         bid while bidding (叫分; or bid 2)",
+    "  call / no     call the landlord (叫地主) or not (不叫)",
+    "  rob / no      rob the landlord (抢地主) or not (不抢)",
+    "  double / no   double (加倍) or not",
+    "  show / no     show your hand to all (明牌) or not",
+    "  y / n         yes or no to whatever you are asked",
     "  Tab           put the next legal play on the command line; hint lists them",
     "  auto          auto-play (托管) on; auto off",
     "  next          ready for the next deal",
@@ -840,48 +1499,60 @@ mod tests {
     use super::*;
     use crossterm::event::{KeyCode, KeyModifiers};
 
+    const PLAY: ddz::Decision = ddz::Decision::Play;
+    const BID: ddz::Decision = ddz::Decision::Bid;
+
     fn ranks(text: &str) -> RankCounts {
         RankCounts::parse(text).unwrap()
     }
 
+    fn play(text: &str) -> Command {
+        Command::Play {
+            ranks: ranks(text),
+            meant: None,
+        }
+    }
+
+    fn hint(ranks: &str, meant: &str, kind: &str) -> HintPlay {
+        HintPlay {
+            ranks: ranks.into(),
+            meant: meant.into(),
+            kind: kind.into(),
+        }
+    }
+
     #[test]
     fn ranks_are_plays() {
-        assert_eq!(
-            parse_command("334455", false),
-            Ok(Command::Play(ranks("334455")))
-        );
-        assert_eq!(
-            parse_command("10jqka", false),
-            Ok(Command::Play(ranks("TJQKA")))
-        );
-        assert_eq!(parse_command("XD", false), Ok(Command::Play(ranks("XD"))));
-        assert_eq!(parse_command("3", false), Ok(Command::Play(ranks("3"))));
+        assert_eq!(parse_command("334455", PLAY), Ok(play("334455")));
+        assert_eq!(parse_command("10jqka", PLAY), Ok(play("TJQKA")));
+        assert_eq!(parse_command("XD", PLAY), Ok(play("XD")));
+        assert_eq!(parse_command("3", PLAY), Ok(play("3")));
     }
 
     #[test]
     fn digits_are_bids_while_bidding() {
-        assert_eq!(parse_command("3", true), Ok(Command::Bid(3)));
-        assert_eq!(parse_command("1", true), Ok(Command::Bid(1)));
-        assert_eq!(parse_command("0", true), Ok(Command::Pass));
-        assert_eq!(parse_command("bid 2", false), Ok(Command::Bid(2)));
-        assert!(parse_command("bid 4", true).is_err());
-        assert!(parse_command("33", true).is_err());
+        assert_eq!(parse_command("3", BID), Ok(Command::Bid(3)));
+        assert_eq!(parse_command("1", BID), Ok(Command::Bid(1)));
+        assert_eq!(parse_command("0", BID), Ok(Command::Pass));
+        assert_eq!(parse_command("bid 2", PLAY), Ok(Command::Bid(2)));
+        assert!(parse_command("bid 4", BID).is_err());
+        assert!(parse_command("33", BID).is_err());
     }
 
     #[test]
     fn words_are_commands() {
-        assert_eq!(parse_command("pass", false), Ok(Command::Pass));
-        assert_eq!(parse_command("PASS", true), Ok(Command::Pass));
-        assert_eq!(parse_command("hint", false), Ok(Command::Hint));
-        assert_eq!(parse_command("auto", false), Ok(Command::Auto(true)));
-        assert_eq!(parse_command("auto off", false), Ok(Command::Auto(false)));
-        assert_eq!(parse_command("next", false), Ok(Command::NextDeal));
-        assert_eq!(parse_command("verify", false), Ok(Command::Verify));
-        assert_eq!(parse_command("quit", false), Ok(Command::Quit));
+        assert_eq!(parse_command("pass", PLAY), Ok(Command::Pass));
+        assert_eq!(parse_command("PASS", BID), Ok(Command::Pass));
+        assert_eq!(parse_command("hint", PLAY), Ok(Command::Hint));
+        assert_eq!(parse_command("auto", PLAY), Ok(Command::Auto(true)));
+        assert_eq!(parse_command("auto off", PLAY), Ok(Command::Auto(false)));
+        assert_eq!(parse_command("next", PLAY), Ok(Command::NextDeal));
+        assert_eq!(parse_command("verify", PLAY), Ok(Command::Verify));
+        assert_eq!(parse_command("quit", PLAY), Ok(Command::Quit));
         // A lone Q (either case) is a queen played, never the client closed.
         for queen in ["Q", "q"] {
             assert!(
-                matches!(parse_command(queen, false), Ok(Command::Play(_))),
+                matches!(parse_command(queen, PLAY), Ok(Command::Play { .. })),
                 "{queen}"
             );
         }
@@ -889,9 +1560,9 @@ mod tests {
 
     #[test]
     fn what_is_neither_says_why() {
-        let e = parse_command("33z", false).unwrap_err();
+        let e = parse_command("33z", PLAY).unwrap_err();
         assert!(e.contains("unexpected character 'z'"), "{e}");
-        assert!(parse_command("33333", false).is_err());
+        assert!(parse_command("33333", PLAY).is_err());
     }
 
     fn seat(n: i32, name: &str, cards: i32, landlord: bool) -> ddz::Seat {
@@ -959,8 +1630,10 @@ mod tests {
                     kind: ddz::Kind::Pair as i32,
                     rank: "4".into(),
                     length: 1,
+                    ..Default::default()
                 }),
                 by: ddz::Actor::Seat as i32,
+                ..Default::default()
             }),
             multiplier: 2,
             last_event_id: 30,
@@ -1062,7 +1735,10 @@ mod tests {
         app.on_feed(Feed::Snapshot(table()), 0);
         assert_eq!(
             app.command("5 5", 0),
-            vec![Request::Act(Action::Play("55".into()))]
+            vec![Request::Act(Action::Play {
+                ranks: "55".into(),
+                meant: String::new()
+            })]
         );
         assert_eq!(app.command("pass", 0), vec![Request::Act(Action::Pass)]);
     }
@@ -1084,10 +1760,7 @@ mod tests {
             Reply::Hints {
                 turn_event_id: 30,
                 fill: true,
-                plays: Ok(vec![
-                    ("55".into(), "pair".into()),
-                    ("XD".into(), "rocket".into()),
-                ]),
+                plays: Ok(vec![hint("55", "", "pair"), hint("XD", "", "rocket")]),
             },
             0,
         );
@@ -1178,5 +1851,537 @@ mod tests {
         assert!(text.contains("alice (you) held: played out"), "{text}");
         assert!(text.contains("bob held: 3 X"), "{text}");
         assert!(text.contains("carol held: T"), "{text}");
+    }
+
+    #[test]
+    fn decisions_are_answered_by_name_by_y_or_n_and_by_pass() {
+        let call = ddz::Decision::Call;
+        for (typed, command) in [
+            ("call", Command::Say(Choice::Call, true)),
+            ("叫地主", Command::Say(Choice::Call, true)),
+            ("no call", Command::Say(Choice::Call, false)),
+            ("rob", Command::Say(Choice::Rob, true)),
+            ("抢地主", Command::Say(Choice::Rob, true)),
+            ("no rob", Command::Say(Choice::Rob, false)),
+            ("不抢", Command::Say(Choice::Rob, false)),
+            ("double", Command::Say(Choice::Double, true)),
+            ("不加倍", Command::Say(Choice::Double, false)),
+            ("SHOW", Command::Say(Choice::Show, true)),
+            ("明牌", Command::Say(Choice::Show, true)),
+            ("y", Command::Answer(true)),
+            ("yes", Command::Answer(true)),
+            ("n", Command::Answer(false)),
+            ("no", Command::Answer(false)),
+            ("pass", Command::Pass),
+            ("不叫", Command::Pass),
+        ] {
+            assert_eq!(parse_command(typed, call), Ok(command), "{typed}");
+        }
+        // Cards are not an answer; the message says what is asked.
+        let e = parse_command("33", call).unwrap_err();
+        assert!(
+            e.contains("call the landlord (叫地主)? type call or no"),
+            "{e}"
+        );
+        let e = parse_command("33", ddz::Decision::Double).unwrap_err();
+        assert!(e.contains("double or no"), "{e}");
+        // A lone digit is a card outside bidding, and no answer.
+        assert!(parse_command("3", ddz::Decision::Rob).is_err());
+    }
+
+    #[test]
+    fn a_laizi_play_may_say_what_its_cards_stand_for() {
+        let stated = Command::Play {
+            ranks: ranks("5557"),
+            meant: Some(ranks("5555")),
+        };
+        assert_eq!(parse_command("5557=5555", PLAY), Ok(stated));
+        assert_eq!(parse_command("5557 = 5555", PLAY), Ok(stated));
+        assert_eq!(parse_command("play 5557 as 5555", PLAY), Ok(stated));
+        assert_eq!(parse_command("5557 as 5555", PLAY), Ok(stated));
+        assert_eq!(parse_command("play 334455", PLAY), Ok(play("334455")));
+        assert!(parse_command("5557=", PLAY).is_err());
+        assert!(parse_command("play", PLAY).is_err());
+        let e = parse_command("5557=55z5", PLAY).unwrap_err();
+        assert!(e.contains("unexpected character 'z'"), "{e}");
+        assert!(parse_command("5557=5555", BID).is_err());
+    }
+
+    /// A rob table at `decision`, alice (seat 0, the viewer) to decide.
+    fn rob_table(decision: ddz::Decision) -> ddz::Table {
+        let mut t = table();
+        t.rule_set = "rob".into();
+        t.decision = decision as i32;
+        t.bids.clear();
+        t.winning_bid = 0;
+        t.trick = None;
+        t.phase = match decision {
+            ddz::Decision::Call | ddz::Decision::Rob => ddz::Phase::Bidding,
+            ddz::Decision::Double => ddz::Phase::Doubling,
+            ddz::Decision::Show => ddz::Phase::Showing,
+            _ => ddz::Phase::Playing,
+        } as i32;
+        if t.phase() == ddz::Phase::Bidding {
+            t.landlord = -1;
+            t.kitty.clear();
+        }
+        t.must_lead = true;
+        t
+    }
+
+    #[test]
+    fn each_decision_sends_its_own_request() {
+        use ActionRequest as R;
+        let id = |s: &str| s.to_owned();
+        let cases = [
+            (ddz::Decision::Call, "call", Action::Call(true)),
+            (ddz::Decision::Call, "n", Action::Call(false)),
+            (ddz::Decision::Call, "pass", Action::Call(false)),
+            (ddz::Decision::Rob, "y", Action::Rob(true)),
+            (ddz::Decision::Rob, "no", Action::Rob(false)),
+            (ddz::Decision::Double, "double", Action::Double(true)),
+            (ddz::Decision::Double, "pass", Action::Double(false)),
+            (ddz::Decision::Show, "show", Action::Show(true)),
+            (ddz::Decision::Show, "n", Action::Show(false)),
+            (ddz::Decision::Bid, "2", Action::Bid(2)),
+            (ddz::Decision::Bid, "pass", Action::Bid(0)),
+            (ddz::Decision::Play, "pass", Action::Pass),
+            (
+                ddz::Decision::Play,
+                "5557=5555",
+                Action::Play {
+                    ranks: "5557".into(),
+                    meant: "5555".into(),
+                },
+            ),
+        ];
+        for (decision, typed, action) in cases {
+            let mut app = DoudizhuApp::new("ddz-1", false);
+            app.on_feed(Feed::Snapshot(rob_table(decision)), 0);
+            assert_eq!(
+                app.command(typed, 0),
+                vec![Request::Act(action.clone())],
+                "{decision:?} {typed}"
+            );
+        }
+        let request = |a: Action| a.request(id("ddz-1"), id("r-1"));
+        assert_eq!(
+            request(Action::Call(true)),
+            R::Call(ddz::CallRequest {
+                table_id: id("ddz-1"),
+                request_id: id("r-1"),
+                call: true
+            })
+        );
+        assert_eq!(
+            request(Action::Rob(false)),
+            R::Rob(ddz::RobRequest {
+                table_id: id("ddz-1"),
+                request_id: id("r-1"),
+                rob: false
+            })
+        );
+        assert_eq!(
+            request(Action::Double(true)),
+            R::Double(ddz::DoubleRequest {
+                table_id: id("ddz-1"),
+                request_id: id("r-1"),
+                double: true
+            })
+        );
+        assert_eq!(
+            request(Action::Show(true)),
+            R::Show(ddz::ShowRequest {
+                table_id: id("ddz-1"),
+                request_id: id("r-1"),
+                show: true
+            })
+        );
+        assert_eq!(
+            request(Action::Play {
+                ranks: "5557".into(),
+                meant: "5555".into()
+            }),
+            R::Play(ddz::PlayRequest {
+                table_id: id("ddz-1"),
+                request_id: id("r-1"),
+                ranks: "5557".into(),
+                cards: Vec::new(),
+                meant: "5555".into(),
+            })
+        );
+        assert_eq!(
+            request(Action::Bid(0)),
+            R::Bid(ddz::BidRequest {
+                table_id: id("ddz-1"),
+                request_id: id("r-1"),
+                points: 0
+            })
+        );
+    }
+
+    #[test]
+    fn y_and_n_answer_only_a_question() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        app.on_feed(Feed::Snapshot(rob_table(ddz::Decision::Play)), 0);
+        assert!(app.command("y", 0).is_empty());
+        let notice = app.screen.footer.notice.clone().unwrap();
+        assert!(
+            notice.error && notice.text.contains("in play"),
+            "{notice:?}"
+        );
+    }
+
+    fn call(seat: i32, call: ddz::CallKind, by: ddz::Actor) -> ddz::SeatCall {
+        ddz::SeatCall {
+            seat,
+            call: call as i32,
+            by: by as i32,
+        }
+    }
+
+    fn double(seat: i32, double: bool) -> ddz::SeatDouble {
+        ddz::SeatDouble {
+            seat,
+            double,
+            by: ddz::Actor::Seat as i32,
+        }
+    }
+
+    #[test]
+    fn a_rob_table_shows_the_calls_the_doubles_and_what_is_decided() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        let mut t = rob_table(ddz::Decision::Double);
+        t.calls = vec![
+            call(1, ddz::CallKind::Call, ddz::Actor::Seat),
+            call(2, ddz::CallKind::NoRob, ddz::Actor::Timeout),
+            call(0, ddz::CallKind::Rob, ddz::Actor::Seat),
+        ];
+        t.robs = 1;
+        t.doubles = vec![double(1, true), double(2, false)];
+        t.multiplier = 2;
+        app.on_feed(Feed::Snapshot(t), 0);
+        let text = app.body(0).join("\n");
+        assert!(text.contains("rob (叫地主/抢地主)"), "{text}");
+        assert!(text.contains("×2"), "{text}");
+        assert!(
+            text.contains(
+                "calls (叫地主/抢地主): bob call · carol no rob [timeout] · alice (you) rob \
+                 (1 rob(s))"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("bids (叫分)"), "{text}");
+        assert!(
+            text.contains("doubles (加倍): bob double · carol no"),
+            "{text}"
+        );
+        let bob = text.lines().find(|l| l.contains("bob  ")).unwrap();
+        assert!(bob.contains("doubled 加倍"), "{bob}");
+        let carol = text.lines().find(|l| l.contains("carol  ")).unwrap();
+        assert!(!carol.contains("doubled"), "{carol}");
+        assert!(
+            text.contains("your decision: double (加倍)? double or no (y/n)"),
+            "{text}"
+        );
+        // Another seat's decision is said too.
+        let mut t = rob_table(ddz::Decision::Call);
+        t.to_act = 2;
+        app.on_feed(Feed::Snapshot(t), 0);
+        let text = app.body(0).join("\n");
+        assert!(
+            text.contains("calls (叫地主/抢地主): none yet; alice (you) calls first"),
+            "{text}"
+        );
+        assert!(
+            text.contains("carol decides: call the landlord (叫地主)?"),
+            "{text}"
+        );
+    }
+
+    /// A laizi table seen by bob (seat 1, a farmer): 7 is wild, alice (the landlord)
+    /// showed her hand and played 5 5 5 and a wild 7 as a soft bomb of 5s.
+    fn laizi_table() -> ddz::Table {
+        let mut t = table();
+        t.stakes.as_mut().unwrap().room_id = "doudizhu-laizi".into();
+        t.rule_set = "laizi".into();
+        t.decision = ddz::Decision::Play as i32;
+        t.viewer_seat = 1;
+        t.to_act = 1;
+        t.hand = ["S3", "S7", "H7", "SK", "BJ"]
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect();
+        t.wild_rank = "7".into();
+        t.shown = true;
+        t.landlord_hand = ["C4", "D7", "SA"].iter().map(|c| (*c).to_owned()).collect();
+        t.calls = vec![call(0, ddz::CallKind::Call, ddz::Actor::Seat)];
+        t.bids.clear();
+        t.trick = Some(ddz::Turn {
+            seat: 0,
+            ranks: "5557".into(),
+            cards: vec!["S5".into(), "H5".into(), "C5".into(), "C7".into()],
+            combination: Some(ddz::Combination {
+                kind: ddz::Kind::Bomb as i32,
+                rank: "5".into(),
+                length: 1,
+                bomb: ddz::BombClass::Soft as i32,
+            }),
+            by: ddz::Actor::Seat as i32,
+            meant: "5555".into(),
+        });
+        t.turns = vec![t.trick.clone().unwrap()];
+        t.multiplier = 4;
+        t
+    }
+
+    #[test]
+    fn a_laizi_table_marks_the_wild_cards_and_says_what_they_stood_for() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        app.on_feed(Feed::Snapshot(laizi_table()), 0);
+        let text = app.body(0).join("\n");
+        assert!(text.contains("laizi (癞子)"), "{text}");
+        assert!(text.contains("wild rank (癞子): 7"), "{text}");
+        assert!(text.contains("your hand (5): 3 7* 7* K X"), "{text}");
+        assert!(
+            text.contains("to beat: alice plays 5 5 5 7* as 5 5 5 5 (soft bomb 软炸弹)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("alice's hand, shown (明牌, 3): 4 7* A"),
+            "{text}"
+        );
+        let alice = text.lines().find(|l| l.contains("alice  ")).unwrap();
+        assert!(alice.contains("shown 明牌"), "{alice}");
+        assert!(
+            text.contains(
+                "your turn: beat it or pass (Tab for hints; 5557=5555 says what wild cards \
+                 stand for)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_ambiguous_reading_is_shown_with_how_to_state_one() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        app.on_feed(Feed::Snapshot(laizi_table()), 0);
+        let requests = app.command("3777", 0);
+        let action = Action::Play {
+            ranks: "3777".into(),
+            meant: String::new(),
+        };
+        assert_eq!(requests, vec![Request::Act(action.clone())]);
+        let refusal = "ambiguous_reading: 3 7 7 7 reads as 3333 (soft bomb) or 3777 (triple \
+                       with single)";
+        app.on_reply(Reply::Acted(action, Err(refusal.into())), 0);
+        let notice = app.screen.footer.notice.clone().unwrap();
+        assert!(notice.error, "{notice:?}");
+        assert!(notice.text.starts_with(refusal), "{notice:?}");
+        assert!(
+            notice.text.contains("say which: 3777=<ranks meant>"),
+            "{notice:?}"
+        );
+    }
+
+    #[test]
+    fn tab_cycles_through_the_readings_of_the_same_cards() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        let mut t = laizi_table();
+        t.last_event_id = 40;
+        app.on_feed(Feed::Snapshot(t), 0);
+        let tab = KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE);
+        assert_eq!(
+            app.on_key(tab, 0),
+            vec![Request::Hints {
+                turn_event_id: 40,
+                fill: true
+            }]
+        );
+        app.on_reply(
+            Reply::Hints {
+                turn_event_id: 40,
+                fill: true,
+                plays: Ok(vec![
+                    hint("3777", "3333", "soft bomb 软炸弹"),
+                    hint("3777", "3777", "triple with single"),
+                    hint("XD", "", "rocket"),
+                ]),
+            },
+            0,
+        );
+        assert_eq!(app.screen.footer.editor.text(), "3777=3333");
+        let notice = app.screen.footer.notice.clone().unwrap();
+        assert!(
+            notice.text.contains("hint 1/3: soft bomb 软炸弹 as 3333"),
+            "{notice:?}"
+        );
+        assert!(app.on_key(tab, 0).is_empty());
+        // The same cards read as themselves: stated, since they have another reading.
+        assert_eq!(app.screen.footer.editor.text(), "3777=3777");
+        assert!(app.on_key(tab, 0).is_empty());
+        assert_eq!(app.screen.footer.editor.text(), "XD");
+        // Enter sends the reading on the command line.
+        app.on_key(tab, 0);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(
+            app.on_key(enter, 0),
+            vec![Request::Act(Action::Play {
+                ranks: "3777".into(),
+                meant: "3333".into()
+            })]
+        );
+        app.command("hint", 0);
+        let text = app.body(0).join("\n");
+        assert!(
+            text.contains(
+                "legal plays (3): 3777 as 3333 (soft bomb 软炸弹) · 3777 (triple with single)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_new_events_are_told_in_the_log() {
+        use ddz::table_event::Kind;
+        let names: Vec<String> = ["alice", "bob", "carol"].map(String::from).to_vec();
+        let say = |kind: Kind| {
+            describe_event(
+                &ddz::TableEvent {
+                    event_id: 1,
+                    deal_number: 1,
+                    kind: Some(kind),
+                    ..Default::default()
+                },
+                &names,
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            say(Kind::Called(ddz::Called {
+                seat: 1,
+                call: true,
+                by: ddz::Actor::Seat as i32
+            })),
+            "bob calls the landlord (叫地主)"
+        );
+        assert_eq!(
+            say(Kind::Called(ddz::Called {
+                seat: 2,
+                call: false,
+                by: ddz::Actor::Timeout as i32
+            })),
+            "carol does not call (不叫) [timeout]"
+        );
+        assert_eq!(
+            say(Kind::Robbed(ddz::Robbed {
+                seat: 0,
+                rob: true,
+                by: ddz::Actor::Seat as i32
+            })),
+            "alice robs the landlord (抢地主)"
+        );
+        assert_eq!(
+            say(Kind::Doubled(ddz::Doubled {
+                seat: 1,
+                double: false,
+                by: ddz::Actor::AutoPlay as i32
+            })),
+            "bob does not double (不加倍) [auto-play]"
+        );
+        assert_eq!(
+            say(Kind::HandShown(ddz::HandShown {
+                seat: 0,
+                cards: vec!["S3".into(), "BJ".into()],
+            })),
+            "alice's hand, shown to all (明牌): 3 X"
+        );
+        assert_eq!(
+            say(Kind::Showed(ddz::Showed {
+                seat: 0,
+                show: true,
+                by: ddz::Actor::Seat as i32
+            })),
+            "alice shows the landlord's hand (明牌)"
+        );
+        assert_eq!(
+            say(Kind::Showed(ddz::Showed {
+                seat: 0,
+                show: false,
+                by: ddz::Actor::Timeout as i32
+            })),
+            "alice does not show the landlord's hand [timeout]"
+        );
+        assert_eq!(
+            say(Kind::WildRankDrawn(ddz::WildRankDrawn { rank: "7".into() })),
+            "the wild rank (癞子) is 7: every 7 is wild"
+        );
+        assert_eq!(
+            say(Kind::LandlordChosen(ddz::LandlordChosen {
+                seat: 0,
+                points: 0,
+                kitty: vec!["S3".into()],
+                robs: 2,
+            })),
+            "alice is the landlord (地主) after 2 rob(s); kitty 3"
+        );
+    }
+
+    #[test]
+    fn the_escape_warning_follows_the_rule_set() {
+        let warning = |t: ddz::Table| {
+            let mut app = DoudizhuApp::new("ddz-1", false);
+            app.on_feed(Feed::Snapshot(t), 0);
+            assert!(app.command("leave", 0).is_empty());
+            app.screen.footer.notice.clone().unwrap().text
+        };
+        let classic = warning(table());
+        assert!(classic.contains("3 × bid × base × multiplier"), "{classic}");
+        let before = warning(rob_table(ddz::Decision::Call));
+        assert!(
+            before.contains("nobody has called yet, so you lose 3 points"),
+            "{before}"
+        );
+        let mut t = rob_table(ddz::Decision::Rob);
+        t.calls = vec![call(1, ddz::CallKind::Call, ddz::Actor::Seat)];
+        t.multiplier = 4;
+        let after = warning(t);
+        assert!(
+            after.contains("base × multiplier × 3 (1 × 4 × 3 = 12 points)"),
+            "{after}"
+        );
+    }
+
+    #[test]
+    fn a_laizi_result_shows_robs_doubles_the_show_and_the_bomb_classes() {
+        let mut app = DoudizhuApp::new("ddz-1", false);
+        let mut t = laizi_table();
+        t.phase = ddz::Phase::Finished as i32;
+        t.status = ddz::TableStatus::BetweenDeals as i32;
+        t.result = Some(ddz::DealResult {
+            outcome: ddz::Outcome::LandlordWon as i32,
+            seat: 0,
+            points: vec![48, -16, -32],
+            multiplier: 16,
+            rule_set: "laizi".into(),
+            robs: 1,
+            doubled: vec![false, false, true],
+            shown: true,
+            bombs: 1,
+            soft_bombs: 2,
+            wild_bombs: 1,
+            ..Default::default()
+        });
+        app.on_feed(Feed::Snapshot(t), 0);
+        let text = app.body(0).join("\n");
+        assert!(
+            text.contains(
+                "RESULT: the landlord alice won · 1 rob(s) 抢地主 · shown 明牌 ×2 · doubled \
+                 加倍: carol · 1 hard bomb(s) 硬炸弹 · 2 soft bomb(s) 软炸弹 · wild bomb \
+                 纯癞子炸弹 · multiplier ×16"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("bid 0"), "{text}");
     }
 }

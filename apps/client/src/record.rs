@@ -8,6 +8,7 @@ use gamehub_proto::gomoku as gm;
 use gomoku_rules::{Board, Color, Point, RuleSet};
 
 use super::app::App;
+use super::doudizhu;
 use super::gomoku::{opening_name, rule_set_name};
 use super::term::Frame;
 use gamehub_render::{self as render, signed};
@@ -286,6 +287,12 @@ pub fn deal_record_lines(record: &ddz::DealRecord, verified: &Result<(), String>
         "Dou Dizhu deal {} at table {} (deal id {})",
         record.deal_number, record.table_id, record.deal_id
     )];
+    let wild = doudizhu::wild_rank(&record.wild_rank);
+    let mut rules = format!("rule set: {}", doudizhu::rule_set_name(&record.rule_set));
+    if let Some(rank) = wild {
+        rules.push_str(&format!(" · wild rank (癞子) {rank}, marked {rank}*"));
+    }
+    out.push(rules);
     out.push(format!("first bidder: {}", name(record.first_bidder)));
     out.push("hands as dealt:".into());
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -293,34 +300,61 @@ pub fn deal_record_lines(record: &ddz::DealRecord, verified: &Result<(), String>
         out.push(format!(
             "  {:<width$}  {}",
             name(i32::try_from(seat).unwrap_or(-1)),
-            render::hand(&hand.cards)
+            doudizhu::hand_text(&hand.cards, wild)
         ));
     }
-    out.push(format!("kitty (底牌): {}", render::hand(&record.kitty)));
-    let bids: Vec<String> = record
-        .bids
-        .iter()
-        .map(|b| {
-            if b.points == 0 {
-                format!("{} pass", name(b.seat))
-            } else {
-                format!("{} {}", name(b.seat), b.points)
-            }
-        })
-        .collect();
     out.push(format!(
-        "bids: {}{}",
-        bids.join(" · "),
-        if record.landlord >= 0 {
-            format!(" → landlord {}", name(record.landlord))
-        } else {
-            String::new()
-        }
+        "kitty (底牌): {}",
+        doudizhu::hand_text(&record.kitty, wild)
     ));
+    let landlord = if record.landlord >= 0 {
+        format!(" → landlord {}", name(record.landlord))
+    } else {
+        String::new()
+    };
+    if record.calls.is_empty() {
+        let bids: Vec<String> = record
+            .bids
+            .iter()
+            .map(|b| {
+                if b.points == 0 {
+                    format!("{} pass", name(b.seat))
+                } else {
+                    format!("{} {}", name(b.seat), b.points)
+                }
+            })
+            .collect();
+        out.push(format!("bids: {}{landlord}", bids.join(" · ")));
+    } else {
+        let calls: Vec<String> = record
+            .calls
+            .iter()
+            .map(|c| doudizhu::call_text(c, &names))
+            .collect();
+        out.push(format!(
+            "calls (叫地主/抢地主): {}{landlord}",
+            calls.join(" · ")
+        ));
+    }
+    if !record.doubles.is_empty() {
+        let doubles: Vec<String> = record
+            .doubles
+            .iter()
+            .map(|d| doudizhu::double_text(d, &names))
+            .collect();
+        out.push(format!("doubles (加倍): {}", doubles.join(" · ")));
+    }
+    if record.shown {
+        out.push("the landlord showed its hand (明牌)".into());
+    }
     if !record.turns.is_empty() {
         out.push("plays:".into());
         for (i, turn) in record.turns.iter().enumerate() {
-            out.push(format!("  {:>2}. {}", i + 1, render::turn(turn, &names)));
+            out.push(format!(
+                "  {:>2}. {}",
+                i + 1,
+                doudizhu::turn_text(turn, &names, wild)
+            ));
         }
     }
     if let Some(result) = &record.result {
@@ -330,6 +364,15 @@ pub fn deal_record_lines(record: &ddz::DealRecord, verified: &Result<(), String>
         }
         if result.anti_spring {
             extras.push("anti-spring 反春".to_owned());
+        }
+        if result.robs > 0 {
+            extras.push(format!("{} rob(s)", result.robs));
+        }
+        if result.soft_bombs > 0 {
+            extras.push(format!("{} soft bomb(s)", result.soft_bombs));
+        }
+        if result.wild_bombs > 0 {
+            extras.push("wild bomb".to_owned());
         }
         extras.push(format!("multiplier ×{}", result.multiplier));
         let points: Vec<String> = result
@@ -487,5 +530,71 @@ mod tests {
         assert!(text.contains("verified:"), "{text}");
         let text = deal_record_lines(&record, &Err("commitment mismatch".into())).join("\n");
         assert!(text.contains("NOT VERIFIED: commitment mismatch"), "{text}");
+    }
+
+    #[test]
+    fn a_laizi_deal_record_shows_the_calls_doubles_show_and_wild_cards() {
+        let record = ddz::DealRecord {
+            table_id: "ddz-2".into(),
+            deal_number: 1,
+            deal_id: "ddz-2:1".into(),
+            player_ids: vec!["alice".into(), "bob".into(), "carol".into()],
+            rule_set: "laizi".into(),
+            wild_rank: "7".into(),
+            hands: vec![ddz::Hand {
+                cards: vec!["S3".into(), "H7".into()],
+            }],
+            calls: vec![
+                ddz::SeatCall {
+                    seat: 0,
+                    call: ddz::CallKind::Call as i32,
+                    by: ddz::Actor::Seat as i32,
+                },
+                ddz::SeatCall {
+                    seat: 1,
+                    call: ddz::CallKind::Rob as i32,
+                    by: ddz::Actor::Seat as i32,
+                },
+            ],
+            doubles: vec![ddz::SeatDouble {
+                seat: 0,
+                double: true,
+                by: ddz::Actor::Seat as i32,
+            }],
+            shown: true,
+            landlord: 1,
+            turns: vec![ddz::Turn {
+                seat: 1,
+                ranks: "3337".into(),
+                meant: "3333".into(),
+                combination: Some(ddz::Combination {
+                    kind: ddz::Kind::Bomb as i32,
+                    rank: "3".into(),
+                    length: 1,
+                    bomb: ddz::BombClass::Soft as i32,
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let text = deal_record_lines(&record, &Ok(())).join("\n");
+        assert!(
+            text.contains("rule set: laizi (癞子) · wild rank (癞子) 7"),
+            "{text}"
+        );
+        assert!(text.contains("alice  3 7*"), "{text}");
+        assert!(
+            text.contains("calls (叫地主/抢地主): alice call · bob rob → landlord bob"),
+            "{text}"
+        );
+        assert!(text.contains("doubles (加倍): alice double"), "{text}");
+        assert!(
+            text.contains("the landlord showed its hand (明牌)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1. bob plays 3 3 3 7* as 3 3 3 3 (soft bomb 软炸弹)"),
+            "{text}"
+        );
     }
 }

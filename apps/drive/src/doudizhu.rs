@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use doudizhu_rules::{Bid, RankCounts, Seat, classify, parse_card_text};
+use doudizhu_rules::{Bid, BombClass, RankCounts, Reading, Seat, classify, parse_card_text};
 use futures::StreamExt;
 use gamehub_bots::doudizhu as strategy;
 use gamehub_platform::client::ServiceChannel;
@@ -62,17 +62,45 @@ fn hand_of(view: &ddz::Table) -> Option<RankCounts> {
     )
 }
 
-/// What the strategy wants for this view: a bid, a play (ranks), or a pass.
+/// What the strategy wants for this view: a bid, a yes or no (call, rob, double,
+/// show), a play (ranks, and in laizi what they stand for), or a pass.
 enum Choice {
     Bid(Bid),
-    Play(RankCounts),
+    Call(bool),
+    Rob(bool),
+    Double(bool),
+    Show(bool),
+    Play {
+        ranks: RankCounts,
+        meant: Option<RankCounts>,
+    },
     Pass,
+}
+
+fn bomb_class(class: i32) -> Option<BombClass> {
+    match ddz::BombClass::try_from(class).ok()? {
+        ddz::BombClass::Soft => Some(BombClass::Soft),
+        ddz::BombClass::Hard => Some(BombClass::Hard),
+        ddz::BombClass::Wild => Some(BombClass::Wild),
+        ddz::BombClass::Unspecified => None,
+    }
+}
+
+/// What a turn's cards read as: their `meant` in laizi, else the cards themselves.
+fn turn_ranks(turn: &ddz::Turn) -> Option<RankCounts> {
+    let text = if turn.meant.is_empty() {
+        &turn.ranks
+    } else {
+        &turn.meant
+    };
+    RankCounts::parse(text).ok()
 }
 
 fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
     let hand = hand_of(view)?;
-    match view.phase() {
-        ddz::Phase::Bidding => {
+    let landlord = seat(view.landlord).filter(|_| view.landlord >= 0);
+    match view.decision() {
+        ddz::Decision::Bid => {
             let highest = view.bids.iter().map(|b| b.points).max().unwrap_or(0);
             let highest = match highest {
                 1 => Bid::One,
@@ -82,15 +110,26 @@ fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
             };
             Some(Choice::Bid(strategy::bid(&hand, highest)))
         }
-        ddz::Phase::Playing => {
-            let landlord = seat(view.landlord)?;
-            let to_beat = if view.must_lead {
+        ddz::Decision::Call => Some(Choice::Call(strategy::call(&hand))),
+        ddz::Decision::Rob => Some(Choice::Rob(strategy::rob(&hand))),
+        ddz::Decision::Double => Some(Choice::Double(strategy::double(
+            &hand,
+            landlord == Some(me),
+        ))),
+        ddz::Decision::Show => Some(Choice::Show(strategy::show(&hand))),
+        ddz::Decision::Play => {
+            let landlord = landlord?;
+            let trick = if view.must_lead {
                 None
             } else {
                 let trick = view.trick.as_ref()?;
-                let ranks = RankCounts::parse(&trick.ranks).ok()?;
-                Some((seat(trick.seat)?, classify(&ranks)?))
+                let reading = Reading {
+                    combination: classify(&turn_ranks(trick)?)?,
+                    bomb: trick.combination.as_ref().and_then(|c| bomb_class(c.bomb)),
+                };
+                Some((seat(trick.seat)?, reading))
             };
+            let to_beat = trick.map(|(owner, reading)| (owner, reading.combination));
             let mut cards_left = [0u8; 3];
             for s in &view.seats {
                 if let Ok(i) = usize::try_from(s.seat)
@@ -103,6 +142,10 @@ fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
             for turn in view.turns.iter().filter(|t| !t.ranks.is_empty()) {
                 plays.push((seat(turn.seat)?, RankCounts::parse(&turn.ranks).ok()?));
             }
+            let wild = match view.wild_rank.as_str() {
+                "" => None,
+                text => Some(RankCounts::parse(text).ok()?.lowest()?),
+            };
             let mut kitty = Vec::with_capacity(view.kitty.len());
             for text in &view.kitty {
                 kitty.extend(parse_card_text(text).ok()?);
@@ -119,12 +162,19 @@ fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
                 to_beat,
                 cards_left,
             };
-            Some(match strategy::play(&situation) {
-                Some(ranks) => Choice::Play(ranks),
+            let chosen = match wild {
+                Some(wild) => strategy::play_wild(&situation, trick.map(|t| t.1).as_ref(), wild),
+                None => strategy::play(&situation).map(doudizhu_rules::Choice::from),
+            };
+            Some(match chosen {
+                Some(choice) => Choice::Play {
+                    ranks: choice.cards,
+                    meant: choice.meant,
+                },
                 None => Choice::Pass,
             })
         }
-        _ => None,
+        ddz::Decision::Unspecified => None,
     }
 }
 
@@ -263,12 +313,47 @@ async fn send(
             };
             retry_call!(client, bid, request).await?;
         }
-        Choice::Play(ranks) => {
+        Choice::Call(call) => {
+            let request = ddz::CallRequest {
+                table_id,
+                request_id,
+                call,
+            };
+            retry_call!(client, call, request).await?;
+        }
+        Choice::Rob(rob) => {
+            let request = ddz::RobRequest {
+                table_id,
+                request_id,
+                rob,
+            };
+            retry_call!(client, rob, request).await?;
+        }
+        Choice::Double(double) => {
+            let request = ddz::DoubleRequest {
+                table_id,
+                request_id,
+                double,
+            };
+            retry_call!(client, double, request).await?;
+        }
+        Choice::Show(show) => {
+            let request = ddz::ShowRequest {
+                table_id,
+                request_id,
+                show,
+            };
+            retry_call!(client, show, request).await?;
+        }
+        Choice::Play { ranks, meant } => {
             let request = ddz::PlayRequest {
                 table_id,
                 request_id,
                 ranks: ranks.to_string().replace(' ', ""),
                 cards: Vec::new(),
+                meant: meant
+                    .map(|m| m.to_string().replace(' ', ""))
+                    .unwrap_or_default(),
             };
             retry_call!(client, play, request).await?;
         }

@@ -243,6 +243,7 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
             turn_time_ms: 30_000,
             player_ids: vec!["cat".into(), "dan".into(), "eve".into()],
             test_seeds: Vec::new(),
+            rule_set: String::new(),
         })
         .await
         .unwrap()

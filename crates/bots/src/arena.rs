@@ -1,7 +1,10 @@
 //! Playing whole games between strategies in-process, through the rule crates' own state
 //! machines — how the bots are measured (`examples/strength.rs`) and tested.
 
-use doudizhu_rules::{Bid, Deal, DealRules, Phase as DealPhase, Seat as DdzSeat, Seed};
+use doudizhu_rules::{
+    AutoPlayer, Bid, Choice, Deal, DealRules, Decision, Phase as DealPhase, RuleSet as DdzRuleSet,
+    Seat as DdzSeat, Seed, Settlement, wild_plays,
+};
 use gomoku_rules::{Game, GameConfig, Outcome, RuleSet, Seat, TimeControl};
 use rand::Rng;
 
@@ -87,6 +90,7 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
             turn_ms: 0,
             auto_turn_ms: 0,
         },
+        rule_set: doudizhu_rules::RuleSet::Classic,
     };
     let first = DdzSeat::new(0)?;
     let (mut deal, _) = Deal::new("arena", seed, first, rules, 0).ok()?;
@@ -138,6 +142,8 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
                     }
                 }
             }
+            // Classic deals never double or show (see `rule_set_deal`).
+            DealPhase::Doubling | DealPhase::Showing => return None,
             DealPhase::Finished => break,
         }
     }
@@ -148,5 +154,102 @@ pub fn doudizhu_deal<R: Rng + ?Sized>(
         bid: deal.view(landlord).landlord?.bid,
         landlord_won: settlement.outcome == doudizhu_rules::Outcome::LandlordWon,
         landlord_points: settlement.points[landlord.index()],
+    })
+}
+
+/// The result of one deal of a rule set that calls and robs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleSetResult {
+    /// The whole settlement (robs, doubles, show, bombs, points).
+    pub settlement: Settlement,
+    /// The landlord.
+    pub landlord: DdzSeat,
+    /// Whether the landlord won.
+    pub landlord_won: bool,
+}
+
+/// Plays one deal of `rule_set` (`rob` or `laizi`) from `seed`, seat 0 first to call.
+/// Every decision is the bot's in its own seat ([`doudizhu::BotSeat`]: calls, robs,
+/// doubles, shows). The plays are `players`': [`Player::Bot`] the bot (with wild cards
+/// in laizi), [`Player::Baseline`] the classic strategy with every card read as itself
+/// (the classic bot's judgement, wilds never standing in), [`Player::Random`] a random
+/// legal play. None for a redeal (nobody called).
+pub fn rule_set_deal<R: Rng + ?Sized>(
+    seed: Seed,
+    rule_set: DdzRuleSet,
+    players: [Player; 3],
+    rng: &mut R,
+) -> Option<RuleSetResult> {
+    let rules = DealRules {
+        points_base: 1,
+        time: doudizhu_rules::TimeControl {
+            turn_ms: 0,
+            auto_turn_ms: 0,
+        },
+        rule_set,
+    };
+    let first = DdzSeat::new(0)?;
+    let (mut deal, _) = Deal::new("arena", seed, first, rules, 0).ok()?;
+    let bot = doudizhu::BotSeat;
+    for _ in 0..400 {
+        let Some((seat, decision)) = deal.decision() else {
+            break;
+        };
+        let view = deal.view(seat);
+        let hand = deal.hand(seat).rank_counts();
+        let done = match decision {
+            Decision::Bid => deal.bid(seat, bot.bid(&view), 0),
+            Decision::Call => deal.call(seat, bot.call(&view), 0),
+            Decision::Rob => deal.rob(seat, bot.rob(&view), 0),
+            Decision::Double => deal.double(seat, bot.double(&view), 0),
+            Decision::Show => deal.show(seat, bot.show(&view), 0),
+            Decision::Play => {
+                let choice: Option<Choice> = match players[seat.index()] {
+                    Player::Bot => bot.choose(&view),
+                    Player::Baseline => doudizhu::play(&doudizhu::Situation::from_view(&view)?)
+                        .map(|ranks| Choice {
+                            cards: ranks,
+                            meant: Some(ranks),
+                        }),
+                    Player::Random => {
+                        let trick = deal.trick().map(|t| t.reading());
+                        let plays = match view.wild_rank {
+                            Some(wild) => wild_plays(&hand, wild, trick.as_ref()),
+                            None => deal.wild_plays(seat).ok()?,
+                        };
+                        let pick = rng.random_range(0..plays.len() + usize::from(trick.is_some()));
+                        plays.get(pick).map(|p| Choice {
+                            cards: p.cards,
+                            meant: Some(p.meant),
+                        })
+                    }
+                };
+                let played = choice.and_then(|choice| {
+                    let cards = deal.hand(seat).pick(&choice.cards)?.to_vec();
+                    let meant = choice.meant.filter(|_| rule_set.has_wilds());
+                    deal.play_as(seat, &cards, meant.as_ref(), 0).ok()
+                });
+                match played {
+                    Some(events) => Ok(events),
+                    // A pass, or a play the rules refused (the baseline's, read as
+                    // itself, may not beat a laizi trick): a pass, or the smallest lead.
+                    None if deal.trick().is_some() => deal.pass(seat, 0),
+                    None => {
+                        let lead = deal.wild_plays(seat).ok()?.first().copied()?;
+                        let cards = deal.hand(seat).pick(&lead.cards)?.to_vec();
+                        let meant = Some(lead.meant).filter(|_| rule_set.has_wilds());
+                        deal.play_as(seat, &cards, meant.as_ref(), 0)
+                    }
+                }
+            }
+        };
+        done.ok()?;
+    }
+    let settlement = *deal.settlement()?;
+    let landlord = settlement.landlord?;
+    Some(RuleSetResult {
+        settlement,
+        landlord,
+        landlord_won: settlement.outcome == doudizhu_rules::Outcome::LandlordWon,
     })
 }

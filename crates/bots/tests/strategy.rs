@@ -315,6 +315,7 @@ fn no_clock() -> DealRules {
             turn_ms: 0,
             auto_turn_ms: 0,
         },
+        rule_set: doudizhu_rules::RuleSet::Classic,
     }
 }
 

@@ -1,4 +1,4 @@
-"""Reference re-implementation of the crate's shuffle, deal and commitment, in plain
+"""Reference re-implementation of the crate's shuffle, deal, commitment and laizi wild rank, in plain
 Python with no dependencies, so a front-end author can check a port against it.
 
     python3 shuffle.py [SEED_HEX [DEAL_ID]]
@@ -54,19 +54,31 @@ def words(seed):
         counter += 1
 
 
-def shuffled_deck(seed):
+def uniform_below(stream, bound):
+    zone = 2**32 - (2**32 % bound)
+    while True:
+        w = next(stream)
+        if w < zone:
+            return w % bound
+
+
+def shuffle_from(stream):
     deck = list(range(54))
-    stream = words(seed)
     for i in range(53, 0, -1):
-        bound = i + 1
-        zone = 2**32 - (2**32 % bound)
-        while True:
-            w = next(stream)
-            if w < zone:
-                j = w % bound
-                break
+        j = uniform_below(stream, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def shuffled_deck(seed):
+    return shuffle_from(words(seed))
+
+
+def wild_rank(seed):
+    """The laizi wild rank: the keystream right after the shuffle draws 0..13 over 3..2."""
+    stream = words(seed)
+    shuffle_from(stream)
+    return RANKS[uniform_below(stream, 13)]
 
 
 def deal(seed):
@@ -87,3 +99,4 @@ if __name__ == "__main__":
         print(f"seat {seat}:", " ".join(card_text(c) for c in sorted(hand)))
     print("kitty:", " ".join(card_text(c) for c in sorted(kitty)))
     print("commitment:", commitment(seed, deal_id))
+    print("wild rank (laizi):", wild_rank(seed))

@@ -14,6 +14,11 @@
 //!    while `w >= 2^32 - (2^32 mod (i+1))`, and is `w mod (i+1)`.
 //! 4. Seat 0 gets `deck[0..17]`, seat 1 `deck[17..34]`, seat 2 `deck[34..51]`, the kitty
 //!    is `deck[51..54]`.
+//! 5. The wild rank (癞子) of a `laizi` deal: the same keystream, right after the
+//!    shuffle's last word, draws `k` uniform in `0..13` (as in step 3) and the wild rank
+//!    is the `k`-th of `3 4 5 6 7 8 9 T J Q K A 2` (never a joker). It is drawn once a
+//!    landlord is chosen but depends on the seed alone, so the revealed seed re-derives
+//!    it.
 //!
 //! Commitment: SHA-256 over the 32 seed bytes followed by the deal id's UTF-8 bytes,
 //! published as lower-case hex.
@@ -26,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::card::{Card, CardSet, ParseError, parse_card_text};
+use crate::card::{Card, CardSet, ParseError, Rank, parse_card_text};
 use crate::seat::Seat;
 
 /// Cards dealt to each seat.
@@ -155,15 +160,33 @@ impl Dealt {
 
 /// The whole deck after the shuffle, top first.
 pub fn shuffled_deck(seed: &Seed) -> [Card; Card::DECK_SIZE] {
+    shuffle_from(&mut ChaCha20Rng::from_seed(seed.0))
+}
+
+/// Steps 1 to 3: the shuffle, reading words from `rng`.
+fn shuffle_from(rng: &mut ChaCha20Rng) -> [Card; Card::DECK_SIZE] {
     let mut deck: [Card; Card::DECK_SIZE] = std::array::from_fn(|id| {
         Card::from_id(id as u8).expect("ids below the deck size are cards")
     });
-    let mut rng = ChaCha20Rng::from_seed(seed.0);
     for i in (1..Card::DECK_SIZE).rev() {
-        let j = uniform_below(&mut rng, i as u32 + 1);
+        let j = uniform_below(rng, i as u32 + 1);
         deck.swap(i, j as usize);
     }
     deck
+}
+
+/// The ranks a wild rank may be: 3 to 2, never a joker.
+const WILD_RANKS: usize = 13;
+
+/// Step 5: the wild rank (癞子) of a `laizi` deal from this seed, drawn from the
+/// keystream right after the shuffle.
+pub fn wild_rank(seed: &Seed) -> Rank {
+    let mut rng = ChaCha20Rng::from_seed(seed.0);
+    shuffle_from(&mut rng);
+    let k = uniform_below(&mut rng, WILD_RANKS as u32);
+    let rank = Rank::ALL[k as usize];
+    debug_assert!(!rank.is_joker());
+    rank
 }
 
 /// Uniform in `0..bound` by rejection, so any language gets the same numbers.
@@ -200,6 +223,8 @@ pub enum VerifyError {
     HandMismatch(Seat),
     #[error("the kitty is not what the seed deals")]
     KittyMismatch,
+    #[error("the wild rank is not what the seed draws")]
+    WildRankMismatch,
 }
 
 /// Checks a revealed deal: the seed matches the commitment for this deal id, and the
@@ -334,6 +359,22 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_wild_rank_is_any_rank_from_three_to_two_never_a_joker() {
+        let mut drawn = [0u32; Rank::COUNT];
+        for n in 0..1_300u32 {
+            let mut bytes = [0u8; 32];
+            bytes[..4].copy_from_slice(&n.to_le_bytes());
+            drawn[wild_rank(&Seed::from_bytes(bytes)).index()] += 1;
+        }
+        assert_eq!(drawn[13..], [0, 0], "never a joker");
+        // Uniform: about 100 each (the bounds are far beyond chance).
+        assert!(
+            drawn[..13].iter().all(|&n| (50..160).contains(&n)),
+            "{drawn:?}"
+        );
+    }
+
     /// A dealt deal as the dealer publishes it: hex and card text.
     fn published(dealt: &Dealt) -> (Vec<Vec<String>>, Vec<String>) {
         let text = |set: CardSet| set.iter().map(|c| c.to_string()).collect::<Vec<_>>();
@@ -427,6 +468,11 @@ mod golden {
              C7 H7 C2 C6 C3 S2 SJ S6 HT D8 BJ S7 C4 C9 ST H3 D5 DT SA D2 D4 CJ SQ S5 HK HJ HA HQ"
         );
         assert_eq!(deal(&seed).kitty.to_string(), "HJ HQ HA");
+        assert_eq!(
+            wild_rank(&seed),
+            Rank::Two,
+            "the laizi wild rank of the vector"
+        );
         assert_eq!(
             Commitment::new(&seed, "table-1/deal-1").to_hex(),
             "1982f41e8e74aa4ae0d31f6ed1f0ec38950b83307a102ef8b1bb84c37ae403d4"

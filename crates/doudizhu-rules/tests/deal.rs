@@ -3,8 +3,9 @@
 use std::cell::Cell;
 
 use doudizhu_rules::{
-    ActionError, Actor, Audience, AutoPlayer, Bid, Card, CardSet, Deal, DealRules, EventBody, Kind,
-    Outcome, Phase, RankCounts, Seat, SeatView, Seed, TimeControl, next_first_bidder,
+    ActionError, Actor, Audience, AutoPlayer, Bid, Card, CardSet, Choice, Deal, DealRules,
+    EventBody, Kind, Outcome, Phase, RankCounts, RuleSet, Seat, SeatView, Seed, TimeControl,
+    next_first_bidder,
 };
 
 const TURN_MS: u64 = 15_000;
@@ -21,6 +22,7 @@ fn rules() -> DealRules {
             turn_ms: TURN_MS,
             auto_turn_ms: AUTO_MS,
         },
+        rule_set: RuleSet::Classic,
     }
 }
 
@@ -374,11 +376,11 @@ impl Fixed {
 }
 
 impl AutoPlayer for Fixed {
-    fn choose(&self, view: &SeatView) -> Option<RankCounts> {
+    fn choose(&self, view: &SeatView) -> Option<Choice> {
         self.asked.set(self.asked.get() + 1);
         assert_eq!(view.to_act, Some(view.seat), "asked for the seat to act");
         assert_eq!(view.phase, Phase::Playing);
-        self.choice
+        self.choice.map(Choice::from)
     }
 }
 
@@ -582,7 +584,7 @@ fn a_deal_id_is_limited() {
 struct Bids(Bid);
 
 impl AutoPlayer for Bids {
-    fn choose(&self, _view: &SeatView) -> Option<RankCounts> {
+    fn choose(&self, _view: &SeatView) -> Option<Choice> {
         None
     }
 

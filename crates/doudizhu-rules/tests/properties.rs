@@ -1,10 +1,11 @@
-//! Whole deals between random players, and random (often invalid) input: cards are
-//! conserved, no seat ever sees another seat's cards, points are zero-sum, nothing panics,
-//! and a refused action changes nothing.
+//! Whole deals between random players, in every rule set, and random (often invalid)
+//! input: cards are conserved, no seat ever sees another seat's cards (the landlord's
+//! only once shown), points are zero-sum, records replay, nothing panics, and a refused
+//! action changes nothing.
 
 use doudizhu_rules::{
-    ActionError, Audience, Bid, Card, CardSet, Deal, DealRules, Event, EventBody, Outcome, Phase,
-    RankCounts, Seat, Seed, TimeControl, classify, parse_card_text,
+    ActionError, Audience, Bid, Card, CardSet, Deal, DealRules, Decision, Event, EventBody,
+    Outcome, RankCounts, RuleSet, Seat, Seed, TimeControl, classify, parse_card_text,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -13,13 +14,17 @@ use serde_json::Value;
 
 const MAX_STEPS: usize = 3_000;
 
-fn rules() -> DealRules {
+/// The rule sets random deals are played in.
+const RULE_SETS: [RuleSet; 3] = [RuleSet::Classic, RuleSet::Rob, RuleSet::Laizi];
+
+fn rules(rule_set: RuleSet) -> DealRules {
     DealRules {
         points_base: 5,
         time: TimeControl {
             turn_ms: 10_000,
             auto_turn_ms: 1_000,
         },
+        rule_set,
     }
 }
 
@@ -47,6 +52,8 @@ fn cards_of<T: serde::Serialize>(thing: &T) -> CardSet {
 struct Watcher {
     public: CardSet,
     ended: usize,
+    /// Whether the landlord showed its hand.
+    shown: bool,
 }
 
 impl Watcher {
@@ -59,6 +66,13 @@ impl Watcher {
                 }
                 EventBody::Played { cards, .. } => {
                     self.public = self.public.union(cards.iter().copied().collect());
+                }
+                EventBody::HandShown { seat, cards } => {
+                    // 明牌: the landlord's whole hand, to all.
+                    assert_eq!(Some(*seat), deal.landlord());
+                    assert_eq!(cards.len(), 20);
+                    self.public = self.public.union(cards.iter().copied().collect());
+                    self.shown = true;
                 }
                 EventBody::DealEnded { hands_left, .. } => {
                     // 摊牌: the deal is over, so every hand left is shown to all, exactly
@@ -109,6 +123,18 @@ impl Watcher {
                 .map(|s| deal.hand(*s).len() as u8)
                 .collect();
             assert_eq!(view.cards_left.to_vec(), counts);
+            // The landlord's cards to every seat once shown, never before.
+            let landlord_hand = view
+                .landlord_hand
+                .map(|cards| cards.into_iter().collect::<CardSet>());
+            match deal.landlord() {
+                Some(landlord) if self.shown => {
+                    assert_eq!(landlord_hand, Some(deal.hand(landlord)));
+                }
+                _ => assert_eq!(landlord_hand, None),
+            }
+            assert_eq!(view.decision, deal.decision().map(|(_, d)| d));
+            assert_eq!(view.to_act, deal.decision().map(|(s, _)| s));
         }
     }
 }
@@ -162,8 +188,14 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
             return events;
         }
     }
-    match deal.phase() {
-        Phase::Bidding => {
+    let (_, decision) = deal.decision().expect("running");
+    let yes = rng.random_bool(0.4);
+    match decision {
+        Decision::Call => deal.call(seat, yes, *now).expect("a legal call"),
+        Decision::Rob => deal.rob(seat, yes, *now).expect("a legal rob"),
+        Decision::Double => deal.double(seat, yes, *now).expect("a legal double"),
+        Decision::Show => deal.show(seat, yes, *now).expect("a legal show"),
+        Decision::Bid => {
             let highest = deal
                 .view(seat)
                 .bids
@@ -178,37 +210,57 @@ fn random_step(deal: &mut Deal, rng: &mut ChaCha8Rng, now: &mut u64) -> Vec<Even
             let bid = choices[rng.random_range(0..choices.len())];
             deal.bid(seat, bid, *now).expect("a legal bid")
         }
-        Phase::Playing => {
-            let plays = deal.legal_plays(seat).expect("seat to act");
+        Decision::Play => {
+            let plays = deal.wild_plays(seat).expect("seat to act");
             if deal.trick().is_some() && (plays.is_empty() || rng.random_bool(0.3)) {
                 return deal.pass(seat, *now).expect("a legal pass");
             }
             let play = plays[rng.random_range(0..plays.len())];
             let cards = deal
                 .hand(seat)
-                .pick(&play.ranks)
+                .pick(&play.cards)
                 .expect("from the hand")
                 .to_vec();
-            deal.play(seat, &cards, *now).expect("a legal play")
+            // Half the time the play says what it means; without, it must read one way.
+            if rng.random_bool(0.5) {
+                return deal
+                    .play_as(seat, &cards, Some(&play.meant), *now)
+                    .expect("a legal play, as meant");
+            }
+            match deal.play(seat, &cards, *now) {
+                Err(ActionError::AmbiguousReading { readings }) => {
+                    assert!(readings.len() > 1);
+                    assert!(readings.iter().any(|r| r.reading == play.reading));
+                    deal.play_as(seat, &cards, Some(&play.meant), *now)
+                        .expect("a legal play, as meant")
+                }
+                result => result.expect("a legal play"),
+            }
         }
-        Phase::Finished => unreachable!("checked by to_act"),
     }
 }
 
-fn run_random_deal(seed: u64) -> Deal {
+fn run_random_deal(seed: u64, rule_set: RuleSet) -> Deal {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let seed_bytes: [u8; 32] = rng.random();
     let first = Seat::ALL[rng.random_range(0..3)];
     let mut now = rng.random_range(0..1_000_000);
-    let (mut deal, events) =
-        Deal::new("t/deal", Seed::from_bytes(seed_bytes), first, rules(), now).expect("deal");
+    let (mut deal, events) = Deal::new(
+        "t/deal",
+        Seed::from_bytes(seed_bytes),
+        first,
+        rules(rule_set),
+        now,
+    )
+    .expect("deal");
     let mut watcher = Watcher {
         public: CardSet::EMPTY,
         ended: 0,
+        shown: false,
     };
     watcher.check_events(&deal, &events);
     for _ in 0..MAX_STEPS {
-        if deal.phase() == Phase::Finished {
+        if deal.decision().is_none() {
             break;
         }
         let events = random_step(&mut deal, &mut rng, &mut now);
@@ -216,7 +268,7 @@ fn run_random_deal(seed: u64) -> Deal {
         watcher.check_views(&deal);
         check_conservation(&deal, &watcher);
     }
-    assert_eq!(deal.phase(), Phase::Finished, "a deal ends");
+    assert_eq!(deal.decision(), None, "a deal ends");
     assert_eq!(watcher.ended, 1, "exactly one end");
     let settlement = *deal.settlement().expect("settled");
     match settlement.outcome {
@@ -242,8 +294,12 @@ fn run_random_deal(seed: u64) -> Deal {
             assert_eq!(settlement.points[landlord.index()] > 0, won);
         }
     }
+    assert_eq!(settlement.rule_set, rule_set);
     let record = deal.record().expect("finished");
     assert_eq!(record.verify(), Ok(()));
+    let json = serde_json::to_string(&record).expect("serialize");
+    let back: doudizhu_rules::DealRecord = serde_json::from_str(&json).expect("deserialize");
+    assert_eq!(back, record, "a record round-trips through JSON");
     assert_eq!(
         record.replay(),
         Ok(settlement),
@@ -256,8 +312,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn random_deals_conserve_cards_hide_hands_and_score_zero_sum(seed in any::<u64>()) {
-        let deal = run_random_deal(seed);
+    fn random_deals_conserve_cards_hide_hands_and_score_zero_sum(
+        seed in any::<u64>(),
+        rule_set in prop::sample::select(RULE_SETS.to_vec()),
+    ) {
+        let deal = run_random_deal(seed, rule_set);
         // The stored form reloads to the same deal.
         let json = serde_json::to_string(&deal).expect("serialize");
         let back: Deal = serde_json::from_str(&json).expect("deserialize");
@@ -267,10 +326,11 @@ proptest! {
     #[test]
     fn random_actions_never_panic_and_refusals_change_nothing(
         seed in any::<u64>(),
-        actions in prop::collection::vec((0u8..9, 0u8..5, any::<u64>(), 0u64..40_000), 1..200),
+        rule_set in prop::sample::select(RULE_SETS.to_vec()),
+        actions in prop::collection::vec((0u8..13, 0u8..5, any::<u64>(), 0u64..40_000), 1..200),
     ) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let (mut deal, _) = Deal::new("fuzz", Seed::from_bytes(rng.random()), Seat::ALL[0], rules(), 0)
+        let (mut deal, _) = Deal::new("fuzz", Seed::from_bytes(rng.random()), Seat::ALL[0], rules(rule_set), 0)
             .expect("deal");
         let mut now = 0u64;
         for (action, seat, cards, step) in actions {
@@ -290,10 +350,15 @@ proptest! {
                 5 => Ok(deal.auto_play_pending(now)),
                 6 => deal.set_auto_play(seat, cards % 2 == 0, now),
                 7 if cards % 16 == 0 => deal.escape(seat, now),
+                8 => deal.call(seat, cards % 2 == 0, now),
+                9 => deal.rob(seat, cards % 2 == 0, now),
+                10 => deal.double(seat, cards % 2 == 0, now),
+                11 => deal.show(seat, cards % 2 == 0, now),
                 _ => {
-                    // A legal play when there is one, to get deeper into deals.
-                    match deal.to_act() {
-                        Some(s) if deal.phase() == Phase::Playing => {
+                    // A legal move when there is one, to get deeper into deals.
+                    let yes = cards % 3 == 0;
+                    match deal.decision() {
+                        Some((s, Decision::Play)) => {
                             let plays = deal.legal_plays(s).expect("to act");
                             match plays.first() {
                                 Some(play) => {
@@ -303,7 +368,11 @@ proptest! {
                                 None => deal.pass(s, now),
                             }
                         }
-                        Some(s) => deal.bid(s, Bid::Pass, now),
+                        Some((s, Decision::Bid)) => deal.bid(s, Bid::Pass, now),
+                        Some((s, Decision::Call)) => deal.call(s, yes, now),
+                        Some((s, Decision::Rob)) => deal.rob(s, yes, now),
+                        Some((s, Decision::Double)) => deal.double(s, yes, now),
+                        Some((s, Decision::Show)) => deal.show(s, yes, now),
                         None => Ok(Vec::new()),
                     }
                 }
@@ -347,18 +416,37 @@ proptest! {
 
 #[test]
 fn random_deals_mostly_play_out_with_bombs_sometimes() {
-    // Keeps the property above honest: it must see real play, not just escapes.
-    let (mut played_out, mut with_bombs, mut springs) = (0, 0, 0);
-    for seed in 0..200 {
-        let deal = run_random_deal(seed);
-        let s = deal.settlement().expect("settled");
-        if matches!(s.outcome, Outcome::LandlordWon | Outcome::FarmersWon { .. }) {
-            played_out += 1;
-            with_bombs += usize::from(s.bombs + s.rockets > 0);
-            springs += usize::from(s.spring || s.anti_spring);
+    // Keeps the property above honest: it must see real play, not just escapes, and in
+    // `rob` every kind of stake.
+    for rule_set in RULE_SETS {
+        let (mut played_out, mut with_bombs, mut springs) = (0, 0, 0);
+        let (mut robbed, mut doubled, mut shown) = (0, 0, 0);
+        for seed in 0..200 {
+            let deal = run_random_deal(seed, rule_set);
+            let s = deal.settlement().expect("settled");
+            if matches!(s.outcome, Outcome::LandlordWon | Outcome::FarmersWon { .. }) {
+                played_out += 1;
+                with_bombs += usize::from(s.bombs + s.rockets + s.soft_bombs + s.wild_bombs > 0);
+                springs += usize::from(s.spring || s.anti_spring);
+                robbed += usize::from(s.robs > 0);
+                doubled += usize::from(s.doubled.contains(&true));
+                shown += usize::from(s.shown);
+            }
         }
+        assert!(
+            played_out >= 100,
+            "{rule_set}: {played_out} of 200 played out"
+        );
+        assert!(with_bombs >= 5, "{rule_set}: {with_bombs} with bombs");
+        if rule_set.calls_and_robs() {
+            assert!(
+                robbed >= 10 && doubled >= 10 && shown >= 10,
+                "{rule_set}: {robbed} robbed, {doubled} doubled, {shown} shown"
+            );
+        }
+        println!(
+            "{rule_set}: played out {played_out}/200, with bombs {with_bombs}, \
+             (anti-)springs {springs}, robbed {robbed}, doubled {doubled}, shown {shown}"
+        );
     }
-    assert!(played_out >= 100, "{played_out} of 200 played out");
-    assert!(with_bombs >= 5, "{with_bombs} with bombs");
-    println!("played out {played_out}/200, with bombs {with_bombs}, (anti-)springs {springs}");
 }

@@ -30,7 +30,6 @@ impl GameClient for Doudizhu {
                     ));
                 }
             };
-            // The dealer plays one rule set (`classic`), so the request names none.
             let request = pb::OpenTableRequest {
                 request_id: table.request_id.to_owned(),
                 stakes: Some(table.stakes),
@@ -40,6 +39,7 @@ impl GameClient for Doudizhu {
                 profiles: table.profiles.to_vec(),
                 bot_seats: seats_i32(table.bot_seats),
                 friends_table: table.friends_table,
+                rule_set: table.rule_set.to_owned(),
             };
             let mut client = self.0.clone();
             Ok(client.open_table(request).await?.into_inner().table_id)

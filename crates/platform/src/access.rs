@@ -158,6 +158,10 @@ pub static RULES: &[ServiceRules] = &[
         service: "gamehub.doudizhu.v1.DoudizhuService",
         methods: &[
             ("Bid", &[Players]),
+            ("Call", &[Players]),
+            ("Rob", &[Players]),
+            ("Double", &[Players]),
+            ("Show", &[Players]),
             ("Play", &[Players]),
             ("Pass", &[Players]),
             ("Hint", &[Players]),

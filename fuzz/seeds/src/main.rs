@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::path::Path;
 
 use doudizhu_rules::{
-    AutoPlayer, Bid, Deal, DealRules, RankCounts, Seat as DdzSeat, SeatView, Seed, TimeControl,
+    AutoPlayer, Bid, Choice, Deal, DealRules, RankCounts, RuleSet, Seat as DdzSeat, SeatView, Seed, TimeControl,
     legal_plays,
 };
 use gomoku_rules::{
@@ -103,7 +103,7 @@ impl Chooser {
 }
 
 impl AutoPlayer for Chooser {
-    fn choose(&self, view: &SeatView) -> Option<RankCounts> {
+    fn choose(&self, view: &SeatView) -> Option<Choice> {
         let hand: RankCounts =
             view.hand
                 .iter()
@@ -115,7 +115,7 @@ impl AutoPlayer for Chooser {
         let previous = view.trick.as_ref().and_then(|t| t.combination);
         let plays = legal_plays(&hand, previous.as_ref());
         let pick = self.next() as usize % (plays.len() + usize::from(previous.is_some()));
-        plays.get(pick).map(|play| play.ranks)
+        plays.get(pick).map(|play| Choice::from(play.ranks))
     }
 
     fn bid(&self, _view: &SeatView) -> Bid {
@@ -127,6 +127,7 @@ fn doudizhu(dir: &Path) {
     let rules = DealRules {
         points_base: 2,
         time: TimeControl::default(),
+        rule_set: RuleSet::Classic,
     };
     for n in 0..6u64 {
         let mut seed = [0u8; 32];

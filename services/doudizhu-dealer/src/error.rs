@@ -85,6 +85,8 @@ impl From<DealerError> for ApiError {
                 ActionError::EmptyPlay
                 | ActionError::DuplicateCard
                 | ActionError::InvalidCombination
+                | ActionError::AmbiguousReading { .. }
+                | ActionError::ReadingNotPossible
                 | ActionError::BidOutOfRange(_) => ApiError::InvalidArgument(message),
                 ActionError::GameOver
                 | ActionError::WrongPhase { .. }
@@ -92,6 +94,7 @@ impl From<DealerError> for ApiError {
                 | ActionError::CardsNotInHand
                 | ActionError::DoesNotBeat { .. }
                 | ActionError::CannotPassOnLead
+                | ActionError::WrongDecision { .. }
                 | ActionError::BidNotHigher { .. } => ApiError::FailedPrecondition(message),
             },
             DealerError::Invalid { .. } => ApiError::InvalidArgument(message),

@@ -1,7 +1,7 @@
 //! Requests into domain types, once, at the edge: ids, bids, cards, the opening of a
 //! table. Everything after this trusts its input.
 
-use doudizhu_rules::{Bid, Card, RankCounts, Seed, parse_card_text};
+use doudizhu_rules::{Bid, Card, RankCounts, RuleSet, Seed, parse_card_text};
 use gamehub_proto::doudizhu as pb;
 use sha2::{Digest, Sha256};
 
@@ -110,6 +110,44 @@ pub fn play(ranks: &str, cards: &[String]) -> Result<PlayCards, DealerError> {
     }
 }
 
+/// The ranks a laizi play's cards stand for (`PlayRequest.meant`): `None` when empty.
+pub fn meant(text: &str) -> Result<Option<RankCounts>, DealerError> {
+    if text.chars().count() > MAX_RANKS_CHARS {
+        return Err(DealerError::invalid(
+            "meant",
+            format!("is longer than {MAX_RANKS_CHARS} characters"),
+        ));
+    }
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    RankCounts::parse(text)
+        .map(Some)
+        .map_err(|e| DealerError::invalid("meant", e))
+}
+
+/// The longest rule set name accepted.
+pub const MAX_RULE_SET_CHARS: usize = 16;
+
+/// A room's rule set (`OpenTableRequest.rule_set`): empty is `classic`.
+pub fn rule_set(name: &str) -> Result<RuleSet, DealerError> {
+    if name.chars().count() > MAX_RULE_SET_CHARS {
+        return Err(DealerError::invalid(
+            "rule_set",
+            format!("is longer than {MAX_RULE_SET_CHARS} characters"),
+        ));
+    }
+    if name.trim().is_empty() {
+        return Ok(RuleSet::Classic);
+    }
+    RuleSet::parse(name).ok_or_else(|| {
+        DealerError::invalid(
+            "rule_set",
+            format!("is one of {} (or empty for classic)", RuleSet::names()),
+        )
+    })
+}
+
 /// A parsed OpenTable request.
 #[derive(Debug, Clone)]
 pub struct OpenTable {
@@ -123,11 +161,13 @@ pub struct OpenTable {
     /// Seats the platform's bot plays.
     pub bots: [bool; 3],
     pub friends_table: bool,
+    pub rule_set: RuleSet,
 }
 
 impl OpenTable {
     pub fn parse(request: &pb::OpenTableRequest) -> Result<OpenTable, DealerError> {
         let request_id = request_id(&request.request_id)?;
+        let rule_set = rule_set(&request.rule_set)?;
         let stakes = request
             .stakes
             .as_ref()
@@ -209,6 +249,7 @@ impl OpenTable {
             profiles,
             bots,
             friends_table: request.friends_table,
+            rule_set,
         })
     }
 
@@ -243,6 +284,10 @@ impl OpenTable {
         }
         if self.friends_table {
             hasher.update(b"friends_table");
+        }
+        if self.rule_set != RuleSet::Classic {
+            hasher.update(b"rule_set");
+            hasher.update(self.rule_set.name().as_bytes());
         }
         if self.profiles != <[Profile; 3]>::default() {
             hasher.update(b"profiles");
@@ -368,10 +413,24 @@ mod tests {
     }
 
     #[test]
+    fn rule_sets_are_read_by_name_and_empty_is_classic() {
+        assert_eq!(rule_set("").ok(), Some(RuleSet::Classic));
+        assert_eq!(rule_set("rob").ok(), Some(RuleSet::Rob));
+        assert_eq!(rule_set("laizi").ok(), Some(RuleSet::Laizi));
+        let refused = rule_set("Laizi").unwrap_err().to_string();
+        assert!(refused.contains("classic, rob, laizi"), "{refused}");
+        assert!(rule_set(&"r".repeat(17)).is_err());
+        assert_eq!(meant("").ok(), Some(None));
+        assert!(meant("5555").unwrap().is_some());
+        assert!(meant("5Z").is_err());
+    }
+
+    #[test]
     fn the_table_id_is_stable_per_caller_and_request() {
         let request = pb::OpenTableRequest {
             bot_seats: Vec::new(),
             friends_table: false,
+            rule_set: String::new(),
             profiles: Vec::new(),
             request_id: "m-1".into(),
             stakes: Some(gamehub_proto::common::RoomStakes {
@@ -403,6 +462,7 @@ mod tests {
         pb::OpenTableRequest {
             bot_seats,
             friends_table: true,
+            rule_set: String::new(),
             profiles,
             request_id: "m-1".into(),
             stakes: Some(gamehub_proto::common::RoomStakes {

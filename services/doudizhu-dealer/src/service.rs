@@ -40,7 +40,7 @@ use crate::GAME;
 use crate::error::DealerError;
 use crate::parse::{self, OpenTable};
 use crate::record::{Archive, RecordDoc};
-use crate::table::{Clock, CloseReason, Opening, Stage, Step, Table, Timing};
+use crate::table::{Clock, CloseReason, Opening, Stage, Step, Table, Timing, YesOrNo};
 use crate::{settle, view};
 
 /// The store step for a table after `step`, a transition made at `now_ms`: its events
@@ -243,6 +243,26 @@ impl Dealer {
             .await
     }
 
+    /// A yes-or-no decision (call, rob, double, show) of the caller's seat.
+    async fn decide(
+        &self,
+        caller: &Caller,
+        rpc: &'static str,
+        decision: YesOrNo,
+        table_id: &str,
+        request_id: &str,
+        yes: bool,
+    ) -> Result<Acted, ApiError> {
+        self.act(
+            caller,
+            rpc,
+            table_id,
+            request_id,
+            |table, seat, now, timing| Ok((table.decide(seat, decision, yes, now, timing)?, false)),
+        )
+        .await
+    }
+
     /// [`Dealer::act`] for `player`'s seat, whoever asks (the caller checked who may).
     async fn act_for<F>(
         &self,
@@ -436,6 +456,7 @@ impl Dealer {
                 profiles: open.profiles.clone(),
                 bots: open.bots,
                 friends_table: open.friends_table,
+                rule_set: open.rule_set,
             },
             self.inner.timing,
             now,
@@ -503,22 +524,40 @@ impl Dealer {
                 return Err(DealerError::DealOver.into());
             }
         }
-        let mut plays = table.deal.legal_plays(seat).map_err(DealerError::from)?;
-        plays.sort_by_key(|p| (p.combination.kind, p.combination.length, p.combination.rank));
+        // Every rule set's plays as wild plays: without wilds each one's `meant` is its
+        // cards (and is not shown); in laizi the same cards come once per reading.
+        let mut plays = table.deal.wild_plays(seat).map_err(DealerError::from)?;
+        plays.sort_by_key(|p| {
+            let c = p.reading.combination;
+            (c.kind, c.length, c.rank, p.reading.bomb, p.cards, p.meant)
+        });
+        let wilds = table.rule_set.has_wilds();
         let hand = table.deal.hand(seat);
-        let hint = |play: &doudizhu_rules::Play| pb::Hint {
-            ranks: view::rank_text(&play.ranks),
+        let hint = |play: &doudizhu_rules::WildPlay| pb::Hint {
+            ranks: view::rank_text(&play.cards),
             cards: hand
-                .pick(&play.ranks)
+                .pick(&play.cards)
                 .map(view::card_set)
                 .unwrap_or_default(),
-            combination: Some(view::combination(&play.combination)),
+            combination: Some(view::combination(
+                &play.reading.combination,
+                play.reading.bomb,
+            )),
+            meant: if wilds {
+                view::rank_text(&play.meant)
+            } else {
+                String::new()
+            },
         };
         // The bot's choice from the seat's own view, as auto-play would make it: only
         // ever one of the listed plays.
         let chosen = AutoPlay.choose(&table.deal.view(seat));
         let suggestion = chosen
-            .and_then(|ranks| plays.iter().find(|p| p.ranks == ranks))
+            .and_then(|choice| {
+                plays.iter().find(|p| {
+                    p.cards == choice.cards && choice.meant.is_none_or(|meant| meant == p.meant)
+                })
+            })
             .map(hint);
         Ok(pb::HintResponse {
             plays: plays.iter().map(hint).collect(),
@@ -719,19 +758,109 @@ impl DoudizhuService for Dealer {
         }))
     }
 
+    async fn call(
+        &self,
+        request: Request<pb::CallRequest>,
+    ) -> Result<Response<pb::CallResponse>, Status> {
+        let (caller, r) = caller_and_message(request)?;
+        let acted = self
+            .decide(
+                &caller,
+                "Call",
+                YesOrNo::Call,
+                &r.table_id,
+                &r.request_id,
+                r.call,
+            )
+            .await?;
+        Ok(Response::new(pb::CallResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn rob(
+        &self,
+        request: Request<pb::RobRequest>,
+    ) -> Result<Response<pb::RobResponse>, Status> {
+        let (caller, r) = caller_and_message(request)?;
+        let acted = self
+            .decide(
+                &caller,
+                "Rob",
+                YesOrNo::Rob,
+                &r.table_id,
+                &r.request_id,
+                r.rob,
+            )
+            .await?;
+        Ok(Response::new(pb::RobResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn double(
+        &self,
+        request: Request<pb::DoubleRequest>,
+    ) -> Result<Response<pb::DoubleResponse>, Status> {
+        let (caller, r) = caller_and_message(request)?;
+        let acted = self
+            .decide(
+                &caller,
+                "Double",
+                YesOrNo::Double,
+                &r.table_id,
+                &r.request_id,
+                r.double,
+            )
+            .await?;
+        Ok(Response::new(pb::DoubleResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
+    async fn show(
+        &self,
+        request: Request<pb::ShowRequest>,
+    ) -> Result<Response<pb::ShowResponse>, Status> {
+        let (caller, r) = caller_and_message(request)?;
+        let acted = self
+            .decide(
+                &caller,
+                "Show",
+                YesOrNo::Show,
+                &r.table_id,
+                &r.request_id,
+                r.show,
+            )
+            .await?;
+        Ok(Response::new(pb::ShowResponse {
+            table: Some(acted.table),
+            replayed: acted.replayed,
+        }))
+    }
+
     async fn play(
         &self,
         request: Request<pb::PlayRequest>,
     ) -> Result<Response<pb::PlayResponse>, Status> {
         let (caller, r) = caller_and_message(request)?;
         let cards = parse::play(&r.ranks, &r.cards).map_err(ApiError::from)?;
+        let meant = parse::meant(&r.meant).map_err(ApiError::from)?;
         let acted = self
             .act(
                 &caller,
                 "Play",
                 &r.table_id,
                 &r.request_id,
-                |table, seat, now, timing| Ok((table.play(seat, &cards, now, timing)?, false)),
+                |table, seat, now, timing| {
+                    Ok((
+                        table.play(seat, &cards, meant.as_ref(), now, timing)?,
+                        false,
+                    ))
+                },
             )
             .await?;
         Ok(Response::new(pb::PlayResponse {

@@ -17,8 +17,8 @@
 //! and ready for the next deal from the step that ended the last one.
 
 use doudizhu_rules::{
-    Actor, Audience, AutoPlayer, Bid, Card, Deal, DealRules, Event, EventBody, Outcome, RankCounts,
-    Seat, Seed, TimeControl, next_first_bidder,
+    Actor, Audience, AutoPlayer, Bid, Card, Choice, Deal, DealRules, Event, EventBody, Outcome,
+    RankCounts, RuleSet, Seat, Seed, TimeControl, next_first_bidder,
 };
 use gamehub_bots::doudizhu::{AutoPlay, BotSeat};
 use serde::{Deserialize, Serialize};
@@ -30,33 +30,57 @@ use crate::error::DealerError;
 /// their own (no `rated`, which a Dou Dizhu room never is) still read as it.
 pub use gamehub_terms::Stakes;
 
-/// A deal's rules at a table with these stakes and clock. The points base fits 32 bits:
-/// OpenTable refuses any other.
-fn deal_rules(stakes: &Stakes, time: TimeControl) -> DealRules {
+/// A deal's rules at a table with these stakes, clock and rule set. The points base
+/// fits 32 bits: OpenTable refuses any other.
+fn deal_rules(stakes: &Stakes, time: TimeControl, rule_set: RuleSet) -> DealRules {
     DealRules {
         points_base: u32::try_from(stakes.points_base).unwrap_or(u32::MAX),
         time,
+        rule_set,
     }
 }
 
-/// The plays and bids the server makes for seats: a bot seat's are the platform bot's
-/// ([`BotSeat`]: it bids from its cards), a seat on auto-play's (托管) are
-/// [`AutoPlay`]'s (it passes in bidding, docs/rules.md#timeouts-and-auto-play).
+/// The plays and decisions the server makes for seats: a bot seat's are the platform
+/// bot's ([`BotSeat`]: it bids, calls, robs, doubles and shows from its cards), a seat on
+/// auto-play's (托管) are [`AutoPlay`]'s (it passes in bidding and declines every other
+/// decision, docs/rules.md#timeouts-and-auto-play).
 struct ServerPlayers {
     bots: [bool; 3],
 }
 
+impl ServerPlayers {
+    fn player(&self, view: &doudizhu_rules::SeatView) -> &'static dyn AutoPlayer {
+        if self.bots[view.seat.index()] {
+            &BotSeat
+        } else {
+            &AutoPlay
+        }
+    }
+}
+
 impl AutoPlayer for ServerPlayers {
-    fn choose(&self, view: &doudizhu_rules::SeatView) -> Option<RankCounts> {
-        AutoPlay.choose(view)
+    fn choose(&self, view: &doudizhu_rules::SeatView) -> Option<Choice> {
+        self.player(view).choose(view)
     }
 
     fn bid(&self, view: &doudizhu_rules::SeatView) -> Bid {
-        if self.bots[view.seat.index()] {
-            BotSeat.bid(view)
-        } else {
-            AutoPlay.bid(view)
-        }
+        self.player(view).bid(view)
+    }
+
+    fn call(&self, view: &doudizhu_rules::SeatView) -> bool {
+        self.player(view).call(view)
+    }
+
+    fn rob(&self, view: &doudizhu_rules::SeatView) -> bool {
+        self.player(view).rob(view)
+    }
+
+    fn double(&self, view: &doudizhu_rules::SeatView) -> bool {
+        self.player(view).double(view)
+    }
+
+    fn show(&self, view: &doudizhu_rules::SeatView) -> bool {
+        self.player(view).show(view)
     }
 }
 
@@ -155,7 +179,8 @@ pub struct Table {
     pub deal_started_ms: u64,
     #[serde(default)]
     pub deal_ended_ms: u64,
-    /// Who chose each bid of the current deal (the crate's view keeps only the bids).
+    /// Who chose each bid (classic), or each call and rob (the other rule sets), of the
+    /// current deal, in order (the crate's view keeps only the bids and calls).
     #[serde(default)]
     pub bid_actors: Vec<Actor>,
     pub stage: Stage,
@@ -166,8 +191,8 @@ pub struct Table {
     /// stands; see [`Table::settled`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub settled_adopted: bool,
-    /// Redeals in a row in which no seat bid itself (all by timeout or auto-play); two
-    /// close the table, whose players are evidently gone.
+    /// Redeals in a row in which no seat bid or called itself (all by timeout or
+    /// auto-play); two close the table, whose players are evidently gone.
     #[serde(default)]
     pub idle_redeals: u8,
     /// Test hook (refused in production): seeds for the next deals, first one next.
@@ -191,6 +216,13 @@ pub struct Table {
     /// was kept do not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub left: Option<usize>,
+    /// The room's rule set; tables stored before rule sets are classic.
+    #[serde(default, skip_serializing_if = "is_classic")]
+    pub rule_set: RuleSet,
+}
+
+fn is_classic(rule_set: &RuleSet) -> bool {
+    *rule_set == RuleSet::Classic
 }
 
 /// Something that happened at the table, as its watchers are told: when, in which
@@ -267,6 +299,19 @@ pub enum PlayCards {
     Cards(Vec<Card>),
 }
 
+/// The yes-or-no decisions of the rule sets that call and rob.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YesOrNo {
+    /// 叫地主 or 不叫.
+    Call,
+    /// 抢地主 or 不抢.
+    Rob,
+    /// 加倍 or not.
+    Double,
+    /// 明牌 or not.
+    Show,
+}
+
 /// What the clock did to a table.
 #[derive(Debug)]
 pub enum Clock {
@@ -295,6 +340,8 @@ pub struct Opening {
     pub bots: [bool; 3],
     /// A friends' table.
     pub friends_table: bool,
+    /// The room's rule set.
+    pub rule_set: RuleSet,
 }
 
 /// Redeals in a row without any seat's own bid that close a table as abandoned.
@@ -353,7 +400,7 @@ impl Table {
             turn_ms: opening.turn_ms,
             auto_turn_ms: timing.auto_turn_ms,
         };
-        let rules = deal_rules(&opening.stakes, time);
+        let rules = deal_rules(&opening.stakes, time, opening.rule_set);
         debug_assert!(
             opening.bots.iter().filter(|b| **b).count() < 3,
             "a table has a human seat"
@@ -388,6 +435,7 @@ impl Table {
             bots: opening.bots,
             friends_table: opening.friends_table,
             left: None,
+            rule_set: opening.rule_set,
         };
         table.bots_on_auto_play(&mut deal_events, now_ms, true);
         let mut step = Step::default();
@@ -501,10 +549,35 @@ impl Table {
         Ok(self.step(events, now_ms, timing))
     }
 
+    /// A yes-or-no decision of the rule sets that call and rob: call (叫地主), rob
+    /// (抢地主), double (加倍) or show (明牌). The rules crate refuses one that is not
+    /// the seat's decision now.
+    pub fn decide(
+        &mut self,
+        seat: Seat,
+        decision: YesOrNo,
+        yes: bool,
+        now_ms: u64,
+        timing: Timing,
+    ) -> Result<Step, DealerError> {
+        self.dealing()?;
+        self.played_by_its_player(seat)?;
+        let events = match decision {
+            YesOrNo::Call => self.deal.call(seat, yes, now_ms)?,
+            YesOrNo::Rob => self.deal.rob(seat, yes, now_ms)?,
+            YesOrNo::Double => self.deal.double(seat, yes, now_ms)?,
+            YesOrNo::Show => self.deal.show(seat, yes, now_ms)?,
+        };
+        Ok(self.step(events, now_ms, timing))
+    }
+
+    /// `seat` plays `cards`; in a laizi deal `meant` says what they stand for when they
+    /// can be read more than one way.
     pub fn play(
         &mut self,
         seat: Seat,
         cards: &PlayCards,
+        meant: Option<&RankCounts>,
         now_ms: u64,
         timing: Timing,
     ) -> Result<Step, DealerError> {
@@ -521,7 +594,7 @@ impl Table {
                 }
             },
         };
-        let events = self.deal.play(seat, &cards, now_ms)?;
+        let events = self.deal.play_as(seat, &cards, meant, now_ms)?;
         Ok(self.step(events, now_ms, timing))
     }
 
@@ -637,7 +710,7 @@ impl Table {
         };
         let number = self.deal_number + 1;
         let first_bidder = next_first_bidder(self.first_bidder);
-        let rules = deal_rules(&self.stakes, self.time);
+        let rules = deal_rules(&self.stakes, self.time, self.rule_set);
         let (deal, mut events) = Deal::new(
             &deal_id(&self.id, number),
             seed,
@@ -679,7 +752,9 @@ impl Table {
         let mut ended = false;
         for event in events {
             match &event.body {
-                EventBody::BidMade { by, .. } => self.bid_actors.push(*by),
+                EventBody::BidMade { by, .. }
+                | EventBody::Called { by, .. }
+                | EventBody::Robbed { by, .. } => self.bid_actors.push(*by),
                 EventBody::DealEnded { .. } => ended = true,
                 _ => {}
             }
@@ -825,6 +900,7 @@ pub(crate) mod fixtures {
                 profiles: Default::default(),
                 bots: [false; 3],
                 friends_table: false,
+                rule_set: RuleSet::Classic,
             },
             TIMING,
             1_000,
@@ -869,6 +945,7 @@ pub(crate) mod fixtures {
                 ],
                 bots: [false, true, true],
                 friends_table: true,
+                rule_set: RuleSet::Classic,
             },
             timing,
             1_000,
@@ -922,9 +999,13 @@ mod tests {
         while table.stage == Stage::Dealing {
             assert_eq!(table.deal.to_act(), Some(alice), "the bots play at once");
             let step = match table.deal.legal_plays(alice).unwrap().first() {
-                Some(smallest) => {
-                    table.play(alice, &PlayCards::Ranks(smallest.ranks), now_ms, TIMING)
-                }
+                Some(smallest) => table.play(
+                    alice,
+                    &PlayCards::Ranks(smallest.ranks),
+                    None,
+                    now_ms,
+                    TIMING,
+                ),
                 None => table.pass(alice, now_ms, TIMING),
             }
             .unwrap();
@@ -1057,7 +1138,7 @@ mod tests {
         table.bid(Seat::ALL[0], Bid::Three, 2_000, timing).unwrap();
         let any = PlayCards::Cards(table.deal.hand(bot).iter().take(1).collect());
         assert!(matches!(
-            table.play(bot, &any, 2_000, timing),
+            table.play(bot, &any, None, 2_000, timing),
             Err(DealerError::BotSeat(1))
         ));
         assert!(table.deal.is_on_auto_play(bot));

@@ -8,8 +8,8 @@
 //! ([`crate::table::TableEvent::audience`]); the store keeps a seat's events to it.
 
 use doudizhu_rules::{
-    Actor, Card, CardSet, Combination, EventBody, Kind, Outcome, Phase, PlayView, RankCounts, Seat,
-    SeatView, Settlement,
+    Actor, AuctionCall, BombClass, Card, CardSet, Combination, Decision, EventBody, Kind, Outcome,
+    Phase, PlayView, Rank, RankCounts, RuleSet, Seat, SeatCall, SeatDouble, SeatView, Settlement,
 };
 use gamehub_proto::common::{PlayerProfile, RoomStakes};
 use gamehub_proto::doudizhu as pb;
@@ -89,9 +89,75 @@ pub fn actor(actor: Actor) -> i32 {
 pub fn phase(phase: Phase) -> i32 {
     (match phase {
         Phase::Bidding => pb::Phase::Bidding,
+        Phase::Doubling => pb::Phase::Doubling,
+        Phase::Showing => pb::Phase::Showing,
         Phase::Playing => pb::Phase::Playing,
         Phase::Finished => pb::Phase::Finished,
     }) as i32
+}
+
+pub fn decision(decision: Option<Decision>) -> i32 {
+    (match decision {
+        None => pb::Decision::Unspecified,
+        Some(Decision::Bid) => pb::Decision::Bid,
+        Some(Decision::Call) => pb::Decision::Call,
+        Some(Decision::Rob) => pb::Decision::Rob,
+        Some(Decision::Double) => pb::Decision::Double,
+        Some(Decision::Show) => pb::Decision::Show,
+        Some(Decision::Play) => pb::Decision::Play,
+    }) as i32
+}
+
+fn bomb_class(bomb: Option<BombClass>) -> i32 {
+    (match bomb {
+        None => pb::BombClass::Unspecified,
+        Some(BombClass::Soft) => pb::BombClass::Soft,
+        Some(BombClass::Hard) => pb::BombClass::Hard,
+        Some(BombClass::Wild) => pb::BombClass::Wild,
+    }) as i32
+}
+
+fn call_kind(call: AuctionCall) -> i32 {
+    (match call {
+        AuctionCall::Call => pb::CallKind::Call,
+        AuctionCall::Decline => pb::CallKind::Decline,
+        AuctionCall::Rob => pb::CallKind::Rob,
+        AuctionCall::NoRob => pb::CallKind::NoRob,
+    }) as i32
+}
+
+/// The calls and robs, each with who chose it (`by(i)` for the i-th).
+fn seat_calls(calls: &[SeatCall], by: impl Fn(usize) -> Actor) -> Vec<pb::SeatCall> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| pb::SeatCall {
+            seat: seat(c.seat),
+            call: call_kind(c.call),
+            by: actor(by(i)),
+        })
+        .collect()
+}
+
+fn seat_doubles(doubles: &[SeatDouble]) -> Vec<pb::SeatDouble> {
+    doubles
+        .iter()
+        .map(|d| pb::SeatDouble {
+            seat: seat(d.seat),
+            double: d.double,
+            by: actor(d.by),
+        })
+        .collect()
+}
+
+/// A rank as rank text ("3" … "2"); empty for none.
+fn rank_or_empty(rank: Option<Rank>) -> String {
+    rank.map(|r| r.symbol().to_string()).unwrap_or_default()
+}
+
+/// The rule set's name; empty never (classic is named).
+pub fn rule_set(rule_set: RuleSet) -> String {
+    rule_set.name().to_owned()
 }
 
 pub fn kind(kind: Kind) -> pb::Kind {
@@ -113,12 +179,19 @@ pub fn kind(kind: Kind) -> pb::Kind {
     }
 }
 
-pub fn combination(c: &Combination) -> pb::Combination {
+/// A combination, with its bomb class in a laizi deal.
+pub fn combination(c: &Combination, bomb: Option<BombClass>) -> pb::Combination {
     pb::Combination {
         kind: kind(c.kind) as i32,
         rank: c.rank.symbol().to_string(),
         length: i32::from(c.length),
+        bomb: bomb_class(bomb),
     }
+}
+
+/// What a laizi play's cards stood for, as rank text; empty otherwise.
+fn meant_text(meant: Option<&RankCounts>) -> String {
+    meant.map(rank_text).unwrap_or_default()
 }
 
 pub fn turn(play: &PlayView) -> pb::Turn {
@@ -126,8 +199,9 @@ pub fn turn(play: &PlayView) -> pb::Turn {
         seat: seat(play.seat),
         cards: cards(&play.cards),
         ranks: ranks_of(&play.cards),
-        combination: play.combination.as_ref().map(combination),
+        combination: play.combination.as_ref().map(|c| combination(c, play.bomb)),
         by: actor(play.by),
+        meant: meant_text(play.meant.as_ref()),
     }
 }
 
@@ -169,6 +243,16 @@ pub fn result(
             .iter()
             .map(|h| pb::Hand { cards: cards(h) })
             .collect(),
+        rule_set: rule_set(settlement.rule_set),
+        robs: i32::from(settlement.robs),
+        doubled: if settlement.rule_set.calls_and_robs() {
+            settlement.doubled.to_vec()
+        } else {
+            Vec::new()
+        },
+        shown: settlement.shown,
+        soft_bombs: i32::from(settlement.soft_bombs),
+        wild_bombs: i32::from(settlement.wild_bombs),
     }
 }
 
@@ -261,14 +345,47 @@ pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
                 by: actor(*by),
             }),
         }),
+        EventBody::Called { seat: s, call, by } => K::Called(pb::Called {
+            seat: seat(*s),
+            call: *call,
+            by: actor(*by),
+        }),
+        EventBody::Robbed { seat: s, rob, by } => K::Robbed(pb::Robbed {
+            seat: seat(*s),
+            rob: *rob,
+            by: actor(*by),
+        }),
         EventBody::LandlordChosen {
             seat: s,
             bid,
             kitty,
+            robs,
         } => K::LandlordChosen(pb::LandlordChosen {
             seat: seat(*s),
             points: i32::from(bid.points()),
             kitty: cards(kitty),
+            robs: i32::from(*robs),
+        }),
+        EventBody::WildRankDrawn { rank } => K::WildRankDrawn(pb::WildRankDrawn {
+            rank: rank.symbol().to_string(),
+        }),
+        EventBody::Doubled {
+            seat: s,
+            double,
+            by,
+        } => K::Doubled(pb::Doubled {
+            seat: seat(*s),
+            double: *double,
+            by: actor(*by),
+        }),
+        EventBody::Showed { seat: s, show, by } => K::Showed(pb::Showed {
+            seat: seat(*s),
+            show: *show,
+            by: actor(*by),
+        }),
+        EventBody::HandShown { seat: s, cards: c } => K::HandShown(pb::HandShown {
+            seat: seat(*s),
+            cards: cards(c),
         }),
         EventBody::Played {
             seat: s,
@@ -276,13 +393,16 @@ pub fn event_kind(body: &EventBody) -> pb::table_event::Kind {
             combination: comb,
             by,
             cards_left,
+            meant,
+            bomb,
         } => K::Played(pb::Played {
             turn: Some(pb::Turn {
                 seat: seat(*s),
                 cards: cards(c),
                 ranks: ranks_of(c),
-                combination: Some(combination(comb)),
+                combination: Some(combination(comb, *bomb)),
                 by: actor(*by),
+                meant: meant_text(meant.as_ref()),
             }),
             cards_left: i32::from(*cards_left),
         }),
@@ -445,6 +565,16 @@ fn view_of(table: &Table, viewer: Option<Seat>, last_event_id: u64, with_turns: 
         next_deal_deadline_unix_ms: next_deal_deadline,
         last_event_id: unix_ms(last_event_id),
         closed_note: table.closed_note.clone(),
+        rule_set: rule_set(view.rule_set),
+        decision: decision(view.decision),
+        calls: seat_calls(&view.calls, |i| {
+            table.bid_actors.get(i).copied().unwrap_or_default()
+        }),
+        robs: int(table.deal.robs()),
+        doubles: seat_doubles(&view.doubles),
+        shown: view.shown == Some(true),
+        landlord_hand: view.landlord_hand.as_deref().map(cards).unwrap_or_default(),
+        wild_rank: rank_or_empty(view.wild_rank),
     }
 }
 
@@ -495,6 +625,11 @@ pub fn record(doc: &RecordDoc, json: String) -> pb::DealRecord {
         started_at_unix_ms: unix_ms(doc.started_ms),
         ended_at_unix_ms: unix_ms(doc.ended_ms),
         record_json: json,
+        rule_set: rule_set(r.rules.rule_set),
+        calls: seat_calls(&r.calls, by),
+        doubles: seat_doubles(&r.doubles),
+        shown: r.shown == Some(true),
+        wild_rank: rank_or_empty(r.wild_rank),
     }
 }
 

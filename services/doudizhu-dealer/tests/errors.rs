@@ -128,6 +128,7 @@ async fn bad_plays_are_refused_with_a_reason_and_change_nothing() {
             request_id: rid(),
             ranks: "3".into(),
             cards: vec!["S3".into()],
+            meant: String::new(),
         }),
         Code::InvalidArgument,
         "not both",

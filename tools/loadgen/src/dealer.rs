@@ -258,6 +258,7 @@ async fn play_table(
         .open_table(pb::OpenTableRequest {
             bot_seats: Vec::new(),
             friends_table: false,
+            rule_set: String::new(),
             profiles: Vec::new(),
             request_id: format!("open-{}", players[0]),
             stakes: Some(RoomStakes {
@@ -361,6 +362,7 @@ async fn play_table(
                                     request_id: request_id(&mut rng),
                                     ranks,
                                     cards: vec![],
+                                    meant: String::new(),
                                 })
                                 .await
                                 .map(|r| r.into_inner().table)

@@ -298,7 +298,7 @@ async fn doudizhu_perform(
     spectator: bool,
     request: doudizhu::Request,
 ) -> doudizhu::Reply {
-    use doudizhu::{Action, Reply, Request};
+    use doudizhu::{ActionRequest, HintPlay, Reply, Request};
     let action = match request {
         Request::Refresh => {
             let get = ddz::GetTableRequest {
@@ -321,16 +321,7 @@ async fn doudizhu_perform(
             let plays = retry_call!(client, hint, ddz::HintRequest { table_id })
                 .await
                 .map_err(|s| describe(&s))
-                .map(|r| {
-                    r.plays
-                        .into_iter()
-                        .map(|h| {
-                            let kind =
-                                gamehub_render::combination(h.combination.as_ref()).to_owned();
-                            (h.ranks, kind)
-                        })
-                        .collect()
-                });
+                .map(|r| r.plays.iter().map(HintPlay::of).collect());
             return Reply::Hints {
                 turn_event_id,
                 fill,
@@ -356,59 +347,23 @@ async fn doudizhu_perform(
         }
         Request::Act(action) => action,
     };
-    let request_id = request_id();
-    let table = match &action {
-        Action::Bid(points) => {
-            let request = ddz::BidRequest {
-                table_id,
-                request_id,
-                points: i32::from(*points),
-            };
-            retry_call!(client, bid, request).await.map(|r| r.table)
+    let table = match action.request(table_id, request_id()) {
+        ActionRequest::Bid(request) => retry_call!(client, bid, request).await.map(|r| r.table),
+        ActionRequest::Call(request) => retry_call!(client, call, request).await.map(|r| r.table),
+        ActionRequest::Rob(request) => retry_call!(client, rob, request).await.map(|r| r.table),
+        ActionRequest::Double(request) => {
+            retry_call!(client, double, request).await.map(|r| r.table)
         }
-        Action::Play(ranks) => {
-            let request = ddz::PlayRequest {
-                table_id,
-                request_id,
-                ranks: ranks.clone(),
-                cards: Vec::new(),
-            };
-            retry_call!(client, play, request).await.map(|r| r.table)
-        }
-        Action::Pass => {
-            let request = ddz::PassRequest {
-                table_id,
-                request_id,
-            };
-            retry_call!(client, pass, request).await.map(|r| r.table)
-        }
-        Action::Auto(on) => {
-            let request = ddz::SetAutoPlayRequest {
-                table_id,
-                request_id,
-                on: *on,
-            };
-            retry_call!(client, set_auto_play, request)
-                .await
-                .map(|r| r.table)
-        }
-        Action::NextDeal => {
-            let request = ddz::NextDealRequest {
-                table_id,
-                request_id,
-            };
-            retry_call!(client, next_deal, request)
-                .await
-                .map(|r| r.table)
-        }
-        Action::Leave => {
-            let request = ddz::LeaveRequest {
-                player_id: String::new(),
-                table_id,
-                request_id,
-            };
-            retry_call!(client, leave, request).await.map(|r| r.table)
-        }
+        ActionRequest::Show(request) => retry_call!(client, show, request).await.map(|r| r.table),
+        ActionRequest::Play(request) => retry_call!(client, play, request).await.map(|r| r.table),
+        ActionRequest::Pass(request) => retry_call!(client, pass, request).await.map(|r| r.table),
+        ActionRequest::Auto(request) => retry_call!(client, set_auto_play, request)
+            .await
+            .map(|r| r.table),
+        ActionRequest::NextDeal(request) => retry_call!(client, next_deal, request)
+            .await
+            .map(|r| r.table),
+        ActionRequest::Leave(request) => retry_call!(client, leave, request).await.map(|r| r.table),
     };
     Reply::Acted(action, table.map(Acted::plain).map_err(|s| describe(&s)))
 }

@@ -35,7 +35,8 @@ pub mod knowledge;
 pub mod plan;
 
 use doudizhu_rules::{
-    Bid, CardSet, Combination, Kind, Play, Rank, RankCounts, Seat, SeatView, classify, legal_plays,
+    Bid, CardSet, Choice, Combination, Kind, Play, Rank, RankCounts, Reading, Seat, SeatView,
+    WildPlay, classify, legal_plays, wild_plays,
 };
 use rand::Rng;
 
@@ -181,22 +182,57 @@ impl Situation {
 pub struct AutoPlay;
 
 impl doudizhu_rules::AutoPlayer for AutoPlay {
-    fn choose(&self, view: &SeatView) -> Option<RankCounts> {
-        play(&Situation::from_view(view)?)
+    fn choose(&self, view: &SeatView) -> Option<Choice> {
+        let situation = Situation::from_view(view)?;
+        match view.wild_rank {
+            Some(wild) => {
+                let trick = view.trick.as_ref().and_then(|t| {
+                    Some(Reading {
+                        combination: t.combination?,
+                        bomb: t.bomb,
+                    })
+                });
+                play_wild(&situation, trick.as_ref(), wild)
+            }
+            None => play(&situation).map(Choice::from),
+        }
     }
 }
 
 /// The platform's bot in a seat of its own (a friends' table's bot seat): it plays as
-/// [`AutoPlay`] does and, unlike auto-play, bids ([`bid`]) from the seat's 17 cards.
+/// [`AutoPlay`] does and, unlike auto-play, decides from the seat's cards: it bids
+/// ([`bid`]), calls ([`call`]), robs ([`rob`]), doubles ([`double`]) and shows
+/// ([`show`]).
 pub struct BotSeat;
 
+fn hand_of(view: &SeatView) -> RankCounts {
+    view.hand.iter().copied().collect::<CardSet>().rank_counts()
+}
+
 impl doudizhu_rules::AutoPlayer for BotSeat {
-    fn choose(&self, view: &SeatView) -> Option<RankCounts> {
+    fn choose(&self, view: &SeatView) -> Option<Choice> {
         AutoPlay.choose(view)
     }
 
+    fn call(&self, view: &SeatView) -> bool {
+        call(&hand_of(view))
+    }
+
+    fn rob(&self, view: &SeatView) -> bool {
+        rob(&hand_of(view))
+    }
+
+    fn double(&self, view: &SeatView) -> bool {
+        let landlord = view.landlord.is_some_and(|l| l.seat == view.seat);
+        double(&hand_of(view), landlord)
+    }
+
+    fn show(&self, view: &SeatView) -> bool {
+        show(&hand_of(view))
+    }
+
     fn bid(&self, view: &SeatView) -> Bid {
-        let hand = view.hand.iter().copied().collect::<CardSet>().rank_counts();
+        let hand = hand_of(view);
         let highest = view
             .bids
             .iter()
@@ -234,6 +270,51 @@ pub fn play(s: &Situation) -> Option<RankCounts> {
         (None, None) => Some(plays[0].ranks),
         (None, Some(_)) => None,
     }
+}
+
+/// What a wild card kept in hand is worth to [`play_wild`], in [`hand_strength`]'s
+/// units: about a 2's.
+const WILD_KEPT: i32 = 4;
+
+/// The play in a laizi (癞子) deal, among the rule crate's [`wild_plays`]: go out if one
+/// play does; else the classic strategy's choice, its cards read as themselves, when that
+/// is legal here; else, when leading or when an opponent is close to going out, the play
+/// that leaves the strongest hand (a wild card kept counts as [`WILD_KEPT`]); else pass.
+///
+/// `trick` is the reading of the play to beat (`None` when leading); `s.to_beat` holds
+/// its combination.
+pub fn play_wild(s: &Situation, trick: Option<&Reading>, wild: Rank) -> Option<Choice> {
+    let plays = wild_plays(&s.hand, wild, trick);
+    let choice = |p: &WildPlay| Choice {
+        cards: p.cards,
+        meant: Some(p.meant),
+    };
+    if let Some(out) = plays.iter().find(|p| p.cards.len() == s.hand.len()) {
+        return Some(choice(out));
+    }
+    if let Some(ranks) = play(s) {
+        let as_themselves = plays
+            .iter()
+            .find(|p| p.cards == ranks && p.meant == ranks)
+            .or_else(|| plays.iter().find(|p| p.cards == ranks));
+        if let Some(p) = as_themselves {
+            return Some(choice(p));
+        }
+    }
+    let must_play = s.to_beat.is_none();
+    let urgent = s
+        .to_beat
+        .is_some_and(|(owner, _)| s.is_opponent(owner) && s.threat() <= 4);
+    if !(must_play || urgent) {
+        return None;
+    }
+    plays
+        .iter()
+        .max_by_key(|p| {
+            let rest = s.hand.checked_sub(&p.cards).unwrap_or_default();
+            hand_strength(&rest) + WILD_KEPT * i32::from(rest.count(wild))
+        })
+        .map(choice)
 }
 
 struct Decider<'a> {
@@ -480,6 +561,38 @@ pub fn bid(hand: &RankCounts, highest: Bid) -> Bid {
         Bid::Pass
     }
 }
+
+/// Whether to call the landlord (叫地主) with `hand` (17 cards) in the rule sets that
+/// call and rob: when the hand would bid at all.
+pub fn call(hand: &RankCounts) -> bool {
+    hand_strength(hand) >= BID_ONE
+}
+
+/// Whether to rob (抢地主, × 2) with `hand` (17 cards): when the hand would bid 2.
+pub fn rob(hand: &RankCounts) -> bool {
+    hand_strength(hand) >= BID_TWO
+}
+
+/// Whether to double (加倍): a farmer (17 cards) when its hand would bid 3 on its own; the
+/// landlord (20 cards, the kitty taken) when its plan is short and held by controls.
+pub fn double(hand: &RankCounts, landlord: bool) -> bool {
+    let strength = hand_strength(hand);
+    if landlord {
+        strength >= LANDLORD_DOUBLE
+    } else {
+        strength >= BID_THREE
+    }
+}
+
+/// Whether the landlord (20 cards) shows its hand (明牌, × 2): only a hand that hardly
+/// needs hiding, whose plan goes out in few plays with controls to spare.
+pub fn show(hand: &RankCounts) -> bool {
+    hand_strength(hand) >= LANDLORD_SHOW
+}
+
+/// [`hand_strength`] of the landlord's 20 cards above which it doubles, and shows.
+const LANDLORD_DOUBLE: i32 = -4;
+const LANDLORD_SHOW: i32 = 4;
 
 /// [`hand_strength`] thresholds of the bids (measured: see the crate README).
 const BID_ONE: i32 = -24;

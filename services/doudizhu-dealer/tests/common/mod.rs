@@ -107,9 +107,24 @@ impl World {
         seeds: &[Seed],
         turn_time_ms: i64,
     ) -> Driver {
+        self.open_rule_set(players, "", seeds, turn_time_ms).await
+    }
+
+    /// Opens a table of `rule_set` ("rob", "laizi"; empty: classic).
+    pub async fn open_rule_set(
+        &self,
+        players: [String; 3],
+        rule_set: &str,
+        seeds: &[Seed],
+        turn_time_ms: i64,
+    ) -> Driver {
+        let request = pb::OpenTableRequest {
+            rule_set: rule_set.to_owned(),
+            ..open_request(&players, seeds, turn_time_ms)
+        };
         let response = self
             .service()
-            .open_table(open_request(&players, seeds, turn_time_ms))
+            .open_table(request)
             .await
             .unwrap()
             .into_inner();
@@ -204,6 +219,7 @@ pub fn open_request(
         turn_time_ms,
         player_ids: players.to_vec(),
         test_seeds: seeds.iter().map(Seed::to_hex).collect(),
+        rule_set: String::new(),
     }
 }
 
@@ -252,12 +268,71 @@ impl Driver {
     }
 
     pub async fn play(&self, seat: usize, ranks: &str) -> Result<pb::Table, Status> {
+        self.play_meant(seat, ranks, "").await
+    }
+
+    /// A play of `ranks` stating what they stand for (`meant`, laizi).
+    pub async fn play_meant(
+        &self,
+        seat: usize,
+        ranks: &str,
+        meant: &str,
+    ) -> Result<pb::Table, Status> {
         self.client(seat)
             .play(pb::PlayRequest {
                 table_id: self.table_id.clone(),
                 request_id: rid(),
                 ranks: ranks.into(),
                 cards: vec![],
+                meant: meant.into(),
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    /// Call (叫地主) or decline.
+    pub async fn call(&self, seat: usize, call: bool) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .call(pb::CallRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                call,
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    /// Rob (抢地主) or not.
+    pub async fn rob(&self, seat: usize, rob: bool) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .rob(pb::RobRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                rob,
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    /// Double (加倍) or not.
+    pub async fn double(&self, seat: usize, double: bool) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .double(pb::DoubleRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                double,
+            })
+            .await
+            .map(|r| r.into_inner().table.unwrap())
+    }
+
+    /// Show the hand (明牌) or not.
+    pub async fn show(&self, seat: usize, show: bool) -> Result<pb::Table, Status> {
+        self.client(seat)
+            .show(pb::ShowRequest {
+                table_id: self.table_id.clone(),
+                request_id: rid(),
+                show,
             })
             .await
             .map(|r| r.into_inner().table.unwrap())
@@ -270,6 +345,7 @@ impl Driver {
                 request_id: rid(),
                 ranks: String::new(),
                 cards: cards.iter().map(|c| (*c).to_owned()).collect(),
+                meant: String::new(),
             })
             .await
             .map(|r| r.into_inner().table.unwrap())

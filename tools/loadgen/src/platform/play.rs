@@ -326,6 +326,7 @@ pub(super) async fn doudizhu(
                             request_id: request_id(),
                             ranks: play.ranks.clone(),
                             cards: Vec::new(),
+                            meant: String::new(),
                         };
                         retry(|| {
                             let mut client = client.clone();
