@@ -262,23 +262,24 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       "div",
       { class: "readings", id: "readings", role: "group", "aria-label": T().chooseReading },
       h("div", { class: "label" }, T().chooseReading),
+      // A long list (three wild cards and a joker read a dozen ways) scrolls; Cancel stays.
       h(
         "div",
-        { class: "buttons" },
+        { class: "reading-list" },
         ...choice.readings.map((reading) =>
           h("button", { class: "primary", "data-meant": reading.meant, onclick: () => void playCards(choice.cards, reading.meant) }, hintWords(reading)),
         ),
-        h(
-          "button",
-          {
-            id: "readings-cancel",
-            onclick: () => {
-              readingChoice = null;
-              render();
-            },
+      ),
+      h(
+        "button",
+        {
+          id: "readings-cancel",
+          onclick: () => {
+            readingChoice = null;
+            render();
           },
-          T().cancel,
-        ),
+        },
+        T().cancel,
       ),
     );
   }

@@ -312,7 +312,8 @@ test("a phone player plays 癞子 deals with two bots: each decision's buttons i
             const offered = await p.page.$$eval("#readings [data-meant]", (els) => els.map((e) => [e.getAttribute("data-meant")!, e.textContent ?? ""] as const));
             assert.deepEqual(offered.map(([meant]) => meant), ambiguous.map((r) => r.meant), "every reading Hint gave, once");
             for (const [, words] of offered) assert.match(words, /癞子当/, `a reading in words: ${words}`);
-            await inView(p.page, "#readings button");
+            await inView(p.page, "#readings [data-meant]:first-child");
+            await inView(p.page, "#readings-cancel");
             await shot(p.page, "doudizhu-laizi-chooser-phone");
             await p.page.click(`#readings [data-meant="${chosen.meant}"]`);
             await until("the play made", async () => !(await myTurn(p.page)) || (await p.page.$("#result")) !== null);
