@@ -69,6 +69,20 @@ async function dealerAs(page: Page) {
   );
 }
 
+/**
+ * Presses Hint and waits for its answer: the number of cards it selected, or -1 when it
+ * selected none and said why. Read in one evaluation: the answer draws both at once.
+ */
+async function pressHint(page: Page): Promise<number> {
+  await page.click("#hint");
+  return until("the hint", () =>
+    page.evaluate(() => {
+      const n = document.querySelectorAll("#hand .card.selected").length;
+      return n > 0 ? n : document.querySelector("#notice") ? -1 : null;
+    }),
+  );
+}
+
 /** Waits until `p` has acted: no longer its turn, or another decision, or the deal's end. */
 async function acted(p: Player, decision: string): Promise<void> {
   await until(
@@ -193,11 +207,7 @@ test("three players at a friends' table play a 叫地主/抢地主 deal: each de
       });
       if (actor === "over") break;
       if (turns === 0) await assertButtons(actor.page, "PLAY");
-      await actor.page.click("#hint");
-      const picked = await until("the hint", async () => {
-        const n = (await actor.page.$$("#hand .card.selected")).length;
-        return n > 0 ? n : (await actor.page.$("#notice")) ? -1 : null;
-      });
+      const picked = await pressHint(actor.page);
       await actor.page.click(picked > 0 ? "#play" : "#pass");
       await until("the turn to move on", async () => !(await myTurn(actor.page)) || (await actor.page.$("#result")) !== null);
       if (actor === landlord && !(await watcher.page.$("#result"))) {
@@ -323,11 +333,7 @@ test("a phone player plays 癞子 deals with two bots: each decision's buttons i
             continue;
           }
         }
-        await p.page.click("#hint");
-        const picked = await until("the hint", async () => {
-          const n = (await p.page.$$("#hand .card.selected")).length;
-          return n > 0 ? n : (await p.page.$("#notice")) ? -1 : null;
-        });
+        const picked = await pressHint(p.page);
         if (picked > 0) {
           const notice = (await p.page.textContent("#notice").catch(() => null)) ?? "";
           if (notice) assert.match(notice, /^提示：/, "a hint's reading in words");
@@ -335,6 +341,8 @@ test("a phone player plays 癞子 deals with two bots: each decision's buttons i
           // A hint's reading goes with it: never the chooser.
           assert.equal(await p.page.$("#readings"), null);
         } else {
+          const notice = (await p.page.textContent("#notice").catch(() => null)) ?? "";
+          assert.ok(await p.page.$("#pass"), `Hint selected nothing where the player must lead: ${notice}`);
           await p.page.click("#pass");
         }
         await until("the turn to move on", async () => !(await myTurn(p.page)) || (await p.page.$("#result")) !== null);
