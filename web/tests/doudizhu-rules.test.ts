@@ -316,14 +316,20 @@ test("a phone player plays 癞子 deals with two bots: each decision's buttons i
           const ambiguous = plays.map((h) => readingsOf(h.cards, plays)).find((readings) => readings.length > 1);
           if (ambiguous) {
             const chosen: Hint = ambiguous.at(-1)!;
+            const selectedNow = () => p.page.$$eval("#hand .card.selected", (els) => els.map((e) => e.getAttribute("data-card")!).sort().join(" "));
+            const want = [...chosen.cards].sort().join(" ");
             try {
               for (const card of chosen.cards) await p.page.click(`#hand [data-card="${card}"]`, { position: { x: 6, y: 24 }, timeout: 5000 });
+              await until("the cards picked", async () => (await selectedNow()) === want, 5000);
               await p.page.click("#play", { timeout: 5000 });
-              await p.page.waitForSelector("#readings", { timeout: 5000 });
+              await p.page.waitForSelector("#readings", { timeout: 15000 });
             } catch (err) {
               // On a loaded machine the turn (20 s) may run out meanwhile and the server
               // plays for the player: try again at a later turn.
-              if ((await myTurn(p.page)) && (await decisionOf(p.page)) === "PLAY") throw err;
+              if (!(await myTurn(p.page)) || (await decisionOf(p.page)) !== "PLAY") continue;
+              if ((await selectedNow()) === want) throw err;
+              // A tap lost while the page drew itself again: put the cards down, try again.
+              for (const card of (await selectedNow()).split(" ").filter(Boolean)) await p.page.click(`#hand [data-card="${card}"]`, { position: { x: 6, y: 24 }, timeout: 5000 }).catch(() => undefined);
               continue;
             }
             const offered = await p.page.$$eval("#readings [data-meant]", (els) => els.map((e) => [e.getAttribute("data-meant")!, e.textContent ?? ""] as const));
