@@ -258,6 +258,82 @@ async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_rob_and_laizi_rooms_seat_bots_who_call_rob_double_and_play_wilds_to_settled_deals() {
+    let tp = TestPlatform::start(&[]).await.unwrap();
+    let mut operator = tp.clients("e2e-operator", Role::Operator);
+    for (room_id, tag) in [("doudizhu-rob", "r"), ("doudizhu-laizi", "l")] {
+        let stakes = room(&mut operator, room_id).await.stakes.unwrap();
+        let players: Vec<String> = ["cat", "dan", "eve"]
+            .iter()
+            .map(|p| format!("{tag}-{p}"))
+            .collect();
+        for p in &players {
+            grant(&mut operator, p, stakes.min_balance_silver * 2).await;
+        }
+        let seats = seat_all(&tp, room_id, &players).await;
+        let table_players = seats[0].players.clone();
+        let table_id = seats[0].table_id.clone();
+        let outcomes = join_all(players.iter().zip(&seats).map(|(p, seat)| {
+            let clients = tp.clients(p, Role::Player);
+            let table_id = seat.table_id.clone();
+            async move {
+                drive::doudizhu::play(
+                    clients.doudizhu.clone(),
+                    &table_id,
+                    drive::doudizhu::Options {
+                        deals: 2,
+                        think: Duration::ZERO,
+                    },
+                    |_| {},
+                )
+                .await
+                .unwrap()
+            }
+        }))
+        .await;
+        let results = &outcomes[0].results;
+        assert_eq!(results.len(), 2, "{room_id}: two deals played out");
+        let rule_set = room_id.trim_start_matches("doudizhu-");
+        let mut totals = [0i64; 3];
+        for result in results {
+            assert_eq!(result.rule_set, rule_set);
+            assert_eq!(result.bid, 0, "{room_id}: no points are bid");
+            assert_eq!(result.doubled.len(), 3);
+            assert_eq!(result.points.iter().sum::<i64>(), 0, "zero-sum");
+            for (total, points) in totals.iter_mut().zip(&result.points) {
+                *total += points;
+            }
+        }
+        // The records carry the rule set (and in laizi the wild rank).
+        let mut viewer = tp.clients(&players[0], Role::Player);
+        for deal_number in 1..=3 {
+            let Ok(record) = viewer
+                .doudizhu
+                .get_deal_record(gamehub_proto::doudizhu::GetDealRecordRequest {
+                    table_id: table_id.clone(),
+                    deal_number,
+                })
+                .await
+            else {
+                continue;
+            };
+            let record = record.into_inner().record.unwrap();
+            assert_eq!(record.rule_set, rule_set);
+            assert_eq!(record.wild_rank.is_empty(), rule_set == "rob");
+        }
+        for (seat_no, player) in table_players.iter().enumerate() {
+            let account = settled(&operator, player, GameType::Doudizhu, 2).await;
+            assert_eq!(
+                standing(&account, GameType::Doudizhu).points,
+                totals[seat_no],
+                "{room_id}: {player}'s points are the deals'"
+            );
+        }
+    }
+    tp.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_player_at_the_daily_loss_cap_is_refused_at_the_door_with_the_reason() {
     let tp = TestPlatform::start(&[]).await.unwrap();
     let mut operator = tp.clients("e2e-operator", Role::Operator);

@@ -284,6 +284,73 @@ def doudizhu_deal() -> None:
     ddz.Leave(doudizhu_pb2.LeaveRequest(table_id=table_id, request_id=rid()), metadata=meta(landlord), timeout=10)
 
 
+def doudizhu_laizi_deal() -> None:
+    """A laizi (癞子) deal driven by Table.decision alone: the first seat asked calls, nobody
+    robs, doubles or shows; the landlord plays Hint's first play with its stated reading."""
+    players = [f"py-fay-{RUN}", f"py-gus-{RUN}", f"py-hal-{RUN}"]
+    r = room("doudizhu-laizi-free")
+    check(r.rule_set == "laizi", f"the laizi room names its rule set ({r.rule_set!r})")
+    seats = {}
+
+    def enqueue(p):
+        seats[p] = seat(p, r.room_id)
+
+    threads = [threading.Thread(target=enqueue, args=(p,)) for p in players]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    table_id = seats[players[0]].table_id
+    by_seat = {s.seat: p for p, s in seats.items()}
+
+    def view(p):
+        return ddz.GetTable(doudizhu_pb2.GetTableRequest(table_id=table_id), metadata=meta(p), timeout=10).table
+
+    t = view(players[0])
+    check(t.rule_set == "laizi" and t.decision == doudizhu_pb2.DECISION_CALL, "a laizi table starts by calling")
+    expect_status(grpc.StatusCode.FAILED_PRECONDITION,
+                  lambda: ddz.Bid(doudizhu_pb2.BidRequest(table_id=table_id, request_id=rid(), points=1),
+                                  metadata=meta(by_seat[t.to_act]), timeout=10),
+                  "a bid in a laizi table")
+    decisions = set()
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        t = view(players[0])
+        if t.phase == doudizhu_pb2.PHASE_FINISHED or t.status == doudizhu_pb2.TABLE_STATUS_BETWEEN_DEALS:
+            break
+        if t.to_act < 0:
+            time.sleep(0.05)
+            continue
+        md = meta(by_seat[t.to_act])
+        decisions.add(t.decision)
+        if t.decision == doudizhu_pb2.DECISION_CALL:
+            ddz.Call(doudizhu_pb2.CallRequest(table_id=table_id, request_id=rid(), call=True), metadata=md, timeout=10)
+        elif t.decision == doudizhu_pb2.DECISION_ROB:
+            ddz.Rob(doudizhu_pb2.RobRequest(table_id=table_id, request_id=rid(), rob=False), metadata=md, timeout=10)
+        elif t.decision == doudizhu_pb2.DECISION_DOUBLE:
+            check(t.wild_rank != "", "the wild rank is drawn once the landlord is known")
+            ddz.Double(doudizhu_pb2.DoubleRequest(table_id=table_id, request_id=rid(), double=False),
+                       metadata=md, timeout=10)
+        elif t.decision == doudizhu_pb2.DECISION_SHOW:
+            ddz.Show(doudizhu_pb2.ShowRequest(table_id=table_id, request_id=rid(), show=False), metadata=md, timeout=10)
+        else:
+            hint = ddz.Hint(doudizhu_pb2.HintRequest(table_id=table_id), metadata=md, timeout=10)
+            if hint.can_pass:
+                ddz.Pass(doudizhu_pb2.PassRequest(table_id=table_id, request_id=rid()), metadata=md, timeout=10)
+            else:
+                first = hint.plays[0]
+                ddz.Play(doudizhu_pb2.PlayRequest(table_id=table_id, request_id=rid(), ranks=first.ranks,
+                                                  meant=first.meant), metadata=md, timeout=10)
+    t = view(players[0])
+    check(decisions >= {doudizhu_pb2.DECISION_CALL, doudizhu_pb2.DECISION_ROB, doudizhu_pb2.DECISION_DOUBLE,
+                        doudizhu_pb2.DECISION_SHOW, doudizhu_pb2.DECISION_PLAY},
+          "every decision of the rule set was asked")
+    check(t.result.outcome == doudizhu_pb2.OUTCOME_LANDLORD_WON and t.result.rule_set == "laizi",
+          "the laizi landlord who led every trick wins")
+    check(sum(t.result.points) == 0, "a played-out laizi deal is zero-sum")
+    ddz.Leave(doudizhu_pb2.LeaveRequest(table_id=table_id, request_id=rid()), metadata=meta(players[0]), timeout=10)
+
+
 def bad_requests() -> None:
     expect_status(grpc.StatusCode.UNAUTHENTICATED,
                   lambda: ledger.GetAccount(ledger_pb2.GetAccountRequest(), timeout=10),
@@ -324,6 +391,7 @@ def main() -> int:
     bad_requests()
     gomoku_game()
     doudizhu_deal()
+    doudizhu_laizi_deal()
     print("contract test passed")
     return 0
 

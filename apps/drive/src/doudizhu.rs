@@ -115,6 +115,7 @@ fn choose(view: &ddz::Table, me: Seat) -> Option<Choice> {
         ddz::Decision::Double => Some(Choice::Double(strategy::double(
             &hand,
             landlord == Some(me),
+            !view.wild_rank.is_empty(),
         ))),
         ddz::Decision::Show => Some(Choice::Show(strategy::show(&hand))),
         ddz::Decision::Play => {

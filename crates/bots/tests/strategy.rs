@@ -5,7 +5,7 @@ use doudizhu_rules::{
     Bid, Deal, DealRules, Kind, Phase, Rank, RankCounts, Seat as DdzSeat, Seed,
     TimeControl as DdzTime, classify,
 };
-use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game};
+use gamehub_bots::arena::{Bidding, Player, doudizhu_deal, gomoku_game, rule_set_deal};
 use gamehub_bots::doudizhu::{self, Situation};
 use gamehub_bots::gomoku;
 use gomoku_rules::{
@@ -475,4 +475,95 @@ proptest::proptest! {
         want.sort_by_key(|p| p.index());
         proptest::prop_assert_eq!(got, want);
     }
+}
+
+// ---- the rule sets that call and rob (`rob`, `laizi`) ----------------------------------
+
+#[test]
+fn a_strong_hand_calls_robs_and_doubles_and_a_weak_one_declines() {
+    let strong = ranks("3 4 5 6 7 8 9 T J Q K A 2 2 2 X D");
+    let weak = ranks("3 3 4 5 6 7 7 8 9 9 T J J Q K K A");
+    assert!(doudizhu::call(&strong) && doudizhu::rob(&strong));
+    assert!(doudizhu::double(&strong, false, false));
+    assert!(!doudizhu::call(&weak) && !doudizhu::rob(&weak));
+    assert!(!doudizhu::double(&weak, false, false) && !doudizhu::double(&weak, false, true));
+    // A farmer needs more to double where wild cards favour the landlord.
+    let fair = (0..4000)
+        .map(|i| {
+            let mut rng = ChaCha8Rng::seed_from_u64(i);
+            let seed = Seed::from_bytes(rng.random());
+            doudizhu_rules::deal(&seed).hands[0].rank_counts()
+        })
+        .find(|hand| doudizhu::double(hand, false, false) && !doudizhu::double(hand, false, true));
+    assert!(fair.is_some(), "some hand doubles in rob but not in laizi");
+    // The landlord shows only what it would double with.
+    let twenty = ranks("3 3 3 4 4 4 5 5 5 6 6 6 2 2 2 2 X D A A");
+    assert!(doudizhu::show(&twenty) && doudizhu::double(&twenty, true, false));
+}
+
+/// Every deal of `rule_set` the bots play through the rule crate ends (no action
+/// refused); returns (deals played out, landlord wins, redeals).
+fn rule_set_deals(
+    rule_set: doudizhu_rules::RuleSet,
+    players: [Player; 3],
+    n: u64,
+) -> (u32, u32, u32) {
+    let (mut played, mut won, mut redeals) = (0, 0, 0);
+    for i in 0..n {
+        let mut rng = ChaCha8Rng::seed_from_u64(1_000 + i);
+        let seed = Seed::from_bytes(rng.random());
+        match rule_set_deal(seed, rule_set, players, &mut rng) {
+            Some(result) => {
+                played += 1;
+                won += u32::from(result.landlord_won);
+                assert!(result.settlement.points.iter().sum::<i64>() == 0);
+            }
+            None => redeals += 1,
+        }
+    }
+    (played, won, redeals)
+}
+
+#[test]
+fn the_bots_play_rob_and_laizi_deals_to_the_end() {
+    for rule_set in [doudizhu_rules::RuleSet::Rob, doudizhu_rules::RuleSet::Laizi] {
+        let (played, _, redeals) = rule_set_deals(rule_set, [Player::Bot; 3], 60);
+        // A redeal is a deal nobody called; the bots call most hands worth it.
+        assert!(
+            played >= 50,
+            "{rule_set}: {played} played, {redeals} redeals"
+        );
+    }
+}
+
+#[test]
+fn in_laizi_the_bot_wins_more_than_the_classic_judgement_reading_wilds_as_themselves() {
+    use doudizhu_rules::RuleSet::Laizi;
+    // The same deals, landlord chosen by the bots' decisions, the cards played by the bot
+    // on one side and by the classic strategy (wild cards only ever themselves) on the
+    // other, then swapped.
+    let mut bot_side = 0;
+    let mut baseline_side = 0;
+    for i in 0..150u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(5_000 + i);
+        let seed = Seed::from_bytes(rng.random());
+        let Some(first) = rule_set_deal(seed, Laizi, [Player::Bot; 3], &mut rng) else {
+            continue;
+        };
+        let landlord = first.landlord.index();
+        let mut players = [Player::Baseline; 3];
+        players[landlord] = Player::Bot;
+        let bot_landlord = rule_set_deal(seed, Laizi, players, &mut rng).unwrap();
+        let mut players = [Player::Bot; 3];
+        players[landlord] = Player::Baseline;
+        let baseline_landlord = rule_set_deal(seed, Laizi, players, &mut rng).unwrap();
+        bot_side +=
+            u32::from(bot_landlord.landlord_won) + u32::from(!baseline_landlord.landlord_won);
+        baseline_side +=
+            u32::from(!bot_landlord.landlord_won) + u32::from(baseline_landlord.landlord_won);
+    }
+    assert!(
+        bot_side > baseline_side,
+        "the wild-card bot's side won {bot_side}, the classic judgement's {baseline_side}"
+    );
 }

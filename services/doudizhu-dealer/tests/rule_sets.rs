@@ -2,6 +2,7 @@
 //! API: whole deals over gRPC against a real ledger, the decisions each view asks for,
 //! what a shown hand reveals (and what it does not), stated readings of wild plays, the
 //! scores the ledger settles and records that verify and replay.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

@@ -8,7 +8,9 @@
 //! revealed at the end of each deal deals every hand). A card is found as its protobuf
 //! encoding (a two-byte length-delimited string, `02 'S' '3'`); the scanner is shown to
 //! find a seat's own hand in what it receives, and to flag a record read too early, so
-//! the test cannot pass by finding nothing.
+//! the test cannot pass by finding nothing. The tables play every rule set: in `rob` and
+//! `laizi` a landlord that shows its hand (明牌) makes its cards knowable to all from the
+//! `hand_shown` event on, and nothing else.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -88,6 +90,8 @@ struct DealFacts {
     landlord_chosen: Option<i64>,
     ended: Option<i64>,
     plays: Vec<(i64, CardSet)>,
+    /// The landlord showed its hand (明牌): when, and the cards shown.
+    shown: Option<(i64, CardSet)>,
 }
 
 impl DealFacts {
@@ -104,6 +108,11 @@ impl DealFacts {
         };
         if self.landlord_chosen.is_some_and(|e| e <= position) {
             known = known.union(dealt.kitty);
+        }
+        if let Some((id, cards)) = self.shown
+            && id <= position
+        {
+            known = known.union(cards);
         }
         for (id, cards) in &self.plays {
             if *id <= position {
@@ -123,6 +132,7 @@ fn facts(events: &[pb::TableEvent]) -> HashMap<i32, DealFacts> {
         match event.kind.as_ref().unwrap() {
             K::HandDealt(_) => panic!("a spectator received a hand"),
             K::LandlordChosen(_) => facts.landlord_chosen = Some(event.event_id),
+            K::HandShown(shown) => facts.shown = Some((event.event_id, cards_of(&shown.cards))),
             K::Played(played) => facts.plays.push((
                 event.event_id,
                 cards_of(&played.turn.as_ref().unwrap().cards),
@@ -298,8 +308,17 @@ async fn play_randomly(world: &World, driver: &Driver, deals: i32, seed: u64, re
                 "service view",
             );
         }
-        let reply = if own.phase == pb::Phase::Bidding as i32 {
+        let decision = pb::Decision::try_from(own.decision).unwrap();
+        let reply = if decision == pb::Decision::Bid {
             driver.bid(s, rng.random_range(0..=3)).await
+        } else if decision == pb::Decision::Call {
+            driver.call(s, rng.random_bool(0.5)).await
+        } else if decision == pb::Decision::Rob {
+            driver.rob(s, rng.random_bool(0.3)).await
+        } else if decision == pb::Decision::Double {
+            driver.double(s, rng.random_bool(0.3)).await
+        } else if decision == pb::Decision::Show {
+            driver.show(s, rng.random_bool(0.6)).await
         } else {
             let hints = driver.hint(s).await.unwrap();
             log(
@@ -334,7 +353,7 @@ async fn play_randomly(world: &World, driver: &Driver, deals: i32, seed: u64, re
                 driver.pass(s).await
             } else {
                 let play = &hints.plays[rng.random_range(0..hints.plays.len())];
-                driver.play(s, &play.ranks).await
+                driver.play_meant(s, &play.ranks, &play.meant).await
             }
         };
         match reply {
@@ -381,7 +400,9 @@ async fn random_deals_leak_no_hidden_card_to_any_seat_or_spectator() {
     let mut watchers = Vec::new();
     let mut spectator_events = Vec::new();
     for t in 0..TABLES {
-        let driver = world.open(&[], 0).await;
+        let rule_set = ["", "rob", "laizi"][t as usize % 3];
+        let players = world.players().await;
+        let driver = world.open_rule_set(players, rule_set, &[], 0).await;
         for s in 0..3 {
             watchers.push(spawn_watcher(
                 driver.client(s),
@@ -484,6 +505,12 @@ async fn random_deals_leak_no_hidden_card_to_any_seat_or_spectator() {
     // the end would have been flagged.
     let deals: usize = facts_by_table.values().map(HashMap::len).sum();
     assert!(deals >= (TABLES as usize) * DEALS as usize, "{deals} deals");
+    let shown = facts_by_table
+        .values()
+        .flat_map(HashMap::values)
+        .filter(|facts| facts.shown.is_some())
+        .count();
+    assert!(shown > 0, "some landlord showed its hand");
     assert!(
         checked_with_secrets > 1000,
         "only {checked_with_secrets} items checked"

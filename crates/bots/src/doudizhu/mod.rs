@@ -224,7 +224,7 @@ impl doudizhu_rules::AutoPlayer for BotSeat {
 
     fn double(&self, view: &SeatView) -> bool {
         let landlord = view.landlord.is_some_and(|l| l.seat == view.seat);
-        double(&hand_of(view), landlord)
+        double(&hand_of(view), landlord, view.rule_set.has_wilds())
     }
 
     fn show(&self, view: &SeatView) -> bool {
@@ -568,17 +568,21 @@ pub fn call(hand: &RankCounts) -> bool {
     hand_strength(hand) >= BID_ONE
 }
 
-/// Whether to rob (抢地主, × 2) with `hand` (17 cards): when the hand would bid 2.
+/// Whether to rob (抢地主, × 2) with `hand` (17 cards): when the hand would bid 3 (a
+/// rob is contested: another seat wanted the landlord too, so only a strong hand pays).
 pub fn rob(hand: &RankCounts) -> bool {
-    hand_strength(hand) >= BID_TWO
+    hand_strength(hand) >= BID_THREE
 }
 
-/// Whether to double (加倍): a farmer (17 cards) when its hand would bid 3 on its own; the
+/// Whether to double (加倍): a farmer (17 cards) when its hand would bid 3 on its own
+/// (with wild cards in play, which favour the landlord's 20 cards, a stronger hand); the
 /// landlord (20 cards, the kitty taken) when its plan is short and held by controls.
-pub fn double(hand: &RankCounts, landlord: bool) -> bool {
+pub fn double(hand: &RankCounts, landlord: bool, wilds: bool) -> bool {
     let strength = hand_strength(hand);
     if landlord {
         strength >= LANDLORD_DOUBLE
+    } else if wilds {
+        strength >= FARMER_DOUBLE_WILD
     } else {
         strength >= BID_THREE
     }
@@ -592,6 +596,8 @@ pub fn show(hand: &RankCounts) -> bool {
 
 /// [`hand_strength`] of the landlord's 20 cards above which it doubles, and shows.
 const LANDLORD_DOUBLE: i32 = -4;
+/// [`hand_strength`] of a farmer's 17 cards above which it doubles in `laizi`.
+const FARMER_DOUBLE_WILD: i32 = -4;
 const LANDLORD_SHOW: i32 = 4;
 
 /// [`hand_strength`] thresholds of the bids (measured: see the crate README).
