@@ -319,7 +319,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
       },
       h("div", { class: "room-icon", "aria-hidden": "true" }, gomoku ? "●○" : "♠♥"),
       h("h4", {}, roomName(room)),
-      h("div", { class: "rules" }, gomoku ? (RULES[room.ruleSet] ?? room.ruleSet) : L.ddzRules),
+      h("div", { class: "rules" }, gomoku ? (RULES[room.ruleSet] ?? room.ruleSet) : (L.ddzRules[room.ruleSet || "classic"] ?? room.ruleSet)),
       gomoku && room.designatedOpening !== "" ? h("div", { class: "rules opening" }, designatedOpening(room.designatedOpening)) : null,
       h(
         "div",

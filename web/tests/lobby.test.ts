@@ -81,7 +81,7 @@ for (const size of ["desktop", "phone"] as Size[]) {
       await assertHeaderOneLine(page);
       await assertNoOverflow(page);
       const playable = await page.$$eval("#rooms-playable [data-room]", (els) => els.map((e) => e.getAttribute("data-room")));
-      assert.deepEqual(playable.sort(), ["doudizhu-free", "gomoku-free"], "a player without silver can play the free rooms");
+      assert.deepEqual(playable.sort(), ["doudizhu-free", "doudizhu-laizi-free", "doudizhu-rob-free", "gomoku-free"], "a player without silver can play the free rooms");
       if (size === "desktop") await assertInView(page, '#rooms-playable [data-room] [data-action="play"]');
       else await assertInView(page, '#rooms-playable [data-room="gomoku-free"] [data-action="play"]');
       // A locked room says why, in numbers, and how silver is had; its buttons are off.

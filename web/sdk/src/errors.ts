@@ -17,7 +17,7 @@ export const RETRY_AFTER_MS = "retry-after-ms";
 
 /**
  * The stable codes that INVALID_ARGUMENT messages start with instead of a field's name
- * (Dou Dizhu's refusals of a play's cards and bids). Every other INVALID_ARGUMENT
+ * (Dou Dizhu's refusals of a play's cards, its reading and bids). Every other INVALID_ARGUMENT
  * message starts with the refused field.
  */
 export const INVALID_ARGUMENT_CODES: ReadonlySet<string> = new Set([
@@ -25,6 +25,9 @@ export const INVALID_ARGUMENT_CODES: ReadonlySet<string> = new Set([
   "duplicate_card",
   "invalid_combination",
   "bid_out_of_range",
+  // A laizi play whose cards read more than one way and say none, or say one they cannot make.
+  "ambiguous_reading",
+  "reading_not_possible",
 ]);
 
 /** An error as a front-end handles it. */
