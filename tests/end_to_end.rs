@@ -322,7 +322,11 @@ async fn the_rob_and_laizi_rooms_seat_bots_who_call_rob_double_and_play_wilds_to
             // A laizi deal draws its wild rank once a landlord is known (not in a
             // redeal, where nobody called).
             let drawn = rule_set == "laizi" && record.landlord >= 0;
-            assert_eq!(!record.wild_rank.is_empty(), drawn, "{room_id} deal {deal_number}");
+            assert_eq!(
+                !record.wild_rank.is_empty(),
+                drawn,
+                "{room_id} deal {deal_number}"
+            );
         }
         for (seat_no, player) in table_players.iter().enumerate() {
             let account = settled(&operator, player, GameType::Doudizhu, 2).await;
