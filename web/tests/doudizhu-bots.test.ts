@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { WEB, assertInView, launch, open, player, shot, until } from "./harness.js";
+import { WEB, assertInView, launch, open, player, playWithBots, shot, until } from "./harness.js";
 
 const ORDER = "3456789TJQKA2";
 /** Higher is stronger: 3 … 2, then 小王 (BJ), 大王 (RJ); spades first within a rank. */
@@ -58,9 +58,7 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
     const p = await open(browser, id, { size: "phone" });
     p.page.on("dialog", (dialog) => void dialog.accept());
     await p.page.click('[data-room="doudizhu-free"] [data-action="friends"]');
-    await p.page.click("#add-bots");
-    await p.page.click("#ready");
-    await p.page.waitForSelector("#hand [data-card]", { timeout: 30000 });
+    await playWithBots(p.page);
     const tableId = (await attr(p.page, ".doudizhu-table", "data-table"))!;
 
     let shotTaken = false;
@@ -199,9 +197,7 @@ test("a phone player who never bids at a bots table: a bot bids from its cards a
   try {
     const p = await open(browser, player("ddn"), { size: "phone" });
     await p.page.click('[data-room="doudizhu-free"] [data-action="friends"]');
-    await p.page.click("#add-bots");
-    await p.page.click("#ready");
-    await p.page.waitForSelector("#hand [data-card]", { timeout: 30000 });
+    await playWithBots(p.page);
     // The player never bids (its turns time out: a pass). A bot seat bids when its cards
     // are worth it (docs/rules.md#friends-tables); when no seat bids, the cards are dealt
     // again, and two such deals in a row close the table. The cards decide which.

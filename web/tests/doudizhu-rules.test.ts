@@ -14,7 +14,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { DoudizhuService, type Hint } from "../src/gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 import { readingsOf } from "../src/cards.js";
-import { WEB, assertInView, launch, open, player, shot, until, type Player } from "./harness.js";
+import { WEB, assertInView, launch, open, player, playWithBots, shot, until, type Player } from "./harness.js";
 
 const attr = (page: Page, selector: string, name: string) => page.getAttribute(selector, name).catch(() => null);
 const myTurn = async (page: Page) => (await attr(page, "#status", "data-my-turn")) === "true";
@@ -239,9 +239,7 @@ test("a phone player plays 癞子 deals with two bots: each decision's buttons i
     const p = await open(browser, player("lz"), { size: "phone" });
     p.page.on("dialog", (dialog) => void dialog.accept());
     await p.page.click('[data-room="doudizhu-laizi-free"] [data-action="friends"]');
-    await p.page.click("#add-bots");
-    await p.page.click("#ready");
-    await p.page.waitForSelector("#hand [data-card]", { timeout: 30000 });
+    await playWithBots(p.page);
     const tableId = (await attr(p.page, ".doudizhu-table", "data-table"))!;
     assert.equal((await p.page.textContent("#rule-set"))?.trim(), "癞子");
     const dealer = await dealerAs(p.page);

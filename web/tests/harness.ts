@@ -187,3 +187,29 @@ export async function stones(page: Page): Promise<string[]> {
     els.filter((e) => e.getAttribute("data-stone")).map((e) => `${e.getAttribute("data-point")}:${e.getAttribute("data-stone")}`),
   );
 }
+
+/**
+ * At a friends' table's lobby the player owns: fills the two free seats with bots, says
+ * ready once both sit there, and waits for the first hand. A tap that a redraw swallowed
+ * (the lobby redraws as each bot sits down) is tapped again, only while the player is
+ * not yet ready, so a second tap never takes the ready back.
+ */
+export async function playWithBots(page: Page): Promise<void> {
+  await page.click("#add-bots");
+  await until("both bots seated", async () => {
+    const seated = await page.$$eval("#friends-seats [data-player]", (seats) =>
+      seats.filter((s) => (s.getAttribute("data-player") ?? "").startsWith("bot-")).length,
+    );
+    return seated >= 2;
+  }, 30000);
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    if (await page.$("#hand [data-card]")) return;
+    const ready = await page.$("#ready");
+    if (ready && !(await ready.evaluate((b) => b.classList.contains("toggled")))) {
+      await ready.click().catch(() => undefined);
+    }
+    if (Date.now() > deadline) throw new Error("timed out waiting for the first hand at the bots' table");
+    await page.waitForSelector("#hand [data-card]", { timeout: 3000 }).catch(() => undefined);
+  }
+}
