@@ -288,7 +288,7 @@ impl Generator {
 }
 
 /// Calls `visit` with every multiset of `size` cards taking at most `caps[r]` of rank `r`.
-fn multisets(caps: &[u8; RANKS], size: usize, visit: &mut impl FnMut(&[u8; RANKS])) {
+pub(crate) fn multisets(caps: &[u8; RANKS], size: usize, visit: &mut impl FnMut(&[u8; RANKS])) {
     fn go(
         caps: &[u8; RANKS],
         rank: usize,

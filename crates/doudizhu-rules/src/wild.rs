@@ -28,6 +28,7 @@ use thiserror::Error;
 
 use crate::card::Rank;
 use crate::combination::{Combination, Kind, classify};
+use crate::moves::multisets;
 use crate::ranks::RankCounts;
 
 /// How a bomb is made in a laizi deal. Order among bombs: rocket > Wild > Hard > Soft.
@@ -657,38 +658,6 @@ fn body_parts(
         part[rank] = 0;
     }
     go(body, real, budget, 0, &mut [0; RANKS], visit);
-}
-
-/// Calls `visit` with every multiset of `size` cards taking at most `caps[r]` of rank `r`.
-fn multisets(caps: &[u8; RANKS], size: usize, visit: &mut impl FnMut(&[u8; RANKS])) {
-    fn go(
-        caps: &[u8; RANKS],
-        rank: usize,
-        left: usize,
-        room: usize,
-        current: &mut [u8; RANKS],
-        visit: &mut impl FnMut(&[u8; RANKS]),
-    ) {
-        if left == 0 {
-            visit(current);
-            return;
-        }
-        if rank == RANKS || room < left {
-            return;
-        }
-        let cap = usize::from(caps[rank]);
-        let room_after = room - cap;
-        for take in (0..=cap.min(left)).rev() {
-            if left - take > room_after {
-                break;
-            }
-            current[rank] = take as u8;
-            go(caps, rank + 1, left - take, room_after, current, visit);
-        }
-        current[rank] = 0;
-    }
-    let room = caps.iter().map(|&c| usize::from(c)).sum();
-    go(caps, 0, size, room, &mut [0; RANKS], visit);
 }
 
 /// Calls `visit` with every `size`-element subset of `items`, in lexicographic order.
