@@ -183,6 +183,8 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
   let pending: string | null = null;
   let notice = "";
   let busy = false;
+  /** A board click that came while an answer was awaited. */
+  let afterBusy: (() => void) | null = null;
   let log: string[] = [];
   let connection = "live";
   let showNumbers = numbersOn();
@@ -191,6 +193,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
   const head = h("header", { class: "gk-head table-head" });
   const players = h("div", { class: "gk-players" });
   const boardBox = h("div", { class: "board-box" });
+  let boardMarkup = "";
   const turn = h("div", { class: "gk-turn" });
   const info = h("div", { class: "gk-info" });
   const logBox = h("ol", { class: "log", id: "log" });
@@ -302,6 +305,9 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       render();
     } finally {
       busy = false;
+      const next = afterBusy;
+      afterBusy = null;
+      next?.();
     }
   };
   const id = { tableId, requestId: "" };
@@ -319,7 +325,13 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
   const clickPoint = async (x: number, y: number, touch: boolean) => {
     const t = table;
     const game = t?.game;
-    if (!t || !game || spectator || !myTurn() || busy) return;
+    if (!t || !game || spectator || !myTurn()) return;
+    if (busy) {
+      // An answer is still awaited (the board already shows the turn from the stream):
+      // the click is taken when it comes, if the turn is still this player's.
+      afterBusy = () => void clickPoint(x, y, touch);
+      return;
+    }
     const text = pointText(x, y);
     switch (game.phase) {
       case Phase.PLAY:
@@ -756,7 +768,14 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     if (!t) return;
     const g = S().gomoku;
     if (!myTurn()) pending = null;
-    mount(boardBox, boardSvg(t));
+    // The board is redrawn only when what it shows changed: a point's element replaced
+    // between a press and its release would swallow that tap or click.
+    const board = boardSvg(t);
+    const markup = board.outerHTML;
+    if (markup !== boardMarkup) {
+      boardMarkup = markup;
+      mount(boardBox, board);
+    }
     clockEls.length = 0;
     moveClockEl = null;
     const rules = RULE_SET_NAMES[t.ruleSet];
