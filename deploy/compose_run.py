@@ -10,18 +10,23 @@ interpolated from defaults, anchors merged) and starts:
 - `postgres` as the image creates it: a new cluster whose superuser is POSTGRES_USER with
   POSTGRES_PASSWORD (password auth over TCP), and the database POSTGRES_DB;
 - `redis` with compose's own command line;
+- `front-door` (an nginx image) as Debian's nginx with the configuration file compose
+  mounts at /etc/nginx/nginx.conf;
 
 in depends_on order, each one only once what it depends on passes compose's healthcheck
 command (the same command, in the service's environment; `start_period + retries *
 interval` bounds the wait, polled every second instead of every `interval`). Then it plays
 one Gomoku game and one Dou Dizhu deal (`gamehub demo`, in the environment of the
-service that runs matchmaking, so with compose's service URLs) and checks in the compose
-database that the ledger settled both.
+service that runs matchmaking, so with compose's service URLs), plays them again through
+the front door (every service URL set to it, as a player's client has them), checks that
+gRPC-Web over HTTP/1.1 passes the door and that a path it does not route is answered
+UNIMPLEMENTED, and checks in the compose database that the ledger settled every game.
 
 The one translation: containers have a network namespace each, processes here share one.
 So every (service, port) a service listens on (a `0.0.0.0:PORT` value in its environment,
-5432 for postgres, 6379 or `--port` for redis) gets a free local port, and every
-`service:port` in any environment value is rewritten to `127.0.0.1:` that port. A
+5432 for postgres, 6379 or `--port` for redis, each `listen` of nginx's configuration)
+gets a free local port, and every `service:port` in any environment value (and in
+nginx's configuration) is rewritten to `127.0.0.1:` that port. A
 `service:port` where nothing in the topology listens (a wrong port or host name) is a
 problem reported here, before anything runs; the services compose runs only for
 telemetry (otel-collector, jaeger, prometheus) are not started, and addresses of theirs
@@ -46,15 +51,18 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 import yaml
 
 root = pathlib.Path(__file__).resolve().parent.parent
 TELEMETRY_ONLY = {"otel-collector", "jaeger", "prometheus"}
+NGINX_CONF = "/etc/nginx/nginx.conf"
 
 
 def fail(message):
@@ -102,11 +110,24 @@ def main():
             return "postgres"
         if image.startswith("redis"):
             return "redis"
+        if image.split("/")[-1].startswith(("nginx", "nginx-unprivileged")):
+            return "nginx"
         if name in TELEMETRY_ONLY:
             return "telemetry"
         fail(f"service {name} ({image}) is neither a gamehub service, postgres, redis nor telemetry")
 
     kinds = {name: kind(name) for name in services}
+
+    def nginx_conf(name):
+        """The configuration file compose mounts into an nginx service."""
+        for volume in services[name].get("volumes") or []:
+            if isinstance(volume, dict):
+                source, target = volume.get("source"), volume.get("target")
+            else:
+                source, target = (str(volume).split(":") + [None])[:2]
+            if target == NGINX_CONF:
+                return pathlib.Path(source if os.path.isabs(source) else root / source)
+        fail(f"{name} mounts no {NGINX_CONF}")
 
     # ---- Ports: what each service listens on, and a local port for each.
     next_port = [int(os.environ.get("DEPLOY_PORT_BASE", "0"))]
@@ -136,6 +157,9 @@ def main():
         elif kinds[name] == "redis":
             cmd = svc.get("command") or ["redis-server"]
             ports = {int(cmd[cmd.index("--port") + 1]) if "--port" in cmd else 6379}
+        elif kinds[name] == "nginx":
+            ports = {int(p) for p in re.findall(r"^\s*listen\s+(?:[\d.]+:)?(\d+)",
+                                                 nginx_conf(name).read_text(), re.M)}
         else:
             ports = set()
         listens[name] = {p: free_port() for p in sorted(ports)}
@@ -145,7 +169,7 @@ def main():
     for name, svc in services.items():
         for published in svc.get("ports") or []:
             target = int(published["target"]) if isinstance(published, dict) else int(str(published).split(":")[-1])
-            if kinds[name] in ("gamehub", "postgres", "redis") and target not in listens[name]:
+            if kinds[name] != "telemetry" and target not in listens[name]:
                 problems.append(f"{name} publishes port {target}, where it does not listen")
 
     def rewrite(owner, value):
@@ -237,6 +261,29 @@ def main():
                 cmd + ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
                        "--daemonize", "no"],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        elif kinds[name] == "nginx":
+            # The mounted configuration with this run's addresses: listens on local ports,
+            # the services' names rewritten, the certificates from the run's directory,
+            # the pid file in the run's own nginx directory.
+            nginx_dir = run_dir / name
+            nginx_dir.mkdir()
+            text = rewrite(name, nginx_conf(name).read_text())
+            text = re.sub(r"^(\s*listen\s+)(?:[\d.]+:)?(\d+)",
+                          lambda m: f"{m.group(1)}127.0.0.1:{listens[name][int(m.group(2))]}",
+                          text, flags=re.M)
+            for target, local in mounts.items():
+                text = text.replace(target, str(local))
+            text = re.sub(r"^pid\s+[^;]+;", f"pid {nginx_dir}/nginx.pid;", text, flags=re.M)
+            conf = nginx_dir / "nginx.conf"
+            conf.write_text(text)
+            nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+            if not os.path.exists(nginx):
+                fail("nginx is not installed (Debian: apt-get install nginx-light)")
+            procs[name] = subprocess.Popen(
+                [nginx, "-c", str(conf), "-p", str(nginx_dir), "-e", str(nginx_dir / "error.log"),
+                 "-g", "daemon off;"],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            logs[f"{name} (error log)"] = nginx_dir / "error.log"
         elif kinds[name] == "postgres":
             pg_bin = sorted(glob.glob("/usr/lib/postgresql/*/bin"),
                             key=lambda p: int(p.split("/")[-2]))
@@ -292,6 +339,11 @@ def main():
         if kinds[name] == "redis" and cmd[0] == "redis-cli":
             # redis-cli has no variable for its port: the one argument this run adds.
             cmd[1:1] = ["-h", "127.0.0.1", "-p", str(next(iter(listens[name].values())))]
+        if kinds[name] == "nginx":
+            # A URL of the container's own (curl https://localhost:8443/...): its local port.
+            cmd = [re.sub(r"(?:localhost|127\.0\.0\.1):(\d+)",
+                          lambda m: f"127.0.0.1:{listens[name].get(int(m.group(1)), m.group(1))}", a)
+                   for a in cmd]
         return cmd, env
 
     def wait_healthy(name):
@@ -339,6 +391,53 @@ def main():
                     os.killpg(p.pid, signal.SIGKILL)
                     p.wait()
 
+    def front_door_checks(door, env):
+        """Both games again with every service URL at the front door, as a player's client
+        has them; gRPC-Web over HTTP/1.1 through it; a path it does not route."""
+        url = f"https://127.0.0.1:{next(iter(listens[door].values()))}"
+        door_env = dict(env, **{f"GAMEHUB_{s}_URL": url
+                                for s in ("MATCHMAKING", "GOMOKU", "DOUDIZHU", "LEDGER")})
+        began = time.monotonic()
+        demo = subprocess.run([str(bin_dir / "gamehub"), "demo", "--think-ms", "0"],
+                              env=door_env, capture_output=True, text=True, timeout=600)
+        (run_dir / "demo-front-door.log").write_text(demo.stdout + demo.stderr)
+        logs["demo through the front door"] = run_dir / "demo-front-door.log"
+        if demo.returncode != 0:
+            fail(f"gamehub demo through {door} failed (exit {demo.returncode}): "
+                 f"{demo.stderr.strip()[-2000:]}")
+        print(f"compose run: gamehub demo played both games through {door} ({url}) in "
+              f"{time.monotonic() - began:.1f} s", flush=True)
+
+        token = subprocess.run([str(bin_dir / "gamehub"), "token", "compose-run-web"], env=env,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        tls = ssl.create_default_context(cafile=env["GAMEHUB_TLS_CA"])
+
+        def grpc_web(path):
+            request = urllib.request.Request(
+                url + path, data=b"\0\0\0\0\0", method="POST",
+                headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1",
+                         "authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, context=tls, timeout=30) as answer:
+                return dict(answer.headers), answer.read()
+
+        headers, body = grpc_web("/gamehub.matchmaking.v1.MatchmakingService/ListRooms")
+        frames, at = [], 0
+        while at + 5 <= len(body):
+            size = int.from_bytes(body[at + 1:at + 5], "big")
+            frames.append((body[at], body[at + 5:at + 5 + size]))
+            at += 5 + size
+        trailers = b"".join(data for flag, data in frames if flag & 0x80).decode(errors="replace")
+        rooms = b"".join(data for flag, data in frames if not flag & 0x80)
+        if "grpc-status:0" not in trailers.replace(" ", "") or b"gomoku-renju" not in rooms:
+            fail(f"gRPC-Web ListRooms through {door}: headers {headers}, trailers {trailers!r}, "
+                 f"{len(rooms)} bytes of rooms")
+        headers, _ = grpc_web("/gamehub.operator.v1.TableOperatorService/ListDeadLetters")
+        status = {k.lower(): v for k, v in headers.items()}.get("grpc-status")
+        if status != "12":
+            fail(f"a path {door} does not route: grpc-status {status} (UNIMPLEMENTED, 12, expected)")
+        print(f"compose run: gRPC-Web over HTTP/1.1 through {door}: ListRooms answered "
+              f"({len(rooms)} bytes); an unrouted path answered UNIMPLEMENTED", flush=True)
+
     ok = False
     try:
         # depends_on order; a service starts once its dependencies' conditions hold.
@@ -372,6 +471,11 @@ def main():
             fail(f"gamehub demo failed (exit {demo.returncode}): {demo.stderr.strip()[-2000:]}")
         print(f"compose run: gamehub demo played both games in {time.monotonic() - started:.1f} s",
               flush=True)
+        demos = 1
+        door = next((n for n in services if kinds[n] == "nginx"), None)
+        if door:
+            front_door_checks(door, env)
+            demos += 1
 
         # The ledger's own record, read as compose's role from compose's database.
         # One row per settled game (the ledger's idempotency key), with its players.
@@ -383,8 +487,9 @@ def main():
                                       .get("POSTGRES_PASSWORD", "")),
                              capture_output=True, text=True, check=True).stdout
         settled = dict(line.split("|") for line in out.split())
-        if settled.get("1", "0") == "0" or settled.get("2", "0") == "0":
-            fail(f"the ledger did not settle both games: settled per game type {settled}")
+        if int(settled.get("1", "0")) < demos or int(settled.get("2", "0")) < demos:
+            fail(f"the ledger did not settle every game of the {demos} demo run(s): "
+                 f"settled per game type {settled}")
         print(f"compose run: settled in the ledger: {settled.get('1')} Gomoku game(s), "
               f"{settled.get('2')} Dou Dizhu deal(s)", flush=True)
         ok = True
@@ -392,6 +497,8 @@ def main():
         stop_all()
         if not ok:
             for name, path in logs.items():
+                if not path.exists():
+                    continue
                 tail = path.read_text(errors="replace").splitlines()[-15:]
                 print(f"---- {name} (last lines of {path})")
                 print("\n".join(tail))

@@ -21,14 +21,16 @@ use rcgen::{
 };
 
 /// The certificates written: the four services by identity, `gamehub` (the
-/// all-in-one `gamehub serve` and its web client) and `client` (tools and tests that
-/// call services requiring client certificates).
-pub const CERTIFICATE_NAMES: [&str; 6] = [
+/// all-in-one `gamehub serve` and its web client), `front-door` (the players' proxy in
+/// front of the services, docs/front-door.md) and `client` (tools and tests that call
+/// services requiring client certificates).
+pub const CERTIFICATE_NAMES: [&str; 7] = [
     "ledger",
     "matchmaking",
     "gomoku-referee",
     "doudizhu-dealer",
     "gamehub",
+    "front-door",
     "client",
 ];
 

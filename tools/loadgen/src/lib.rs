@@ -17,6 +17,7 @@
 
 pub mod baseline;
 pub mod dealer;
+pub mod followers;
 pub mod ledger;
 pub mod matcher;
 pub mod platform;

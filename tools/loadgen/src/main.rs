@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use gamehub_loadgen::{baseline, dealer, ledger, matcher, platform, referee};
+use gamehub_loadgen::{baseline, dealer, followers, ledger, matcher, platform, referee};
 use gamehub_platform::config::{CommonConfig, Env};
 
 /// mimalloc, as in the services: an in-process service (`dealer`, `ledger` without
@@ -44,6 +44,10 @@ enum Command {
     /// The matcher alone against the real Redis, with instant in-process eligibility and
     /// table fakes: seated tables/s and enqueue-to-seat p50/p99.
     Matcher(matcher::Args),
+    /// Memory per connected player: N players, each on its own connection (to the
+    /// referee or the front door), each following a table with Watch; the RSS growth of
+    /// the named processes per player.
+    Followers(followers::Args),
     /// The baselines alone: redis-benchmark's EVAL/s on REDIS_URL and pgbench's TPC-B
     /// tps on the server of DATABASE_URL.
     Baseline(baseline::Args),
@@ -86,6 +90,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let config = gamehub_matchmaking::MatchmakingConfig::from_env(&env)?;
             println!("{}", matcher::run(&args, &config).await?);
         }
+        Command::Followers(args) => print!("{}", followers::run(&args, &common).await?),
         Command::Baseline(args) => print!("{}", baseline::run(&args, &common).await?),
     }
     Ok(())
