@@ -280,6 +280,8 @@ async fn grpc_web_calls_meet_the_same_auth_limits_and_metrics_as_native_ones() {
                 x: 0,
                 y: 0,
             }),
+            known_stones: 0,
+            known_game: 0,
         })
         .await
         .unwrap();

@@ -168,6 +168,8 @@ async fn players_are_seated_and_games_settle_exactly_as_the_rules_say() {
                     x: 0,
                     y: 0,
                 }),
+                known_stones: 0,
+                known_game: 0,
             })
             .await
             .unwrap();
@@ -703,6 +705,8 @@ async fn tables_at_the_largest_stakes_are_played_and_settled_and_larger_ones_nev
                     x: 0,
                     y: 0,
                 }),
+                known_stones: 0,
+                known_game: 0,
             })
             .await
             .unwrap();

@@ -100,6 +100,8 @@ async fn place(
             x: 0,
             y: 0,
         }),
+        known_stones: 0,
+        known_game: 0,
     };
     let client = tp.clients(who, Role::Player).gomoku;
     drive::retry(|| {
@@ -367,6 +369,8 @@ async fn a_killed_master_loses_no_acknowledged_action_and_every_game_settles_onc
             x: 0,
             y: 0,
         }),
+        known_stones: 0,
+        known_game: 0,
     };
     let mut white_client = tp.clients(who, Role::Player).gomoku;
     let refused = white_client.place_stone(probe.clone()).await;

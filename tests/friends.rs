@@ -179,6 +179,8 @@ async fn place(clients: &mut Clients, table_id: &str, point: &str) -> gm::Table 
                 x: 0,
                 y: 0,
             }),
+            known_stones: 0,
+            known_game: 0,
         })
         .await
         .unwrap_or_else(|e| panic!("{point}: {e}"))

@@ -99,6 +99,8 @@ async fn a_move_and_its_settlement_share_one_trace() {
                     x: 0,
                     y: 0,
                 }),
+                known_stones: 0,
+                known_game: 0,
             })
             .await
             .unwrap();
@@ -119,6 +121,8 @@ async fn a_move_and_its_settlement_share_one_trace() {
                     x: 0,
                     y: 0,
                 }),
+                known_stones: 0,
+                known_game: 0,
             })
             .await
     }

@@ -317,6 +317,8 @@ async fn place(rig: &Rig, who: &str, table_id: &str, point: &str) {
             x: 0,
             y: 0,
         }),
+        known_stones: 0,
+        known_game: 0,
     };
     let client = rig.clients(who, Role::Player).gomoku;
     bounded_retry(&format!("{who} places {point} at {table_id}"), || {

@@ -341,6 +341,8 @@ async fn a_seat_is_in_progress_then_between_games_then_gone_when_the_table_close
                     x: 0,
                     y: 0,
                 }),
+                known_stones: 0,
+                known_game: 0,
             })
             .await
             .unwrap();

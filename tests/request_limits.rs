@@ -285,6 +285,8 @@ impl Baselines {
                 table_id,
                 request_id: request_id_,
                 point: Some(point("h8")),
+                known_stones: 0,
+                known_game: 0,
             },
         );
         macro_rules! plain_action {

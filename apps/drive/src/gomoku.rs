@@ -296,6 +296,8 @@ async fn send(
                 table_id,
                 request_id,
                 point: Some(api_point(p)),
+                known_stones: 0,
+                known_game: 0,
             };
             retry_call!(client, place_stone, request).await?;
         }

@@ -335,6 +335,8 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
             text: "h8".into(),
             ..Default::default()
         }),
+        known_stones: 0,
+        known_game: 0,
     })
     .await
     .unwrap();
@@ -374,6 +376,8 @@ async fn tables_looked_up_and_closed_in_both_games_and_a_refused_settlement_rede
                 text: "h9".into(),
                 ..Default::default()
             }),
+            known_stones: 0,
+            known_game: 0,
         })
         .await
         .unwrap_err();

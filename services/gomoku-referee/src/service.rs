@@ -37,6 +37,7 @@ use tonic::{Request, Response, Status};
 use crate::error::RefereeError;
 use crate::record::{self, Archive};
 use crate::table::{Outcome, PlayerAction, Step, TableState};
+use crate::view::Known;
 use crate::{parse, settle, view};
 
 /// The Gomoku referee's gRPC service. Cheap to clone; holds no table between calls.
@@ -142,12 +143,23 @@ impl Referee {
 
     /// The table as `caller` sees it now.
     async fn view(&self, caller: &Caller, table_id: &str) -> Result<pb::Table, ApiError> {
+        self.view_for(caller, table_id, Known::NOTHING).await
+    }
+
+    /// [`Self::view`] without the stones the caller said it holds.
+    async fn view_for(
+        &self,
+        caller: &Caller,
+        table_id: &str,
+        known: Known,
+    ) -> Result<pb::Table, ApiError> {
         let (state, last_seq) = self.load(table_id).await?;
-        Ok(view::table(
+        Ok(view::table_for(
             &state,
             Self::viewer(&state, caller),
             last_seq,
             self.now_ms(),
+            known,
         ))
     }
 
@@ -280,6 +292,20 @@ impl Referee {
         action: PlayerAction,
         rpc: &'static str,
     ) -> Result<Acted, ApiError> {
+        self.act_known(caller, table_id, request_id, action, rpc, Known::NOTHING)
+            .await
+    }
+
+    /// [`Self::act`], answering without the stones the caller said it holds.
+    async fn act_known(
+        &self,
+        caller: &Caller,
+        table_id: &str,
+        request_id: &str,
+        action: PlayerAction,
+        rpc: &'static str,
+        known: Known,
+    ) -> Result<Acted, ApiError> {
         if caller.role != Role::Player {
             return Err(RefereeError::PlayersOnly {
                 action: rpc,
@@ -328,7 +354,7 @@ impl Referee {
                             .inspect_err(|e| {
                             expired = matches!(e, RefereeError::TimeExpired)
                         })?;
-                        let table = view::table(state, Some(seat), 0, now);
+                        let table = view::table_for(state, Some(seat), 0, now, known);
                         let record = record::ended(state, &step);
                         Ok(Self::change(state, step, (table, outcome, record), now))
                     },
@@ -350,7 +376,7 @@ impl Referee {
                 }
                 Ok(Updated::Duplicate { .. }) => {
                     return Ok(Acted {
-                        table: self.view(caller, &table_id).await?,
+                        table: self.view_for(caller, &table_id, known).await?,
                         replayed: true,
                         outcome: Outcome::default(),
                     });
@@ -595,7 +621,17 @@ impl GomokuService for Referee {
         let point = parse::point("point", m.point.as_ref()).map_err(ApiError::from)?;
         let action = PlayerAction::Game(Action::Place(point));
         let acted = self
-            .act(&caller, &m.table_id, &m.request_id, action, "PlaceStone")
+            .act_known(
+                &caller,
+                &m.table_id,
+                &m.request_id,
+                action,
+                "PlaceStone",
+                Known {
+                    game: m.known_game,
+                    stones: m.known_stones,
+                },
+            )
             .await?;
         Ok(Response::new(pb::PlaceStoneResponse {
             table: Some(acted.table),

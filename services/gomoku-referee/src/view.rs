@@ -250,15 +250,51 @@ pub fn phase(p: Phase) -> pb::Phase {
 
 /// The stones of a game in order.
 pub fn stones(game: &Game) -> Vec<pb::Stone> {
+    stones_after(game, 0)
+}
+
+/// The stones of a game after its first `held` (plies stay absolute).
+fn stones_after(game: &Game, held: usize) -> Vec<pb::Stone> {
     game.moves()
         .iter()
         .enumerate()
-        .map(|(i, &(p, c))| pb::Stone {
-            ply: i32::try_from(i + 1).unwrap_or(i32::MAX),
-            point: Some(point(p)),
-            color: color(c) as i32,
-        })
+        .skip(held)
+        .map(|(i, &(p, c))| stone(i, p, c))
         .collect()
+}
+
+/// The stone placed `index`-th (ply `index + 1`).
+fn stone(index: usize, p: Point, c: Color) -> pb::Stone {
+    pb::Stone {
+        ply: i32::try_from(index + 1).unwrap_or(i32::MAX),
+        point: Some(point(p)),
+        color: color(c) as i32,
+    }
+}
+
+/// What a caller says it already holds of the table's current game
+/// (`PlaceStoneRequest.known_game` and `known_stones`): its answer leaves those stones
+/// out. [`Known::NOTHING`] everywhere else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Known {
+    /// The game number the count is of.
+    pub game: i32,
+    /// Stones held, from the first.
+    pub stones: u32,
+}
+
+impl Known {
+    /// The caller holds nothing: every stone is answered.
+    pub const NOTHING: Known = Known { game: 0, stones: 0 };
+
+    /// How many of `state`'s current game's first stones to leave out: all that are
+    /// held when the game is the one meant and has at least that many; else none.
+    fn held(self, state: &TableState) -> usize {
+        let count = state.game.moves().len();
+        let held = usize::try_from(self.stones).unwrap_or(usize::MAX);
+        let same_game = i64::from(self.game) == i64::from(state.number);
+        if same_game && held <= count { held } else { 0 }
+    }
 }
 
 /// Whether `viewer` is shown black's forbidden points: in the renju rooms while a game
@@ -274,10 +310,17 @@ fn sees_forbidden_points(game: &Game, viewer: Option<Seat>) -> bool {
     }
 }
 
-/// A game as `viewer` (a seat, or None for a spectator) sees it at `now_ms`.
-pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64) -> pb::Game {
+/// A game as `viewer` (a seat, or None for a spectator) sees it at `now_ms`, without
+/// the stones the viewer said it holds.
+pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64, known: Known) -> pb::Game {
     let g = &state.game;
-    let stones = stones(g);
+    let held = known.held(state);
+    let stones = stones_after(g, held);
+    let last_move = g
+        .moves()
+        .len()
+        .checked_sub(1)
+        .map(|i| stone(i, g.moves()[i].0, g.moves()[i].1));
     let to_act = g.to_act();
     let tc = g.config().time_control;
     let clocks = Seat::BOTH
@@ -315,8 +358,9 @@ pub fn game(state: &TableState, viewer: Option<Seat>, now_ms: u64) -> pb::Game {
         number: i32::try_from(state.number).unwrap_or(i32::MAX),
         game_id: state.game_id(state.number),
         phase: phase(g.phase()) as i32,
-        last_move: stones.last().cloned(),
+        last_move,
         stones,
+        stones_omitted: u32::try_from(held).unwrap_or(0),
         to_move: g.to_move().map_or(0, |c| color(c) as i32),
         to_act_seat: to_act.map(seat),
         black_seat: seat(g.seat_of(Color::Black)),
@@ -363,6 +407,17 @@ pub fn table(
     last_event_id: u64,
     now_ms: u64,
 ) -> pb::Table {
+    table_for(state, viewer, last_event_id, now_ms, Known::NOTHING)
+}
+
+/// [`table`] without the stones the viewer said it holds ([`Known`]).
+pub fn table_for(
+    state: &TableState,
+    viewer: Option<Seat>,
+    last_event_id: u64,
+    now_ms: u64,
+    known: Known,
+) -> pb::Table {
     let game_colors = |s: Seat| color(state.game.color_of(s)) as i32;
     let status = match state.status {
         Status::Playing => pb::TableStatus::Playing,
@@ -396,7 +451,7 @@ pub fn table(
             .collect(),
         your_seat: viewer.map(seat),
         status: status as i32,
-        game: Some(game(state, viewer, now_ms)),
+        game: Some(game(state, viewer, now_ms, known)),
         last_event_id,
         server_time_unix_ms: unix_ms(Some(now_ms)),
         closes_at_unix_ms: unix_ms(closes_at),

@@ -388,7 +388,14 @@ async fn step(
         return Ok(None);
     };
     let seat = usize::from(turn.seat.number()).min(1);
-    let table = send(&mut clients[seat], table_id, request_id.to_owned(), turn).await?;
+    let table = send(
+        &mut clients[seat],
+        table_id,
+        request_id.to_owned(),
+        turn,
+        Some(view),
+    )
+    .await?;
     player.accepted(turn);
     Ok(table)
 }

@@ -48,6 +48,10 @@ pub struct Args {
     /// Rule set: freestyle, renju-lose (or renju), renju-refuse, renju-claim, renju-swap.
     #[arg(long, default_value = "freestyle")]
     pub rules: String,
+    /// Ask for whole answers: each stone's answer carries every stone of the game, as
+    /// before `PlaceStoneRequest.known_stones` (to measure what leaving them out saves).
+    #[arg(long)]
+    pub whole_answers: bool,
     /// HTTP/2 connections shared by the clients.
     #[arg(long, default_value_t = 4)]
     pub connections: usize,
@@ -243,6 +247,7 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
             deadline,
             tally: TableTally::default(),
             counter: 0,
+            whole_answers: args.whole_answers,
             pace: (args.rate > 0.0)
                 .then(|| Duration::from_secs_f64(args.tables as f64 / args.rate)),
         };
@@ -335,6 +340,8 @@ struct TableDriver {
     counter: u64,
     /// Time between this table's calls (open loop), if paced.
     pace: Option<Duration>,
+    /// Stones ask for whole answers (`--whole-answers`).
+    whole_answers: bool,
 }
 
 impl TableDriver {
@@ -460,7 +467,8 @@ impl TableDriver {
         let seat = usize::from(turn.seat.number()).min(1);
         let request_id = self.next_request_id();
         let started = Instant::now();
-        let result = player::send(&mut self.players[seat], table_id, request_id, turn).await;
+        let held = (!self.whole_answers).then_some(table);
+        let result = player::send(&mut self.players[seat], table_id, request_id, turn, held).await;
         if result.is_ok() {
             self.player.accepted(turn);
             if matches!(turn.action, Action::Place(_)) {

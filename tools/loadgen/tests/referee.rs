@@ -20,6 +20,7 @@ fn short(addr: &str, rules: &str, rate: f64) -> Args {
         rate,
         redis_benchmark_requests: 0,
         grpc_floor_secs: 0,
+        whole_answers: false,
     }
 }
 

@@ -89,6 +89,8 @@ async fn refusals_carry_the_right_status_and_change_nothing() {
                 x: 15,
                 y: 3,
             }),
+            known_stones: 0,
+            known_game: 0,
         })
         .await;
     expect(
@@ -144,6 +146,8 @@ async fn refusals_carry_the_right_status_and_change_nothing() {
                 table_id: id.clone(),
                 request_id: "r2".into(),
                 point: None,
+                known_stones: 0,
+                known_game: 0,
             })
             .await,
         Code::InvalidArgument,

@@ -97,6 +97,77 @@ async fn freestyle_five_wins_and_the_ledger_pays_the_winner() {
     fx.stop().await;
 }
 
+/// `PlaceStoneRequest.known_stones`: the answer leaves out the stones the caller holds
+/// of the game it names, and only then; a retry is answered the same way.
+#[tokio::test]
+async fn a_stone_answer_leaves_out_the_stones_the_caller_holds() {
+    let fx = Fixture::new().await;
+    fx.grant(&["kara", "kim"]).await;
+    let (kara, kim) = (fx.player("kara"), fx.player("kim"));
+    let table = fx
+        .open(pb::RuleSet::Freestyle, (60_000, 600_000), ["kara", "kim"])
+        .await;
+    let id = &table.table_id;
+    let whole = play(&kara, &kim, id, &["h8", "a1", "h9", "a2"]).await;
+    assert_eq!(game(&whole).stones.len(), 4);
+    assert_eq!(
+        game(&whole).stones_omitted,
+        0,
+        "an answer asked whole is whole"
+    );
+
+    // Kara holds the four stones of game 1: her fifth stone's answer carries only it.
+    let brief = kara
+        .place_knowing(id, "h10", "brief-1", 1, 4)
+        .await
+        .unwrap();
+    let g = game(&brief);
+    assert_eq!(g.stones_omitted, 4);
+    assert_eq!(g.stones.len(), 1);
+    assert_eq!(
+        (
+            g.stones[0].ply,
+            g.stones[0].point.as_ref().unwrap().text.as_str()
+        ),
+        (5, "h10")
+    );
+    assert_eq!(g.last_move.as_ref().unwrap().ply, 5);
+    assert_eq!(g.to_act_seat, Some(1), "the rest of the table is as always");
+    // The retry of the same request is answered as briefly.
+    let again = kara
+        .place_knowing(id, "h10", "brief-1", 1, 4)
+        .await
+        .unwrap();
+    assert_eq!(
+        (game(&again).stones_omitted, game(&again).stones.len()),
+        (4, 1)
+    );
+
+    // Holding every stone: none listed, the last move still given.
+    let none = kim.place_knowing(id, "a3", "brief-2", 1, 5).await.unwrap();
+    assert_eq!(
+        (game(&none).stones_omitted, game(&none).stones.len()),
+        (5, 1)
+    );
+    // Another game's number, or more stones than the game has: every stone.
+    let other = kara
+        .place_knowing(id, "h11", "brief-3", 2, 6)
+        .await
+        .unwrap();
+    assert_eq!(
+        (game(&other).stones_omitted, game(&other).stones.len()),
+        (0, 7)
+    );
+    let too_many = kim.place_knowing(id, "a4", "brief-4", 1, 99).await.unwrap();
+    assert_eq!(
+        (game(&too_many).stones_omitted, game(&too_many).stones.len()),
+        (0, 8)
+    );
+    // A watcher and GetTable always get every stone.
+    assert_eq!(game(&kara.view(id).await).stones.len(), 8);
+    assert_eq!(game(&kara.view(id).await).stones_omitted, 0);
+}
+
 #[tokio::test]
 async fn renju_forbidden_move_loses_at_once_in_a_lose_room() {
     let fx = Fixture::new().await;

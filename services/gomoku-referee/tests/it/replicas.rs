@@ -51,6 +51,8 @@ async fn concurrent_identical_moves_at_two_replicas_apply_exactly_once() {
             table_id: id.clone(),
             request_id: "same-request".into(),
             point: pt("h11"),
+            known_stones: 0,
+            known_game: 0,
         })
         .await
         .unwrap()

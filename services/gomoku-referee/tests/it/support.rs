@@ -305,6 +305,34 @@ impl Player {
                 table_id: table_id.to_owned(),
                 request_id: request_id.to_owned(),
                 point: pt(point),
+                known_stones: 0,
+                known_game: 0,
+            })
+            .await?
+            .into_inner()
+            .table
+            .unwrap())
+    }
+
+    /// A stone whose answer leaves out what the caller says it holds: `known_stones`
+    /// of game `known_game`.
+    pub async fn place_knowing(
+        &self,
+        table_id: &str,
+        point: &str,
+        request_id: &str,
+        known_game: i32,
+        known_stones: u32,
+    ) -> Result<pb::Table, Status> {
+        Ok(self
+            .client
+            .clone()
+            .place_stone(pb::PlaceStoneRequest {
+                table_id: table_id.to_owned(),
+                request_id: request_id.to_owned(),
+                point: pt(point),
+                known_stones,
+                known_game,
             })
             .await?
             .into_inner()

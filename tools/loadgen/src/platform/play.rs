@@ -203,7 +203,11 @@ pub(super) async fn gomoku(
         let sent = retry(|| {
             let mut client = clients[seat].gomoku.clone();
             let id = id.clone();
-            async move { stats.retried(gomoku_player::send(&mut client, table_id, id, turn).await) }
+            let held = &table;
+            async move {
+                stats
+                    .retried(gomoku_player::send(&mut client, table_id, id, turn, Some(held)).await)
+            }
         })
         .await;
         match sent {

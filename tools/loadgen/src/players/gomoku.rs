@@ -119,24 +119,54 @@ fn rebuild(rule_set: RuleSet, view: &pb::Game) -> Option<Game> {
     Some(game)
 }
 
+/// The table an answer stands for: when it left out the game's first stones
+/// (`stones_omitted`), those of `held` (the same game) put back before its own.
+pub fn whole(held: Option<&pb::Table>, mut answer: pb::Table) -> pb::Table {
+    let (Some(game), Some(old)) = (answer.game.as_mut(), held.and_then(|t| t.game.as_ref())) else {
+        return answer;
+    };
+    let omitted = usize::try_from(game.stones_omitted).unwrap_or(usize::MAX);
+    if omitted == 0 || old.number != game.number || old.stones.len() < omitted {
+        return answer;
+    }
+    let mut stones = old.stones[..omitted].to_vec();
+    stones.append(&mut game.stones);
+    game.stones = stones;
+    game.stones_omitted = 0;
+    answer
+}
+
 /// Sends `turn` for its seat with `client` (holding that seat's player's token) under
-/// `request_id`; the table after it.
+/// `request_id`; the table after it. With `held` (the table the player holds), a stone
+/// says how many stones of the game the player has (`known_stones`), so the answer
+/// leaves them out, and the table returned is whole again ([`whole`]); without it, the
+/// answer is whole as sent.
 pub async fn send(
     client: &mut GomokuServiceClient<ServiceChannel>,
     table_id: &str,
     request_id: String,
     turn: Turn,
+    held: Option<&pb::Table>,
 ) -> Result<Option<pb::Table>, tonic::Status> {
     let table_id = table_id.to_owned();
     match turn.action {
-        Action::Place(p) => client
-            .place_stone(pb::PlaceStoneRequest {
-                table_id,
-                request_id,
-                point: Some(api_point(p)),
-            })
-            .await
-            .map(|r| r.into_inner().table),
+        Action::Place(p) => {
+            let game = held.and_then(|t| t.game.as_ref());
+            let answer = client
+                .place_stone(pb::PlaceStoneRequest {
+                    table_id,
+                    request_id,
+                    point: Some(api_point(p)),
+                    known_game: game.map_or(0, |g| g.number),
+                    known_stones: game.map_or(0, |g| {
+                        u32::try_from(g.stones.len()).unwrap_or(0) + g.stones_omitted
+                    }),
+                })
+                .await?
+                .into_inner()
+                .table;
+            Ok(answer.map(|answer| whole(held, answer)))
+        }
         Action::ProposeFifth(a, b) => client
             .propose_fifth_moves(pb::ProposeFifthMovesRequest {
                 table_id,
