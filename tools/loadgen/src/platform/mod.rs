@@ -238,6 +238,10 @@ pub struct ProcessCost {
     pub cpu_percent: f64,
     /// Resident memory at the end, MiB.
     pub rss_mib: f64,
+    /// Time its threads were runnable but waited for a core (the kernel's run-queue
+    /// delay, `/proc/PID/task/*/schedstat`), in percent of the measurement's wall time:
+    /// per move, what the process's work waited for a CPU.
+    pub run_queue_percent: f64,
 }
 
 /// The final report.
@@ -290,6 +294,10 @@ pub struct Report {
 /// The load generator's own line among [`Report::processes`].
 pub const LOADGEN_PROCESS: &str = "loadgen (this)";
 
+/// The four services' lines among [`Report::processes`] ("services together").
+pub const SERVICE_PROCESSES: [&str; 4] =
+    ["ledger", "gomoku-referee", "doudizhu-dealer", "matchmaking"];
+
 impl Report {
     /// CPU time per move (moves, bids, plays and passes) of a process that used
     /// `cpu_percent` of a core on average, in microseconds.
@@ -340,20 +348,23 @@ impl Report {
             ));
         }
         if !self.processes.is_empty() {
-            out.push_str("\n  process            CPU (% of a core)   CPU µs per move   RSS\n");
+            out.push_str(
+                "\n  process            CPU (% of a core)   CPU µs per move   RSS          waited for a core, µs per move\n",
+            );
             for p in &self.processes {
                 out.push_str(&format!(
-                    "  {:<18} {:>8.1} %        {:>10.1}        {:>6.1} MiB\n",
+                    "  {:<18} {:>8.1} %        {:>10.1}        {:>6.1} MiB   {:>10.1}\n",
                     p.name,
                     p.cpu_percent,
                     self.cpu_micros_per_move(p.cpu_percent),
-                    p.rss_mib
+                    p.rss_mib,
+                    self.cpu_micros_per_move(p.run_queue_percent),
                 ));
             }
             let services: f64 = self
                 .processes
                 .iter()
-                .filter(|p| p.name != LOADGEN_PROCESS)
+                .filter(|p| SERVICE_PROCESSES.contains(&p.name.as_str()))
                 .map(|p| p.cpu_percent)
                 .sum();
             out.push_str(&format!(

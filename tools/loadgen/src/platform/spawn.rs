@@ -28,8 +28,75 @@ fn free_port() -> anyhow::Result<SocketAddr> {
     Ok(listener.local_addr()?)
 }
 
+/// What one sample of a process reads from /proc.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sample {
+    /// CPU ticks, user + system.
+    ticks: u64,
+    /// Resident memory, KiB.
+    rss_kib: u64,
+    /// Nanoseconds its threads waited on a run queue.
+    run_delay_ns: u64,
+}
+
+impl std::ops::Add for Sample {
+    type Output = Sample;
+    fn add(self, o: Sample) -> Sample {
+        Sample {
+            ticks: self.ticks + o.ticks,
+            rss_kib: self.rss_kib + o.rss_kib,
+            run_delay_ns: self.run_delay_ns + o.run_delay_ns,
+        }
+    }
+}
+
+/// A process's [`Sample`].
+fn proc_sample(pid: u32) -> Option<Sample> {
+    let (ticks, rss_kib) = ticks_and_rss(pid)?;
+    Some(Sample {
+        ticks,
+        rss_kib,
+        run_delay_ns: run_delay_ns(pid),
+    })
+}
+
+/// The summed [`Sample`] of every process whose name (/proc/PID/comm) is `name`: all of
+/// Redis's servers, all of PostgreSQL's processes (its backends among them).
+fn named_sample(name: &str) -> Option<Sample> {
+    let mut total: Option<Sample> = None;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        if comm.trim() == name
+            && let Some(sample) = proc_sample(pid)
+        {
+            total = Some(total.unwrap_or_default() + sample);
+        }
+    }
+    total
+}
+
+/// Nanoseconds the threads of `pid` waited on a run queue (the second field of each
+/// `/proc/PID/task/TID/schedstat`); 0 when the kernel keeps no schedstats.
+fn run_delay_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
+}
+
 /// CPU ticks (user + system) and RSS (KiB) of a process, from /proc.
-fn proc_sample(pid: u32) -> Option<(u64, u64)> {
+fn ticks_and_rss(pid: u32) -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = stat.rsplit_once(')')?.1;
     let fields: Vec<&str> = after.split_whitespace().collect();
@@ -185,29 +252,40 @@ pub async fn run_spawned(
         format!("http://{}/metrics", metrics[2]),
     ];
 
-    let before: Vec<Option<(u64, u64)>> =
-        spawned.iter().map(|s| proc_sample(s.child.id())).collect();
+    // Redis and PostgreSQL by their process names: every redis-server and every postgres
+    // process of the machine (idle ones add nothing).
+    let named = ["redis-server", "postgres"];
+    let before: Vec<Option<Sample>> = spawned.iter().map(|s| proc_sample(s.child.id())).collect();
+    let named_before: Vec<Option<Sample>> = named.iter().map(|n| named_sample(n)).collect();
     let own_before = proc_sample(std::process::id());
     let wall = Instant::now();
     let result = run(&endpoints, config, options, warm_up, &metrics_urls).await;
     let elapsed = wall.elapsed().as_secs_f64();
-    let after: Vec<Option<(u64, u64)>> =
-        spawned.iter().map(|s| proc_sample(s.child.id())).collect();
+    let after: Vec<Option<Sample>> = spawned.iter().map(|s| proc_sample(s.child.id())).collect();
+    let named_after: Vec<Option<Sample>> = named.iter().map(|n| named_sample(n)).collect();
     let own_after = proc_sample(std::process::id());
 
-    let cost = |name: &str, before: Option<(u64, u64)>, after: Option<(u64, u64)>| ProcessCost {
-        name: name.to_owned(),
-        cpu_percent: match (before, after) {
-            (Some(b), Some(a)) => (a.0.saturating_sub(b.0)) as f64 / CLOCK_TICKS / elapsed * 100.0,
-            _ => 0.0,
-        },
-        rss_mib: after.map_or(0.0, |a| a.1 as f64 / 1024.0),
+    let cost = |name: &str, before: Option<Sample>, after: Option<Sample>| {
+        let (b, a) = (before.unwrap_or_default(), after.unwrap_or_default());
+        ProcessCost {
+            name: name.to_owned(),
+            cpu_percent: a.ticks.saturating_sub(b.ticks) as f64 / CLOCK_TICKS / elapsed * 100.0,
+            rss_mib: a.rss_kib as f64 / 1024.0,
+            run_queue_percent: a.run_delay_ns.saturating_sub(b.run_delay_ns) as f64 / 1e9 / elapsed
+                * 100.0,
+        }
     };
     let mut processes: Vec<ProcessCost> = spawned
         .iter()
         .zip(before.iter().zip(&after))
         .map(|(s, (b, a))| cost(s.name, *b, *a))
         .collect();
+    for (name, (b, a)) in ["redis", "postgresql"]
+        .iter()
+        .zip(named_before.iter().zip(&named_after))
+    {
+        processes.push(cost(name, *b, *a));
+    }
     processes.push(cost(super::LOADGEN_PROCESS, own_before, own_after));
 
     let (mut report, stop) = match result {
