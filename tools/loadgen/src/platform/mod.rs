@@ -71,6 +71,12 @@ pub struct Args {
     /// so a run beside a plaintext one shows what TLS costs per move.
     #[arg(long, requires = "spawn")]
     pub tls_dir: Option<std::path::PathBuf>,
+    /// With --spawn and --tls-dir: start the players' front door too (Debian's nginx
+    /// with this configuration, e.g. deploy/kubernetes/front-door/nginx.conf, its
+    /// service addresses and certificates rewritten to the run's) and send every
+    /// player's call through it, so its CPU per move shows beside the services'.
+    #[arg(long, requires = "tls_dir")]
+    pub front_door: Option<std::path::PathBuf>,
     /// Also write the report as JSON to this file.
     #[arg(long)]
     pub json: Option<std::path::PathBuf>,
@@ -100,6 +106,7 @@ pub async fn main(args: &Args, config: &CommonConfig) -> anyhow::Result<()> {
             warm_up,
             &args.postgres,
             args.tls_dir.as_deref(),
+            args.front_door.as_deref(),
         )
         .await?
     } else {

@@ -124,6 +124,7 @@ pub async fn run_spawned(
     warm_up: Duration,
     postgres_server: &str,
     tls_dir: Option<&Path>,
+    front_door: Option<&Path>,
 ) -> anyhow::Result<Report> {
     if let Some(dir) = tls_dir {
         let client = gamehub_platform::tls::ClientTlsFiles {
@@ -251,15 +252,39 @@ pub async fn run_spawned(
         format!("http://{}/metrics", metrics[1]),
         format!("http://{}/metrics", metrics[2]),
     ];
+    // The players' calls: to the services, or all through the front door.
+    let mut door: Option<(Child, PathBuf)> = None;
+    let load_endpoints = match (front_door, tls_dir) {
+        (Some(conf), Some(tls)) => match start_front_door(conf, tls, &addrs).await {
+            Ok((child, scratch, url)) => {
+                door = Some((child, scratch));
+                Endpoints {
+                    matchmaking: url.clone(),
+                    gomoku: url.clone(),
+                    doudizhu: url.clone(),
+                    ledger: url,
+                }
+            }
+            Err(e) => {
+                stop_all(&mut spawned);
+                return Err(e);
+            }
+        },
+        _ => endpoints.clone(),
+    };
 
     // Redis and PostgreSQL by their process names: every redis-server and every postgres
     // process of the machine (idle ones add nothing).
-    let named = ["redis-server", "postgres"];
+    let named: &[&str] = if door.is_some() {
+        &["redis-server", "postgres", "nginx"]
+    } else {
+        &["redis-server", "postgres"]
+    };
     let before: Vec<Option<Sample>> = spawned.iter().map(|s| proc_sample(s.child.id())).collect();
     let named_before: Vec<Option<Sample>> = named.iter().map(|n| named_sample(n)).collect();
     let own_before = proc_sample(std::process::id());
     let wall = Instant::now();
-    let result = run(&endpoints, config, options, warm_up, &metrics_urls).await;
+    let result = run(&load_endpoints, config, options, warm_up, &metrics_urls).await;
     let elapsed = wall.elapsed().as_secs_f64();
     let after: Vec<Option<Sample>> = spawned.iter().map(|s| proc_sample(s.child.id())).collect();
     let named_after: Vec<Option<Sample>> = named.iter().map(|n| named_sample(n)).collect();
@@ -280,7 +305,7 @@ pub async fn run_spawned(
         .zip(before.iter().zip(&after))
         .map(|(s, (b, a))| cost(s.name, *b, *a))
         .collect();
-    for (name, (b, a)) in ["redis", "postgresql"]
+    for (name, (b, a)) in ["redis", "postgresql", "front door (nginx)"]
         .iter()
         .zip(named_before.iter().zip(&named_after))
     {
@@ -297,6 +322,13 @@ pub async fn run_spawned(
     };
     stop.store(true, Ordering::Relaxed);
     tokio::time::sleep(Duration::from_millis(500)).await;
+    if let Some((mut child, scratch)) = door.take() {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(scratch);
+    }
     stop_all(&mut spawned);
     report.processes = processes;
     // The baselines, on the same Redis and PostgreSQL, right after the load.
@@ -325,6 +357,66 @@ pub async fn run_spawned(
         ])
         .output();
     Ok(report)
+}
+
+/// Starts nginx with the front door's configuration `conf`, rewritten for this run: the
+/// services' names and ports (matchmaking:50051, …) to `addrs` (matchmaking, Gomoku,
+/// Dou Dizhu, ledger), the certificates' directory to `tls`, its listener and pid file
+/// to this run's. Returns the process, its scratch directory and the URL players call.
+async fn start_front_door(
+    conf: &Path,
+    tls: &Path,
+    addrs: &[SocketAddr],
+) -> anyhow::Result<(Child, PathBuf, String)> {
+    let mut text = std::fs::read_to_string(conf)
+        .map_err(|e| anyhow::anyhow!("--front-door {}: {e}", conf.display()))?;
+    for (name, addr) in [
+        ("matchmaking:50051", addrs[0]),
+        ("gomoku-referee:50052", addrs[1]),
+        ("doudizhu-dealer:50053", addrs[2]),
+        ("ledger:50054", addrs[3]),
+    ] {
+        text = text.replace(&format!("server {name};"), &format!("server {addr};"));
+    }
+    let listen = free_port()?;
+    let scratch = std::env::temp_dir().join(format!(
+        "gamehub-loadgen-front-door-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..10]
+    ));
+    std::fs::create_dir_all(&scratch)?;
+    text = text
+        .replace("/etc/gamehub/tls", &tls.to_string_lossy())
+        .replace("listen 8443 ", &format!("listen {listen} "))
+        .replace(
+            "pid /tmp/nginx.pid;",
+            &format!("pid {};", scratch.join("nginx.pid").display()),
+        );
+    let conf_path = scratch.join("nginx.conf");
+    std::fs::write(&conf_path, text)?;
+    let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or_else(|| anyhow::anyhow!("--front-door needs nginx (Debian: nginx-light)"))?;
+    let child = Command::new(nginx)
+        .arg("-c")
+        .arg(&conf_path)
+        .arg("-p")
+        .arg(&scratch)
+        .arg("-e")
+        .arg(scratch.join("error.log"))
+        .args(["-g", "daemon off;"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let url = format!("https://{listen}");
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(listen).await.is_err() {
+        if started.elapsed() > Duration::from_secs(10) {
+            anyhow::bail!("the front door did not listen on {listen}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok((child, scratch, url))
 }
 
 fn stop_all(spawned: &mut [Spawned]) {
