@@ -42,8 +42,9 @@ pub struct Args {
     /// Connected players, each on its own connection, each following a table.
     #[arg(long, default_value_t = 10_000)]
     pub players: usize,
-    /// Gomoku tables the players follow (players are spread evenly).
-    #[arg(long, default_value_t = 100)]
+    /// Gomoku tables the players follow (players are spread evenly; a table takes 56
+    /// spectators by default, GAMEHUB_GOMOKU_MAX_WATCHERS_PER_TABLE).
+    #[arg(long, default_value_t = 250)]
     pub tables: usize,
     /// Where players connect: the referee's URL or the front door's.
     #[arg(long, default_value = "https://127.0.0.1:8443")]
@@ -400,8 +401,11 @@ async fn step(
     Ok(table)
 }
 
-/// An error's first line, cut short (errors are tallied by it).
+/// How a follower's error is tallied: a refusal by its gRPC code, anything else by its
+/// first words.
 fn short(e: &anyhow::Error) -> String {
-    let text = format!("{e:#}");
-    text.chars().take(80).collect()
+    match e.downcast_ref::<tonic::Status>() {
+        Some(status) => format!("{:?}", status.code()),
+        None => format!("{e:#}").chars().take(60).collect(),
+    }
 }
