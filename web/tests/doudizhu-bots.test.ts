@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { WEB, assertInView, launch, open, player, playWithBots, shot, until } from "./harness.js";
+import { WEB, assertInView, clickUntil, launch, open, player, playWithBots, shot, until } from "./harness.js";
 
 const ORDER = "3456789TJQKA2";
 /** Higher is stronger: 3 … 2, then 小王 (BJ), 大王 (RJ); spades first within a rank. */
@@ -176,8 +176,7 @@ test("a phone player plays two deals in a row with two bots at a friends' table:
     await watcher.page.goto(`${WEB}/?player=${player("ddb-w")}#/watch/doudizhu/${tableId}`);
     await watcher.page.waitForSelector("#showdown");
     assert.equal((await watcher.page.$$("#showdown [data-seat]")).length, 3, "a spectator sees every hand at the end too");
-    await p.page.click("#leave");
-    await until("the player back at the friends' table", async () => p.page.url().includes("#/friends/"));
+    await clickUntil(p.page, "#leave", "the player back at the friends' table", async () => p.page.url().includes("#/friends/"));
     await watcher.page.waitForSelector('#closed[data-close-reason="LEFT"]');
     assert.match((await watcher.page.textContent("#closed")) ?? "", /离开/);
     assert.deepEqual(p.problems, []);

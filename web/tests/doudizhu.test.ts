@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { grant, launch, lobbySilver, open, player, shot, until, type Player } from "./harness.js";
+import { clickUntil, grant, launch, lobbySilver, open, player, shot, until, type Player } from "./harness.js";
 
 const hand = (page: Page) => page.$$eval("#hand [data-card]", (els) => els.map((e) => e.getAttribute("data-card")!));
 
@@ -141,7 +141,7 @@ test("three players play a Dou Dizhu deal to its end with Hint and Play, never s
     await shot(players[0]!.page, "doudizhu-result");
     for (const p of players) {
       const delta = (await p.page.textContent(`#result tr[data-player="${p.name}"] .silver-delta`))!.replace(/[,+]/g, "").replace("−", "-");
-      await p.page.click("#leave");
+      await clickUntil(p.page, "#leave", `${p.name} back in the lobby`, async () => (await p.page.$("#silver")) !== null);
       await until("the new balance in the lobby", async () => (await lobbySilver(p.page)) === 100_000n + BigInt(delta));
       assert.notEqual(BigInt(delta), 0n);
     }

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { stringsOf } from "../src/i18n/index.js";
-import { WEB, grant, launch, open, place, player, setName, shot, until, type Player } from "./harness.js";
+import { WEB, clickUntil, grant, launch, open, place, player, setName, shot, until, type Player } from "./harness.js";
 
 // The page is in Chinese (the harness's browsers prefer zh-CN): the friends' tables'
 // refusals in the client's Chinese words.
@@ -136,7 +136,7 @@ test("friends play Gomoku at a friends' table: opened by one, joined by the shar
     // The pair is played: the owner leaves the game table, which closes it and frees
     // the owner's seat; both are back in the friends' table's lobby, the friend its
     // owner now, not ready.
-    await a.page.click("#leave");
+    await clickUntil(a.page, "#leave", `${a.name} back in the friends' lobby`, async () => (await state(a)) === "LOBBY");
     for (const p of [a, b]) {
       await until(`${p.name} back in the friends' lobby`, async () => (await state(p)) === "LOBBY", 60000);
       assert.equal(new URL(p.page.url()).hash, `#/friends/${code}`);

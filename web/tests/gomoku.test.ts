@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WEB, grant, launch, lobbySilver, open, place, player, seat, shot, stones, until, type Player } from "./harness.js";
+import { WEB, clickUntil, grant, launch, lobbySilver, open, place, player, seat, shot, stones, until, type Player } from "./harness.js";
 
 /** The silver a settled result shows for this page's player. */
 async function settledBalance(p: Player): Promise<bigint> {
@@ -41,8 +41,7 @@ test("two players queue for gomoku-renju, play to five by clicking, and both lob
     await shot(white.page, "gomoku-result-loser");
     // Back in the lobby: the new silver and the last game.
     for (const [p, balance] of [[black, blackAfter], [white, whiteAfter]] as const) {
-      await p.page.click("#leave");
-      await p.page.waitForSelector("#silver");
+      await clickUntil(p.page, "#leave", `${p.name} back in the lobby`, async () => (await p.page.$("#silver")) !== null);
       await until("the new balance in the lobby", async () => (await lobbySilver(p.page)) === balance);
       assert.match((await p.page.textContent("#last-result")) ?? "", /银子/);
     }

@@ -159,6 +159,33 @@ export async function until<T>(what: string, predicate: () => Promise<T | false 
   }
 }
 
+/**
+ * Clicks `selector` on `page` until `done` holds. The table pages redraw their buttons
+ * as events arrive, and a click whose press and release straddle a redraw lands on two
+ * different elements and does nothing (a player clicks again; so does this): clicked
+ * again only after `settle` ms without `done`, while the button is still there.
+ */
+export async function clickUntil(
+  page: Page,
+  selector: string,
+  what: string,
+  done: () => Promise<boolean>,
+  ms = 60000,
+  settle = 5000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const button = await page.$(selector);
+    if (button) await button.click({ timeout: 2000 }).catch(() => undefined);
+    const retryAt = Date.now() + settle;
+    while (Date.now() < retryAt) {
+      if (await done()) return;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 // ---- Gomoku at a table ---------------------------------------------------------------
 
 /** Both players queue for `room` and are seated; returns [black, white]. */
