@@ -56,6 +56,10 @@ pub struct LedgerConfig {
     pub db_pool_size: u32,
     /// `GAMEHUB_LEDGER_DB_STATEMENT_TIMEOUT_MS`: a statement (lock waits included) taking
     /// longer is cancelled, so a stuck transaction cannot hold players' rows for long.
+    /// The same bound is PostgreSQL's `idle_in_transaction_session_timeout`: a session
+    /// whose transaction waits that long for its next statement (the ledger lost its
+    /// link mid-transaction, and the server's end of the connection stays open) is ended
+    /// by the server, and its locks on players' rows go with it.
     pub db_statement_timeout: Duration,
     /// `DATABASE_READ_URL`: a streaming replica of `DATABASE_URL`'s database for the
     /// reads that may lag by a moment (history, game lists, records, leaderboards; see
@@ -202,7 +206,9 @@ fn pool_options(config: &LedgerConfig) -> PgPoolOptions {
         })
 }
 
-/// How to connect to `url` (read from the variable `name`), with the statement timeout.
+/// How to connect to `url` (read from the variable `name`), with the statement timeout
+/// and the same bound on a transaction left idle (see
+/// [`LedgerConfig::db_statement_timeout`]).
 fn connect_options(
     config: &LedgerConfig,
     url: &str,
@@ -211,7 +217,10 @@ fn connect_options(
     let timeout_ms = config.db_statement_timeout.as_millis().to_string();
     Ok(PgConnectOptions::from_str(url)
         .with_context(|| format!("{name} is not a PostgreSQL URL"))?
-        .options([("statement_timeout", timeout_ms.as_str())]))
+        .options([
+            ("statement_timeout", timeout_ms.as_str()),
+            ("idle_in_transaction_session_timeout", timeout_ms.as_str()),
+        ]))
 }
 
 /// The read replica of `DATABASE_READ_URL`, if one is configured, probed against
