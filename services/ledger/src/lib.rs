@@ -179,6 +179,9 @@ pub async fn connect_database(config: &LedgerConfig) -> anyhow::Result<PgPool> {
 /// How long a connection given back to the pool may take to show it still answers.
 const RELEASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How long an idle connection may take to answer before it is handed out.
+const ACQUIRE_CHECK_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// The pool settings the primary and the read replica share.
 ///
 /// A call cancelled mid-query (its deadline passed) gives its connection back in an
@@ -188,10 +191,28 @@ const RELEASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 /// good (tests/partitions.rs). The same check is made here first, bounded: a connection
 /// that does not answer within [`RELEASE_CHECK_TIMEOUT`] is dropped (its slot freed; a
 /// new connection is opened when one is needed).
+///
+/// The check sqlx makes before handing out an idle connection has no timeout either: a
+/// connection from before a silent cut, idle since, would hang the call that takes it
+/// until the call's deadline. It is replaced by the same bounded ping, so such a
+/// connection is dropped within [`ACQUIRE_CHECK_TIMEOUT`] and the next one tried.
 fn pool_options(config: &LedgerConfig) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(config.db_pool_size)
         .acquire_timeout(Duration::from_secs(5))
+        .test_before_acquire(false)
+        .before_acquire(|connection, _| {
+            Box::pin(async move {
+                use sqlx::Connection as _;
+                // A connection that does not answer is dropped (Ok(false)), not an error:
+                // the pool then tries another or opens a new one.
+                Ok(
+                    tokio::time::timeout(ACQUIRE_CHECK_TIMEOUT, connection.ping())
+                        .await
+                        .is_ok_and(|answered| answered.is_ok()),
+                )
+            })
+        })
         .after_release(|connection, _| {
             Box::pin(async move {
                 use sqlx::Connection as _;
