@@ -36,6 +36,12 @@ type Client = GomokuServiceClient<ServiceChannel>;
 /// other end).
 const MAX_PLAYERS: usize = 50_000;
 
+/// The most tables one run opens.
+const MAX_TABLES: usize = 10_000;
+
+/// How long a follower may take to connect and get its stream's answer.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// `gamehub-loadgen followers` options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -185,8 +191,8 @@ fn client(channel: Channel, keys: &Keys, subject: &str, role: Role) -> anyhow::R
 
 /// Opens the tables, connects the followers, holds, and measures.
 pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
-    if args.players == 0 || args.players > MAX_PLAYERS || args.tables == 0 {
-        anyhow::bail!("--players must be 1..={MAX_PLAYERS} and --tables at least 1");
+    if args.players == 0 || args.players > MAX_PLAYERS || !(1..=MAX_TABLES).contains(&args.tables) {
+        anyhow::bail!("--players must be 1..={MAX_PLAYERS} and --tables 1..={MAX_TABLES}");
     }
     let keys = config.keys.clone();
     let run_id = uuid::Uuid::new_v4().simple().to_string();
@@ -247,7 +253,7 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
             settled.clone(),
         );
         followers.push(tokio::spawn(async move {
-            let opened = async {
+            let opening = async {
                 let _slot = gate.acquire().await?;
                 let channel = connect(&url).await?;
                 let mut watcher = client(channel.clone(), &keys, &format!("fw{i}"), Role::Player)?;
@@ -259,8 +265,11 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
                     .await?
                     .into_inner();
                 anyhow::Ok((channel, stream))
-            }
-            .await;
+            };
+            let opened = match tokio::time::timeout(OPEN_TIMEOUT, opening).await {
+                Ok(opened) => opened,
+                Err(_) => Err(anyhow::anyhow!("no stream within {OPEN_TIMEOUT:?}")),
+            };
             settled.fetch_add(1, Ordering::Relaxed);
             let (channel, mut stream) = opened?;
             // Following: the snapshot first, then every event, until told to stop.

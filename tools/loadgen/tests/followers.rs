@@ -40,6 +40,14 @@ async fn players_follow_their_tables_and_the_memory_is_measured() {
     );
     assert!(report.after[&me].0 > 0, "{report}");
     // Refused before anything is opened.
-    let none = Args { players: 0, ..args };
+    let none = Args {
+        players: 0,
+        ..args.clone()
+    };
     assert!(run(&none, &CommonConfig::for_tests()).await.is_err());
+    let too_many_tables = Args {
+        tables: 10_001,
+        ..args
+    };
+    assert!(run(&too_many_tables, &CommonConfig::for_tests()).await.is_err());
 }

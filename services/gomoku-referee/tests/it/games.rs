@@ -117,11 +117,11 @@ async fn a_stone_answer_leaves_out_the_stones_the_caller_holds() {
     );
 
     // Kara holds the four stones of game 1: her fifth stone's answer carries only it.
-    let brief = kara
+    let fifth = kara
         .place_knowing(id, "h10", "brief-1", 1, 4)
         .await
         .unwrap();
-    let g = game(&brief);
+    let g = game(&fifth);
     assert_eq!(g.stones_omitted, 4);
     assert_eq!(g.stones.len(), 1);
     assert_eq!(
@@ -138,34 +138,25 @@ async fn a_stone_answer_leaves_out_the_stones_the_caller_holds() {
         .place_knowing(id, "h10", "brief-1", 1, 4)
         .await
         .unwrap();
-    assert_eq!(
-        (game(&again).stones_omitted, game(&again).stones.len()),
-        (4, 1)
-    );
-
-    // Holding every stone: none listed, the last move still given.
-    let none = kim.place_knowing(id, "a3", "brief-2", 1, 5).await.unwrap();
-    assert_eq!(
-        (game(&none).stones_omitted, game(&none).stones.len()),
-        (5, 1)
-    );
+    assert_eq!(brief(&again), (4, 1));
+    // Holding every stone before its own: only the new stone is listed.
+    let only_new = kim.place_knowing(id, "a3", "brief-2", 1, 5).await.unwrap();
+    assert_eq!(brief(&only_new), (5, 1));
     // Another game's number, or more stones than the game has: every stone.
     let other = kara
         .place_knowing(id, "h11", "brief-3", 2, 6)
         .await
         .unwrap();
-    assert_eq!(
-        (game(&other).stones_omitted, game(&other).stones.len()),
-        (0, 7)
-    );
+    assert_eq!(brief(&other), (0, 7));
     let too_many = kim.place_knowing(id, "a4", "brief-4", 1, 99).await.unwrap();
-    assert_eq!(
-        (game(&too_many).stones_omitted, game(&too_many).stones.len()),
-        (0, 8)
-    );
-    // A watcher and GetTable always get every stone.
-    assert_eq!(game(&kara.view(id).await).stones.len(), 8);
-    assert_eq!(game(&kara.view(id).await).stones_omitted, 0);
+    assert_eq!(brief(&too_many), (0, 8));
+    // GetTable, as every answer that was not asked to be brief, has every stone.
+    assert_eq!(brief(&kara.view(id).await), (0, 8));
+}
+
+/// (stones left out, stones listed) of an answer's game.
+fn brief(table: &pb::Table) -> (u32, usize) {
+    (game(table).stones_omitted, game(table).stones.len())
 }
 
 #[tokio::test]

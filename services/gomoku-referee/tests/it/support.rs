@@ -298,20 +298,7 @@ impl Player {
         point: &str,
         request_id: &str,
     ) -> Result<pb::Table, Status> {
-        Ok(self
-            .client
-            .clone()
-            .place_stone(pb::PlaceStoneRequest {
-                table_id: table_id.to_owned(),
-                request_id: request_id.to_owned(),
-                point: pt(point),
-                known_stones: 0,
-                known_game: 0,
-            })
-            .await?
-            .into_inner()
-            .table
-            .unwrap())
+        self.place_knowing(table_id, point, request_id, 0, 0).await
     }
 
     /// A stone whose answer leaves out what the caller says it holds: `known_stones`

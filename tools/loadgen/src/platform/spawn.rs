@@ -316,19 +316,14 @@ pub async fn run_spawned(
     let (mut report, stop) = match result {
         Ok(ok) => ok,
         Err(e) => {
+            stop_front_door(door.take());
             stop_all(&mut spawned);
             return Err(e);
         }
     };
     stop.store(true, Ordering::Relaxed);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    if let Some((mut child, scratch)) = door.take() {
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let _ = child.wait();
-        let _ = std::fs::remove_dir_all(scratch);
-    }
+    stop_front_door(door.take());
     stop_all(&mut spawned);
     report.processes = processes;
     // The baselines, on the same Redis and PostgreSQL, right after the load.
@@ -417,6 +412,17 @@ async fn start_front_door(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     Ok((child, scratch, url))
+}
+
+/// Stops the front door started by [`start_front_door`] and removes its directory.
+fn stop_front_door(door: Option<(Child, PathBuf)>) {
+    if let Some((mut child, scratch)) = door {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(scratch);
+    }
 }
 
 fn stop_all(spawned: &mut [Spawned]) {

@@ -202,6 +202,51 @@ mod tests {
 
     use super::*;
 
+    /// A table whose game `number` lists `stones` after `omitted` left out.
+    fn table_of(number: i32, plies: std::ops::Range<i32>, omitted: u32) -> pb::Table {
+        pb::Table {
+            game: Some(pb::Game {
+                number,
+                stones: plies
+                    .map(|ply| pb::Stone {
+                        ply,
+                        ..pb::Stone::default()
+                    })
+                    .collect(),
+                stones_omitted: omitted,
+                ..pb::Game::default()
+            }),
+            ..pb::Table::default()
+        }
+    }
+
+    fn plies(table: &pb::Table) -> Vec<i32> {
+        table
+            .game
+            .as_ref()
+            .unwrap()
+            .stones
+            .iter()
+            .map(|s| s.ply)
+            .collect()
+    }
+
+    #[test]
+    fn a_brief_answer_is_made_whole_from_the_held_stones_of_the_same_game() {
+        let held = table_of(1, 1..5, 0);
+        let whole_again = whole(Some(&held), table_of(1, 5..6, 4));
+        assert_eq!(plies(&whole_again), [1, 2, 3, 4, 5]);
+        assert_eq!(whole_again.game.as_ref().unwrap().stones_omitted, 0);
+        // A whole answer, another game, or fewer stones held than left out: as sent.
+        assert_eq!(
+            plies(&whole(Some(&held), table_of(1, 1..6, 0))),
+            [1, 2, 3, 4, 5]
+        );
+        assert_eq!(plies(&whole(Some(&held), table_of(2, 5..6, 4))), [5]);
+        assert_eq!(plies(&whole(Some(&held), table_of(1, 7..8, 6))), [7]);
+        assert_eq!(plies(&whole(None, table_of(1, 5..6, 4))), [5]);
+    }
+
     /// The server's view of `game`, game number `number`, as far as the player reads it.
     fn view(number: i32, game: &Game) -> pb::Game {
         pb::Game {
