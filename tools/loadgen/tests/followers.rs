@@ -49,5 +49,9 @@ async fn players_follow_their_tables_and_the_memory_is_measured() {
         tables: 10_001,
         ..args
     };
-    assert!(run(&too_many_tables, &CommonConfig::for_tests()).await.is_err());
+    assert!(
+        run(&too_many_tables, &CommonConfig::for_tests())
+            .await
+            .is_err()
+    );
 }
