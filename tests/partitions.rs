@@ -171,6 +171,7 @@ impl Rig {
             gomoku: url(&gomoku),
             doudizhu: url(&doudizhu),
             ledger: url(&ledger),
+            tournaments: gamehub_drive::api::NOT_STARTED.into(),
         };
         Rig {
             shutdown,

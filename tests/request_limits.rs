@@ -21,6 +21,7 @@ use gamehub_proto::gomoku as gm;
 use gamehub_proto::ledger as lg;
 use gamehub_proto::matchmaking as mm;
 use gamehub_proto::operator as op;
+use gamehub_proto::tournament as tn;
 use gamehub_testkit_services::platform::TestPlatform;
 use prost_reflect::{
     DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, MethodDescriptor,
@@ -713,6 +714,66 @@ impl Baselines {
             lg::ListOperatorActionsRequest::default(),
         );
         b.add(
+            "gamehub.tournament.v1.CreateTournamentRequest",
+            Role::Operator,
+            tn::CreateTournamentRequest {
+                request_id: request_id(),
+                settings: Some(tn::TournamentSettings {
+                    name: "limits".into(),
+                    game_type: gamehub_proto::common::GameType::Gomoku as i32,
+                    room_id: "gomoku-free".into(),
+                    min_players: 2,
+                    max_players: 4,
+                    ..Default::default()
+                }),
+            },
+        );
+        b.add(
+            "gamehub.tournament.v1.CancelTournamentRequest",
+            Role::Operator,
+            tn::CancelTournamentRequest {
+                tournament_id: "tn-000000000000000000000000".into(),
+                reason: "limits".into(),
+            },
+        );
+        let fee = || lg::HoldEntryFeeRequest {
+            request_id: request_id(),
+            tournament_id: "tn-limits".into(),
+            player_id: PLAYER.into(),
+            amount_silver: 1,
+            reason: "limits".into(),
+        };
+        b.add(
+            "gamehub.ledger.v1.HoldEntryFeeRequest",
+            Role::Service,
+            fee(),
+        );
+        let f = fee();
+        b.add(
+            "gamehub.ledger.v1.RefundEntryFeeRequest",
+            Role::Service,
+            lg::RefundEntryFeeRequest {
+                request_id: f.request_id,
+                tournament_id: f.tournament_id,
+                player_id: f.player_id,
+                amount_silver: f.amount_silver,
+                reason: f.reason,
+            },
+        );
+        b.add(
+            "gamehub.ledger.v1.PayPrizesRequest",
+            Role::Service,
+            lg::PayPrizesRequest {
+                request_id: request_id(),
+                tournament_id: "tn-limits".into(),
+                prizes: vec![lg::Prize {
+                    player_id: PLAYER.into(),
+                    amount_silver: 1,
+                }],
+                reason: "limits".into(),
+            },
+        );
+        b.add(
             "gamehub.ledger.v1.RecordOperatorActionRequest",
             Role::Service,
             lg::RecordOperatorActionRequest {
@@ -768,19 +829,23 @@ async fn call(
         "gamehub.gomoku.v1" => &tp.endpoints.gomoku,
         "gamehub.doudizhu.v1" => &tp.endpoints.doudizhu,
         "gamehub.ledger.v1" => &tp.endpoints.ledger,
+        "gamehub.tournament.v1" => &tp.endpoints.tournaments,
         // Served by both game services; the referee's answers for its tables.
         "gamehub.operator.v1" => &tp.endpoints.gomoku,
         other => panic!("no endpoint for package {other}"),
     };
     let subject = match role {
         Role::Player => PLAYER,
-        // The service the access table lets call it: matchmaking where it may, else a
-        // game service (the baselines settle Gomoku games).
+        // The service the access table lets call it: matchmaking where it may, else the
+        // tournament service where it may, else a game service (the baselines settle
+        // Gomoku games).
         Role::Service => {
             let path = format!("/{}/{}", service.full_name(), method.name());
             let callers = gamehub_platform::access::callers_of(&path).unwrap_or_default();
             if callers.contains(&gamehub_platform::access::Who::Matchmaking) {
                 gamehub_platform::auth::MATCHMAKING_SUBJECT
+            } else if callers.contains(&gamehub_platform::access::Who::Tournaments) {
+                gamehub_platform::auth::TOURNAMENTS_SUBJECT
             } else {
                 gamehub_terms::games::GOMOKU.service.identity
             }

@@ -111,6 +111,7 @@ impl Production {
             gomoku: self.gomoku.url.clone(),
             doudizhu: self.doudizhu.url.clone(),
             ledger: self.ledger.url.clone(),
+            tournaments: gamehub_drive::api::NOT_STARTED.into(),
         }
     }
 

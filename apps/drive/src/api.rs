@@ -1,4 +1,4 @@
-//! Where the services are (their four URLs, and the command-line flags that choose them),
+//! Where the services are (their five URLs, and the command-line flags that choose them),
 //! and clients that call them with one bearer token.
 
 use std::time::Duration;
@@ -10,9 +10,14 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_proto::ledger::ledger_service_client::LedgerServiceClient;
 use gamehub_proto::matchmaking::matchmaking_service_client::MatchmakingServiceClient;
+use gamehub_proto::tournament::tournament_service_client::TournamentServiceClient;
 use gamehub_terms::games::{DOUDIZHU, GOMOKU};
 
-/// The four services' URLs.
+/// The URL given for a service a setup does not start (a load generator's, a test's
+/// rig of some services only): calls to it fail UNAVAILABLE.
+pub const NOT_STARTED: &str = "http://127.0.0.1:9";
+
+/// The five services' URLs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     /// Matchmaking, e.g. `http://127.0.0.1:50051`.
@@ -23,6 +28,8 @@ pub struct Endpoints {
     pub doudizhu: String,
     /// The ledger.
     pub ledger: String,
+    /// The tournament service.
+    pub tournaments: String,
 }
 
 impl Endpoints {
@@ -34,6 +41,7 @@ impl Endpoints {
             gomoku: url(GOMOKU.service.port),
             doudizhu: url(DOUDIZHU.service.port),
             ledger: url(ports::LEDGER),
+            tournaments: url(ports::TOURNAMENTS),
         }
     }
 
@@ -44,6 +52,7 @@ impl Endpoints {
             gomoku: config.game_urls.get(&GOMOKU).to_owned(),
             doudizhu: config.game_urls.get(&DOUDIZHU).to_owned(),
             ledger: config.ledger_url.clone(),
+            tournaments: config.tournaments_url.clone(),
         }
     }
 }
@@ -51,7 +60,7 @@ impl Endpoints {
 /// Where the platform's services are (the player's and the operator's commands).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Services {
-    /// All four services on one host at their default ports (50051-50054), e.g. a
+    /// All five services on one host at their default ports (50051-50055), e.g. a
     /// machine running `gamehub serve`. The URL flags below override single services.
     #[arg(long, global = true)]
     pub host: Option<String>,
@@ -87,6 +96,14 @@ pub struct Services {
         hide_env_values = true
     )]
     pub ledger_url: Option<String>,
+    /// The tournament service's URL [default: http://127.0.0.1:50055].
+    #[arg(
+        long,
+        global = true,
+        env = "GAMEHUB_TOURNAMENTS_URL",
+        hide_env_values = true
+    )]
+    pub tournaments_url: Option<String>,
 }
 
 impl Services {
@@ -101,6 +118,7 @@ impl Services {
             (&self.gomoku_url, &mut endpoints.gomoku),
             (&self.doudizhu_url, &mut endpoints.doudizhu),
             (&self.ledger_url, &mut endpoints.ledger),
+            (&self.tournaments_url, &mut endpoints.tournaments),
         ] {
             if let Some(url) = flag.as_ref().filter(|u| !u.trim().is_empty()) {
                 slot.clone_from(url);
@@ -121,6 +139,8 @@ pub struct Clients {
     pub doudizhu: DoudizhuServiceClient<ServiceChannel>,
     /// The ledger.
     pub ledger: LedgerServiceClient<ServiceChannel>,
+    /// The tournament service.
+    pub tournaments: TournamentServiceClient<ServiceChannel>,
 }
 
 /// Calls (not streams) taking longer than this fail with DEADLINE_EXCEEDED.
@@ -135,6 +155,7 @@ impl Clients {
             gomoku: GomokuServiceClient::new(channel(&endpoints.gomoku)?),
             doudizhu: DoudizhuServiceClient::new(channel(&endpoints.doudizhu)?),
             ledger: LedgerServiceClient::new(channel(&endpoints.ledger)?),
+            tournaments: TournamentServiceClient::new(channel(&endpoints.tournaments)?),
         })
     }
 }

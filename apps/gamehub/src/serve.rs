@@ -36,6 +36,8 @@ pub struct Platform {
     pub doudizhu: Started,
     /// Matchmaking.
     pub matchmaking: Started,
+    /// Tournaments.
+    pub tournaments: Started,
     /// The browser client's web server.
     pub web: Started,
     /// Stops them all.
@@ -54,6 +56,7 @@ impl Platform {
             gomoku: url(self.gomoku.addr),
             doudizhu: url(self.doudizhu.addr),
             ledger: url(self.ledger.addr),
+            tournaments: url(self.tournaments.addr),
         }
     }
 
@@ -62,6 +65,7 @@ impl Platform {
         self.shutdown.trigger();
         for started in [
             self.web,
+            self.tournaments,
             self.matchmaking,
             self.gomoku,
             self.doudizhu,
@@ -71,12 +75,13 @@ impl Platform {
         }
     }
 
-    /// The four and the web server as one started service: it listens where
+    /// The five and the web server as one started service: it listens where
     /// matchmaking does and has stopped when all have (with the first error, if any).
     fn into_started(self) -> Started {
         let addr = self.matchmaking.addr;
         let tasks = [
             self.web,
+            self.tournaments,
             self.matchmaking,
             self.gomoku,
             self.doudizhu,
@@ -106,7 +111,7 @@ impl Platform {
     }
 }
 
-/// `gamehub serve`: starts the four services on their configured ports, prints where
+/// `gamehub serve`: starts the five services on their configured ports, prints where
 /// they listen, and serves until terminated. `tls_ca` is the CA to tell the user about
 /// when `gamehub serve --tls` made the certificates.
 pub async fn run(env: &Env, config: &CommonConfig, tls_ca: Option<&Path>) -> anyhow::Result<()> {
@@ -169,14 +174,25 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
 
     let mut matchmaking_config =
         gamehub_matchmaking::MatchmakingConfig::from_env(env).map_err(config_error)?;
-    matchmaking_config.common.ledger_url = ledger_url;
+    matchmaking_config.common.ledger_url = ledger_url.clone();
     let game_urls = &mut matchmaking_config.common.game_urls;
     game_urls.set(&GOMOKU, local_url(gomoku.addr));
     game_urls.set(&DOUDIZHU, local_url(doudizhu.addr));
+    let game_urls = game_urls.clone();
     if ports == Ports::Ephemeral {
         matchmaking_config.listen = ephemeral();
     }
     let matchmaking = gamehub_matchmaking::start(matchmaking_config, shutdown.clone()).await?;
+
+    let mut tournaments_config =
+        gamehub_tournaments::TournamentsConfig::from_env(env).map_err(config_error)?;
+    tournaments_config.common.ledger_url = ledger_url;
+    tournaments_config.common.matchmaking_url = local_url(matchmaking.addr);
+    tournaments_config.common.game_urls = game_urls;
+    if ports == Ports::Ephemeral {
+        tournaments_config.listen = ephemeral();
+    }
+    let tournaments = gamehub_tournaments::start(tournaments_config, shutdown.clone()).await?;
 
     let mut web_config = crate::web::WebConfig::from_env(env).map_err(config_error)?;
     if ports == Ports::Ephemeral {
@@ -187,6 +203,7 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
         gomoku: local_url(gomoku.addr),
         doudizhu: local_url(doudizhu.addr),
         ledger: local_url(ledger.addr),
+        tournaments: local_url(tournaments.addr),
     };
     let common = CommonConfig::from_env(env).map_err(config_error)?;
     let web = crate::web::start(web_config, common, services, shutdown.clone()).await?;
@@ -196,6 +213,7 @@ pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::R
         gomoku,
         doudizhu,
         matchmaking,
+        tournaments,
         web,
         shutdown,
         tls,
@@ -231,9 +249,9 @@ pub fn banner(platform: &Platform, tls_ca: Option<&Path>, database: &str, redis:
         None => String::new(),
     };
     format!(
-        "gamehub is serving: four services in one process, each on its own port\n\
+        "gamehub is serving: five services in one process, each on its own port\n\
          \n  web client       {} (open it in a browser: play Gomoku and Dou Dizhu)\
-         \n  matchmaking      {}\n  gomoku referee   {}\n  doudizhu dealer  {}\n  ledger           {}\n\
+         \n  matchmaking      {}\n  gomoku referee   {}\n  doudizhu dealer  {}\n  ledger           {}\n  tournaments      {}\n\
          \n  postgres         {database} (created and migrated)\n  redis            {redis}\n\
          {tls_note}\nEvery service answers gRPC health and reflection (no token needed), e.g.\n\
          \n  grpcurl {grpcurl} {} list\n\
@@ -245,6 +263,7 @@ pub fn banner(platform: &Platform, tls_ca: Option<&Path>, database: &str, redis:
         e.gomoku,
         e.doudizhu,
         e.ledger,
+        e.tournaments,
         e.matchmaking
             .trim_start_matches("http://")
             .trim_start_matches("https://"),

@@ -218,6 +218,10 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
             gomoku: urls["GAMEHUB_GOMOKU_URL"].clone(),
             doudizhu: urls["GAMEHUB_DOUDIZHU_URL"].clone(),
             ledger: urls["GAMEHUB_LEDGER_URL"].clone(),
+            tournaments: urls
+                .get("GAMEHUB_TOURNAMENTS_URL")
+                .cloned()
+                .unwrap_or_else(|| gamehub_drive::api::NOT_STARTED.into()),
         };
         let clients = gamehub_drive::api::Clients::new(
             &endpoints,

@@ -6,7 +6,7 @@ use gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient;
 use gamehub_terms::games::TimeControl;
 use tonic::Status;
 
-use crate::{BoxFuture, GameClient, NewTable, TableInfo, seats_i32, to_i64};
+use crate::{BoxFuture, GameClient, GameEnd, NewTable, TableInfo, seats_i32, to_i64};
 
 /// The dealer's client.
 #[derive(Debug, Clone)]
@@ -107,5 +107,36 @@ fn info(table: &pb::Table) -> TableInfo {
             .filter(|s| s.left)
             .map(|s| s.player_id.clone())
             .collect(),
+        first_game: first_deal(table, status),
+    }
+}
+
+/// The end of the table's deal, once one was played out (a redeal is dealt again at the
+/// same table and waited for).
+fn first_deal(table: &pb::Table, status: pb::TableStatus) -> Option<GameEnd> {
+    let over = matches!(
+        status,
+        pb::TableStatus::BetweenDeals | pb::TableStatus::Closed
+    );
+    let result = table
+        .result
+        .as_ref()
+        .filter(|r| r.outcome() != pb::Outcome::Redeal);
+    match result {
+        Some(result) if over => {
+            let seats = 0..u32::try_from(table.seats.len()).unwrap_or(0);
+            let landlord = u32::try_from(table.landlord).ok();
+            let winners = match result.outcome() {
+                pb::Outcome::LandlordWon => landlord.into_iter().collect(),
+                pb::Outcome::FarmersWon => seats.filter(|&s| Some(s) != landlord).collect(),
+                _ => Vec::new(),
+            };
+            Some(GameEnd::Played {
+                points: result.points.clone(),
+                winners,
+            })
+        }
+        _ if status == pb::TableStatus::Closed => Some(GameEnd::Voided),
+        _ => None,
     }
 }

@@ -6,7 +6,7 @@ use gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient;
 use gamehub_terms::games::TimeControl;
 use tonic::Status;
 
-use crate::{BoxFuture, GameClient, NewTable, TableInfo, seats_i32, to_i64};
+use crate::{BoxFuture, GameClient, GameEnd, NewTable, TableInfo, seats_i32, to_i64};
 
 /// The referee's client.
 #[derive(Debug, Clone)]
@@ -111,5 +111,23 @@ fn info(table: &pb::Table) -> TableInfo {
             .filter(|p| p.left)
             .map(|p| p.player_id.clone())
             .collect(),
+        first_game: first_game(table, status),
+    }
+}
+
+/// The first game's end, from the finished games the table keeps.
+fn first_game(table: &pb::Table, status: pb::TableStatus) -> Option<GameEnd> {
+    let finished = table.finished_games.iter().find(|g| g.number == 1);
+    match finished.and_then(|g| g.result.as_ref()) {
+        Some(result) => Some(GameEnd::Played {
+            points: result.points.clone(),
+            winners: result
+                .winner_seat
+                .and_then(|seat| u32::try_from(seat).ok())
+                .into_iter()
+                .collect(),
+        }),
+        None if status == pb::TableStatus::Closed => Some(GameEnd::Voided),
+        None => None,
     }
 }

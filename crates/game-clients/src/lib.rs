@@ -1,5 +1,6 @@
 //! The game services as the shared services call them: open a table for matched players
-//! ([`GameClient::open_table`]) and find where a player sits ([`GameClient::seat_at`]).
+//! ([`GameClient::open_table`]), find where a player sits ([`GameClient::seat_at`]) and
+//! how a table's first game ended ([`TableInfo::first_game`], what tournaments read).
 //! One interface for every game; each game's module speaks its own proto, and
 //! [`CLIENTS`] gives the module of every registry entry. Besides its registry entry
 //! (`gamehub_terms::games`), this is the one place of shared code a new game adds to: a
@@ -82,6 +83,21 @@ pub struct TableInfo {
     pub players: Vec<String>,
     /// The players who left the table.
     pub left: Vec<String>,
+    /// How the table's first game ended (Dou Dizhu: its first deal that was not dealt
+    /// again after all passed); None while it is played.
+    pub first_game: Option<GameEnd>,
+}
+
+/// How a game ended, whatever the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameEnd {
+    /// Played to its end: each seat's points (already multiplied by the points base), in
+    /// seat order, and the seats that won (none for a draw, and for those left behind
+    /// by an escape).
+    Played { points: Vec<i64>, winners: Vec<u32> },
+    /// The table closed before the game ended, and nothing was settled for it (an
+    /// operator closed the table).
+    Voided,
 }
 
 impl TableInfo {

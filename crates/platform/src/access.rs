@@ -10,7 +10,7 @@
 
 use gamehub_terms::games;
 
-use crate::auth::{Caller, MATCHMAKING_SUBJECT, Role};
+use crate::auth::{Caller, MATCHMAKING_SUBJECT, Role, TOURNAMENTS_SUBJECT};
 use crate::error::ApiError;
 
 /// One kind of identity.
@@ -22,6 +22,8 @@ pub enum Who {
     Operators,
     /// The matchmaking service (service token, subject `matchmaking`).
     Matchmaking,
+    /// The tournament service (service token, subject `tournaments`).
+    Tournaments,
     /// Any game's own service (service token whose subject is a game's
     /// [`games::Service::identity`]: `gomoku-referee`, `doudizhu-dealer`).
     GameServices,
@@ -36,6 +38,9 @@ impl Who {
             Who::Matchmaking => {
                 caller.role == Role::Service && caller.subject == MATCHMAKING_SUBJECT
             }
+            Who::Tournaments => {
+                caller.role == Role::Service && caller.subject == TOURNAMENTS_SUBJECT
+            }
             Who::GameServices => {
                 caller.role == Role::Service && game_of_service(&caller.subject).is_some()
             }
@@ -47,6 +52,7 @@ impl Who {
             Who::Players => "a player",
             Who::Operators => "an operator",
             Who::Matchmaking => "matchmaking's service",
+            Who::Tournaments => "the tournament service's",
             Who::GameServices => "a game service's",
         }
     }
@@ -60,10 +66,10 @@ pub fn game_of_service(subject: &str) -> Option<&'static games::Game> {
         .find(|game| game.service.identity == subject)
 }
 
-use Who::{GameServices, Matchmaking, Operators, Players};
+use Who::{GameServices, Matchmaking, Operators, Players, Tournaments};
 
 /// Every identity that can hold a token.
-const ANYONE: &[Who] = &[Players, Operators, Matchmaking, GameServices];
+const ANYONE: &[Who] = &[Players, Operators, Matchmaking, Tournaments, GameServices];
 /// People: players and operators.
 const PEOPLE: &[Who] = &[Players, Operators];
 
@@ -77,9 +83,10 @@ pub struct ServiceRules {
 
 /// The methods every game's service serves (its own proto names them alike): reading
 /// and watching is open to everyone, a seat's moves to players, opening a table to
-/// matchmaking, and leaving also to matchmaking (for a player at a friends' table).
+/// matchmaking and the tournament service, and leaving also to matchmaking (for a player
+/// at a friends' table).
 const GAME_METHODS_COMMON: &[(&str, &[Who])] = &[
-    ("OpenTable", &[Matchmaking]),
+    ("OpenTable", &[Matchmaking, Tournaments]),
     ("GetTable", ANYONE),
     ("Leave", &[Players, Matchmaking]),
     ("Watch", ANYONE),
@@ -91,7 +98,10 @@ pub static RULES: &[ServiceRules] = &[
     ServiceRules {
         service: "gamehub.ledger.v1.LedgerService",
         methods: &[
-            ("GetAccount", &[Players, Operators, Matchmaking]),
+            (
+                "GetAccount",
+                &[Players, Operators, Matchmaking, Tournaments],
+            ),
             ("GrantSilver", &[Operators]),
             ("SettleGame", &[GameServices]),
             (
@@ -107,6 +117,9 @@ pub static RULES: &[ServiceRules] = &[
             ("GetProfiles", ANYONE),
             ("RecordOperatorAction", &[GameServices]),
             ("ListOperatorActions", &[Operators]),
+            ("HoldEntryFee", &[Tournaments]),
+            ("RefundEntryFee", &[Tournaments]),
+            ("PayPrizes", &[Tournaments]),
         ],
     },
     ServiceRules {
@@ -127,6 +140,18 @@ pub static RULES: &[ServiceRules] = &[
             ("RemoveFromFriendsTable", &[Players]),
             ("AddBots", &[Players]),
             ("CloseFriendsTable", PEOPLE),
+        ],
+    },
+    ServiceRules {
+        service: "gamehub.tournament.v1.TournamentService",
+        methods: &[
+            ("CreateTournament", &[Operators]),
+            ("ListTournaments", ANYONE),
+            ("GetTournament", ANYONE),
+            ("Register", &[Players]),
+            ("Unregister", &[Players]),
+            ("CancelTournament", &[Operators]),
+            ("WatchTournament", ANYONE),
         ],
     },
     ServiceRules {

@@ -21,6 +21,9 @@
 //! | `gamehub_rate_limited_total` | counter | | calls refused by the per-player rate limit |
 //! | `gamehub_friends_code_misses_total` | counter | | friends' table codes asked for that no table ever had |
 //! | `gamehub_friends_code_refusals_total` | counter | | code lookups refused because the caller tried too many unknown codes |
+//! | `gamehub_tournaments` | gauge | `state` | tournaments by state (`registering`, `running`), as the director last saw them |
+//! | `gamehub_tournament_round_age_seconds` | gauge | `game` | age of the oldest round still being played |
+//! | `gamehub_tournament_steps_total` | counter | `result` | director steps (`ok`, `retry`): a retry is a peer or the database failing |
 
 use std::sync::LazyLock;
 
@@ -59,6 +62,12 @@ pub struct Metrics {
     pub friends_code_misses: IntCounter,
     /// See the module table.
     pub friends_code_refusals: IntCounter,
+    /// See the module table.
+    pub tournaments: IntGaugeVec,
+    /// See the module table.
+    pub tournament_round_age_seconds: IntGaugeVec,
+    /// See the module table.
+    pub tournament_steps: IntCounterVec,
 }
 
 fn build() -> Result<Metrics, prometheus::Error> {
@@ -152,6 +161,27 @@ fn build() -> Result<Metrics, prometheus::Error> {
     registry.register(Box::new(rate_limited.clone()))?;
     registry.register(Box::new(friends_code_misses.clone()))?;
     registry.register(Box::new(friends_code_refusals.clone()))?;
+    let tournaments = IntGaugeVec::new(
+        Opts::new("gamehub_tournaments", "tournaments by state"),
+        &["state"],
+    )?;
+    let tournament_round_age_seconds = IntGaugeVec::new(
+        Opts::new(
+            "gamehub_tournament_round_age_seconds",
+            "age of the oldest tournament round still being played",
+        ),
+        &["game"],
+    )?;
+    let tournament_steps = IntCounterVec::new(
+        Opts::new(
+            "gamehub_tournament_steps_total",
+            "tournament director steps by result",
+        ),
+        &["result"],
+    )?;
+    registry.register(Box::new(tournaments.clone()))?;
+    registry.register(Box::new(tournament_round_age_seconds.clone()))?;
+    registry.register(Box::new(tournament_steps.clone()))?;
     Ok(Metrics {
         registry,
         rpc_requests,
@@ -167,6 +197,9 @@ fn build() -> Result<Metrics, prometheus::Error> {
         rate_limited,
         friends_code_misses,
         friends_code_refusals,
+        tournaments,
+        tournament_round_age_seconds,
+        tournament_steps,
     })
 }
 

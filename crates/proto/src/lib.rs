@@ -33,3 +33,4 @@ pub use gamehub::gomoku::v1 as gomoku;
 pub use gamehub::ledger::v1 as ledger;
 pub use gamehub::matchmaking::v1 as matchmaking;
 pub use gamehub::operator::v1 as operator;
+pub use gamehub::tournament::v1 as tournament;

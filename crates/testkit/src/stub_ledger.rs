@@ -298,6 +298,27 @@ impl LedgerService for StubLedger {
         unimplemented()
     }
 
+    async fn hold_entry_fee(
+        &self,
+        _: Request<gamehub_proto::ledger::HoldEntryFeeRequest>,
+    ) -> Result<Response<gamehub_proto::ledger::HoldEntryFeeResponse>, Status> {
+        unimplemented()
+    }
+
+    async fn refund_entry_fee(
+        &self,
+        _: Request<gamehub_proto::ledger::RefundEntryFeeRequest>,
+    ) -> Result<Response<gamehub_proto::ledger::RefundEntryFeeResponse>, Status> {
+        unimplemented()
+    }
+
+    async fn pay_prizes(
+        &self,
+        _: Request<gamehub_proto::ledger::PayPrizesRequest>,
+    ) -> Result<Response<gamehub_proto::ledger::PayPrizesResponse>, Status> {
+        unimplemented()
+    }
+
     /// Keeps the request and answers it as recorded, unless the stub is down.
     async fn record_operator_action(
         &self,

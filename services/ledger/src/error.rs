@@ -35,6 +35,25 @@ pub enum LedgerError {
     /// The caller may not do this.
     #[error("{0}")]
     Forbidden(String),
+    /// The player may not do this now (CheckEligibility's refusals, and an entry fee
+    /// above the balance): FAILED_PRECONDITION `not_eligible: <reason>: <message>`, the
+    /// reason being the refusal's stable code
+    /// ([`gamehub_platform::eligibility::refusal_code`]), as the game services word it.
+    #[error(
+        "not_eligible: {}: {message}",
+        gamehub_platform::eligibility::refusal_code(*refusal as i32)
+    )]
+    NotEligible {
+        /// Why.
+        refusal: gamehub_proto::ledger::Refusal,
+        /// The sentence for the player.
+        message: String,
+    },
+    /// The request is well-formed but the ledger's state does not allow it (e.g. a
+    /// refund above what was paid, prizes not summing to the pool); the message says
+    /// what the state is.
+    #[error("{0}")]
+    Precondition(String),
     /// Already an API error (from the platform's auth and field checks).
     #[error(transparent)]
     Api(#[from] ApiError),
@@ -69,6 +88,8 @@ impl LedgerError {
             LedgerError::Conflict(message) => ApiError::AlreadyExists(message),
             LedgerError::SettledDifferently { .. } => ApiError::AlreadyExists(self.to_string()),
             LedgerError::Forbidden(message) => ApiError::PermissionDenied(message),
+            LedgerError::NotEligible { .. } => ApiError::FailedPrecondition(self.to_string()),
+            LedgerError::Precondition(message) => ApiError::FailedPrecondition(message),
             LedgerError::Api(api) => api,
             LedgerError::Contended(why) => {
                 ApiError::Aborted(format!("a concurrent change got in the way ({why}); retry"))
@@ -163,5 +184,20 @@ mod tests {
             LedgerError::Database(sqlx::Error::Protocol("secret detail".into())).into();
         assert_eq!(status.code(), Code::Internal);
         assert!(!status.message().contains("secret detail"));
+        let status: tonic::Status = LedgerError::NotEligible {
+            refusal: gamehub_proto::ledger::Refusal::InsufficientBalance,
+            message: "balance 5 silver is below the entry fee of 10 silver".into(),
+        }
+        .into();
+        assert_eq!(status.code(), Code::FailedPrecondition);
+        assert_eq!(
+            status.message(),
+            "not_eligible: insufficient_balance: balance 5 silver is below the entry fee of 10 silver"
+        );
+        let status: tonic::Status = LedgerError::Precondition("pool holds 3".into()).into();
+        assert_eq!(
+            (status.code(), status.message()),
+            (Code::FailedPrecondition, "pool holds 3")
+        );
     }
 }

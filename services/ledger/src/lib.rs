@@ -1,10 +1,13 @@
 //! The ledger service: silver (银子) balances with double-entry bookkeeping, win/loss
-//! caps (输赢上限), points (积分), titles, Gomoku ratings (段位), history and finished
-//! game records, in PostgreSQL (docs/rules.md: silver and caps, points and titles, rating).
+//! caps (输赢上限), points (积分), titles, Gomoku ratings (段位), history, finished game
+//! records and tournaments' entry-fee pools, in PostgreSQL (docs/rules.md: silver and
+//! caps, points and titles, rating, tournaments).
 //!
 //! - [`domain`]: the rules as pure functions (caps clamping, titles, ratings, the cap
-//!   day, what settling a game changes), property-tested, no SQL or gRPC;
-//! - [`repo`]: every SQL query, the settlement transaction and its retries;
+//!   day, what settling a game changes, tournament fees, refunds and prizes),
+//!   property-tested, no SQL or gRPC;
+//! - [`repo`]: every SQL query, the settlement and tournament transactions and their
+//!   retries;
 //! - [`api`]: the gRPC adapter: authorization, request parsing, answers;
 //! - [`error`]: [`error::LedgerError`] and its one mapping to gRPC statuses;
 //! - `testing` (feature `testing`, for tests only): `TestLedger`, a real ledger on a free
@@ -13,8 +16,9 @@
 //!   all-in-one `gamehub` binary call.
 //!
 //! The schema is `services/ledger/migrations` (the first release's schema, then one
-//! migration per change), applied by [`start`] (the database is created first if it does
-//! not exist).
+//! migration per change: `0002_names.sql`, `0003_operator_actions.sql`,
+//! `0004_tournaments.sql` for tournament pools), applied by [`start`] (the database is
+//! created first if it does not exist).
 #![forbid(unsafe_code)]
 
 pub mod api;
@@ -269,9 +273,9 @@ pub fn read_replica(
 }
 
 /// What to do about a failed migration. A database made by the unreleased development
-/// schema (migrations 0002–0004, since squashed into 0001; today's 0002 is another one)
-/// does not match the released history; sqlx refuses it rather than mis-migrate it, and
-/// this says why and what to do.
+/// schema (migrations 0002–0004, since squashed into 0001; today's 0002 and 0004 are
+/// other ones) does not match the released history; sqlx refuses it rather than
+/// mis-migrate it (0001 as modified), and this says why and what to do.
 fn migration_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
     use sqlx::migrate::MigrateError;
     match error {

@@ -1,6 +1,6 @@
 //! A directory of token keys, as `gamehub keys` writes and rotates them: the issuer's
 //! private key (`issuer.pem`), one per service that calls others (`matchmaking.pem`,
-//! `gomoku-referee.pem`, `doudizhu-dealer.pem`) and `jwks.json`, the public halves.
+//! `tournaments.pem`, `gomoku-referee.pem`, `doudizhu-dealer.pem`) and `jwks.json`, the public halves.
 //! Point a service's `GAMEHUB_TOKEN_KEY` at the directory (or at its own file) and
 //! `GAMEHUB_JWKS` at `jwks.json`. See docs/security.md.
 
@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::MATCHMAKING_SUBJECT;
 use super::jwks::{self, Scope};
+use super::{MATCHMAKING_SUBJECT, TOURNAMENTS_SUBJECT};
 
 /// What went wrong, in words naming the file.
 type Result<T> = std::result::Result<T, String>;
@@ -23,7 +23,7 @@ pub const ISSUER: &str = "issuer";
 
 /// The services that call other services and so sign their own tokens.
 pub fn calling_services() -> Vec<&'static str> {
-    let mut names = vec![MATCHMAKING_SUBJECT];
+    let mut names = vec![MATCHMAKING_SUBJECT, TOURNAMENTS_SUBJECT];
     names.extend(
         gamehub_terms::games::GAMES
             .iter()

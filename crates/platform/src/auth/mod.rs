@@ -142,6 +142,10 @@ pub const MAX_SUBJECT_LEN: usize = 64;
 /// leave a table for a player, and only at a friends' table it opened.
 pub const MATCHMAKING_SUBJECT: &str = "matchmaking";
 
+/// The subject of the tournament service's tokens: it opens the tournaments' tables at
+/// the game services and moves entry fees and prizes at the ledger.
+pub const TOURNAMENTS_SUBJECT: &str = "tournaments";
+
 #[cfg(test)]
 mod tests {
     use super::*;

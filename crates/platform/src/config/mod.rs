@@ -108,8 +108,11 @@ pub struct CommonConfig {
     /// `GAMEHUB_<GAME>_URL`, one per game of the registry (`GAMEHUB_GOMOKU_URL`, …): how
     /// matchmaking reaches each game's service.
     pub game_urls: GameUrls,
-    /// `GAMEHUB_MATCHMAKING_URL`: where clients find matchmaking.
+    /// `GAMEHUB_MATCHMAKING_URL`: where clients find matchmaking (and the tournament
+    /// service its rooms).
     pub matchmaking_url: String,
+    /// `GAMEHUB_TOURNAMENTS_URL`: where clients find the tournament service.
+    pub tournaments_url: String,
     /// `GAMEHUB_CORS_ORIGINS`: the web pages that may call from a browser (gRPC-Web).
     pub browser_origins: crate::grpc_web::AllowedOrigins,
     /// `GAMEHUB_TLS_*`: what the listeners serve, how calls to `https://` URLs verify
@@ -128,6 +131,8 @@ pub mod ports {
     pub const MATCHMAKING: u16 = 50051;
     /// Ledger.
     pub const LEDGER: u16 = 50054;
+    /// Tournaments.
+    pub const TOURNAMENTS: u16 = 50055;
 }
 
 /// The URL of every game's service, by registry key: `GAMEHUB_<GAME>_URL` for each game
@@ -325,6 +330,7 @@ impl CommonConfig {
             ledger_url: env.string("GAMEHUB_LEDGER_URL", &local_url(ports::LEDGER)),
             game_urls: GameUrls::from_env(env),
             matchmaking_url: env.string("GAMEHUB_MATCHMAKING_URL", &local_url(ports::MATCHMAKING)),
+            tournaments_url: env.string("GAMEHUB_TOURNAMENTS_URL", &local_url(ports::TOURNAMENTS)),
             browser_origins,
             tls: crate::tls::TlsConfig::from_env(env)?,
             clock: crate::clock::Clock::system(),

@@ -14,7 +14,8 @@ use crate::domain::titles::{Title, title_for};
 use crate::domain::{GameType, Outcome, Role};
 use crate::error::LedgerError;
 use crate::repo::{
-    AccountRow, ActionRow, Board, BoardRow, GamePlayerRow, GameRow, HistoryRecord, ProfileRow, dan,
+    AccountRow, ActionRow, Board, BoardRow, FeeMoved, GamePlayerRow, GameRow, HistoryRecord,
+    PrizesPaid, ProfileRow, dan,
 };
 
 /// A title as the API shows it.
@@ -120,6 +121,52 @@ pub fn settlement(report: &GameReport, plan: &SettlementPlan) -> pb::SettleGameR
         replayed: false,
         house_silver: plan.house_silver,
     }
+}
+
+/// An entry fee held, as first answered (and stored for retries).
+pub fn entry_fee_held(moved: &FeeMoved) -> pb::HoldEntryFeeResponse {
+    pb::HoldEntryFeeResponse {
+        transfer_id: moved.transfer_id.to_string(),
+        balance_silver: moved.balance_after_silver,
+        pool_silver: moved.pool_after_silver,
+        replayed: false,
+    }
+}
+
+/// An entry fee refunded, as first answered (and stored for retries).
+pub fn entry_fee_refunded(moved: &FeeMoved) -> pb::RefundEntryFeeResponse {
+    pb::RefundEntryFeeResponse {
+        transfer_id: moved.transfer_id.to_string(),
+        balance_silver: moved.balance_after_silver,
+        pool_silver: moved.pool_after_silver,
+        replayed: false,
+    }
+}
+
+/// Prizes paid, in the request's order, as first answered (and stored for retries); no
+/// transfer id when nothing moved (an empty pool, no prizes).
+pub fn prizes_paid(paid: &PrizesPaid) -> pb::PayPrizesResponse {
+    pb::PayPrizesResponse {
+        transfer_id: paid
+            .transfer_id
+            .map(|id| id.to_string())
+            .unwrap_or_default(),
+        paid: paid
+            .paid
+            .iter()
+            .map(|p| pb::PaidPrize {
+                player_id: p.player_id.to_string(),
+                amount_silver: p.amount_silver,
+                balance_silver: p.balance_after_silver,
+            })
+            .collect(),
+        replayed: false,
+    }
+}
+
+/// A stored tournament answer, decoded.
+pub fn stored_answer<M: Message + Default>(bytes: &[u8], what: &str) -> Result<M, LedgerError> {
+    M::decode(bytes).map_err(|e| LedgerError::Corrupt(format!("stored {what} response: {e}")))
 }
 
 /// Why a player may not sit down, if it may not: the daily caps first (they hold until

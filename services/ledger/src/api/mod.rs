@@ -11,7 +11,7 @@ pub mod parse;
 use chrono::Utc;
 use chrono_tz::Tz;
 use gamehub_platform::Clock;
-use gamehub_platform::auth::{Caller, Role};
+use gamehub_platform::auth::{Caller, Role, TOURNAMENTS_SUBJECT};
 use gamehub_proto::ledger as pb;
 use gamehub_proto::ledger::ledger_service_server::LedgerService;
 use prost::Message;
@@ -69,6 +69,21 @@ fn ensure_reads(
             "a {} token cannot read a player's {what}",
             role.as_str()
         ))),
+    }
+}
+
+/// Only the tournament service moves tournament money. The access table already lets
+/// no other token through; this keeps the rule true should the table change.
+fn ensure_tournament_service(caller: &Caller, what: &str) -> Result<(), LedgerError> {
+    if caller.role == Role::Service && caller.subject == TOURNAMENTS_SUBJECT {
+        Ok(())
+    } else {
+        Err(LedgerError::Forbidden(format!(
+            "{what} is for the tournament service's token (subject {TOURNAMENTS_SUBJECT}); \
+             this is a {} token of {}",
+            caller.role.as_str(),
+            caller.subject
+        )))
     }
 }
 
@@ -492,6 +507,92 @@ impl LedgerApi {
         })
     }
 
+    async fn hold_entry_fee(
+        &self,
+        request: Request<pb::HoldEntryFeeRequest>,
+    ) -> Result<pb::HoldEntryFeeResponse, LedgerError> {
+        let caller = Caller::of(&request)?;
+        ensure_tournament_service(caller, "holding an entry fee")?;
+        let fee = parse::hold_request(request.get_ref())?;
+        let answer = self
+            .repo
+            .move_entry_fee(&fee, self.today().date, |moved| {
+                convert::entry_fee_held(moved).encode_to_vec()
+            })
+            .await?;
+        let mut response: pb::HoldEntryFeeResponse =
+            convert::stored_answer(&answer.response, "entry fee")?;
+        if !answer.replayed {
+            tracing::info!(
+                request_id = %fee.request_id,
+                tournament_id = %fee.tournament_id,
+                player_id = %fee.player_id,
+                amount_silver = fee.amount_silver,
+                pool_silver = response.pool_silver,
+                "entry fee held"
+            );
+        }
+        response.replayed = answer.replayed;
+        Ok(response)
+    }
+
+    async fn refund_entry_fee(
+        &self,
+        request: Request<pb::RefundEntryFeeRequest>,
+    ) -> Result<pb::RefundEntryFeeResponse, LedgerError> {
+        let caller = Caller::of(&request)?;
+        ensure_tournament_service(caller, "refunding an entry fee")?;
+        let refund = parse::refund_request(request.get_ref())?;
+        let answer = self
+            .repo
+            .move_entry_fee(&refund, self.today().date, |moved| {
+                convert::entry_fee_refunded(moved).encode_to_vec()
+            })
+            .await?;
+        let mut response: pb::RefundEntryFeeResponse =
+            convert::stored_answer(&answer.response, "refund")?;
+        if !answer.replayed {
+            tracing::info!(
+                request_id = %refund.request_id,
+                tournament_id = %refund.tournament_id,
+                player_id = %refund.player_id,
+                amount_silver = refund.amount_silver,
+                pool_silver = response.pool_silver,
+                "entry fee refunded"
+            );
+        }
+        response.replayed = answer.replayed;
+        Ok(response)
+    }
+
+    async fn pay_prizes(
+        &self,
+        request: Request<pb::PayPrizesRequest>,
+    ) -> Result<pb::PayPrizesResponse, LedgerError> {
+        let caller = Caller::of(&request)?;
+        ensure_tournament_service(caller, "paying prizes")?;
+        let prizes = parse::prizes_request(request.get_ref())?;
+        let answer = self
+            .repo
+            .pay_prizes(&prizes, self.today().date, |paid| {
+                convert::prizes_paid(paid).encode_to_vec()
+            })
+            .await?;
+        let mut response: pb::PayPrizesResponse =
+            convert::stored_answer(&answer.response, "prizes")?;
+        if !answer.replayed {
+            tracing::info!(
+                request_id = %prizes.request_id,
+                tournament_id = %prizes.tournament_id,
+                prizes = prizes.prizes.len(),
+                total_silver = prizes.total_silver(),
+                "prizes paid"
+            );
+        }
+        response.replayed = answer.replayed;
+        Ok(response)
+    }
+
     async fn get_profiles(
         &self,
         request: Request<pb::GetProfilesRequest>,
@@ -614,5 +715,26 @@ impl LedgerService for LedgerApi {
         request: Request<pb::RecordOperatorActionRequest>,
     ) -> Result<Response<pb::RecordOperatorActionResponse>, Status> {
         respond(LedgerApi::record_operator_action(self, request).await)
+    }
+
+    async fn hold_entry_fee(
+        &self,
+        request: Request<pb::HoldEntryFeeRequest>,
+    ) -> Result<Response<pb::HoldEntryFeeResponse>, Status> {
+        respond(LedgerApi::hold_entry_fee(self, request).await)
+    }
+
+    async fn refund_entry_fee(
+        &self,
+        request: Request<pb::RefundEntryFeeRequest>,
+    ) -> Result<Response<pb::RefundEntryFeeResponse>, Status> {
+        respond(LedgerApi::refund_entry_fee(self, request).await)
+    }
+
+    async fn pay_prizes(
+        &self,
+        request: Request<pb::PayPrizesRequest>,
+    ) -> Result<Response<pb::PayPrizesResponse>, Status> {
+        respond(LedgerApi::pay_prizes(self, request).await)
     }
 }

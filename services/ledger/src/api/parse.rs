@@ -9,6 +9,9 @@ use gamehub_terms::names::DisplayName;
 use crate::domain::audit::{Action, ActionKind, Audit};
 use crate::domain::grant::{Grant, MAX_GRANT_SILVER, MAX_REASON_CHARS};
 use crate::domain::settle::{GameReport, MAX_POINTS_PER_GAME, MAX_RECORD_BYTES, Seat, Stakes};
+use crate::domain::tournament::{
+    FeeMove, FeeRequest, MAX_FEE_SILVER, MAX_PRIZES, Prize, PrizesRequest, TournamentId,
+};
 use crate::domain::{GameType, HistoryKind, MAX_ID_LEN, Outcome, PlayerId, Role};
 use crate::error::LedgerError;
 use crate::repo::{ActionFilter, Board};
@@ -167,6 +170,112 @@ pub fn grant_request(req: &pb::GrantSilverRequest) -> Result<Grant, LedgerError>
         request_id,
         player_id,
         amount_silver: req.amount_silver,
+        reason,
+    })
+}
+
+/// A `HoldEntryFee` (`Hold`) or `RefundEntryFee` (`Refund`) request's fields.
+fn fee_request(
+    direction: FeeMove,
+    request_id: &str,
+    tournament_id: &str,
+    player_id: &str,
+    amount_silver: i64,
+    reason: &str,
+) -> Result<FeeRequest, LedgerError> {
+    let request_id = id("request_id", request_id, MAX_ID_LEN)?.to_owned();
+    let tournament_id = TournamentId::parse("tournament_id", tournament_id)?;
+    let player_id = PlayerId::parse("player_id", player_id)?;
+    if !(1..=MAX_FEE_SILVER).contains(&amount_silver) {
+        return Err(LedgerError::invalid(
+            "amount_silver",
+            format!("must be 1 to {MAX_FEE_SILVER}; got {amount_silver}"),
+        ));
+    }
+    let reason = required("reason", reason, MAX_REASON_CHARS)?.to_owned();
+    Ok(FeeRequest {
+        direction,
+        request_id,
+        tournament_id,
+        player_id,
+        amount_silver,
+        reason,
+    })
+}
+
+/// A `HoldEntryFee` request.
+pub fn hold_request(req: &pb::HoldEntryFeeRequest) -> Result<FeeRequest, LedgerError> {
+    fee_request(
+        FeeMove::Hold,
+        &req.request_id,
+        &req.tournament_id,
+        &req.player_id,
+        req.amount_silver,
+        &req.reason,
+    )
+}
+
+/// A `RefundEntryFee` request.
+pub fn refund_request(req: &pb::RefundEntryFeeRequest) -> Result<FeeRequest, LedgerError> {
+    fee_request(
+        FeeMove::Refund,
+        &req.request_id,
+        &req.tournament_id,
+        &req.player_id,
+        req.amount_silver,
+        &req.reason,
+    )
+}
+
+/// A `PayPrizes` request: at most [`MAX_PRIZES`] prizes, each player once, each amount
+/// 1 or more (`prizes[i].…` names a bad one), their sum fitting in 64 bits. Whether they
+/// sum to the pool is the repository's check, under the pool's lock.
+pub fn prizes_request(req: &pb::PayPrizesRequest) -> Result<PrizesRequest, LedgerError> {
+    let request_id = id("request_id", &req.request_id, MAX_ID_LEN)?.to_owned();
+    let tournament_id = TournamentId::parse("tournament_id", &req.tournament_id)?;
+    if req.prizes.len() > MAX_PRIZES {
+        return Err(LedgerError::invalid(
+            "prizes",
+            format!("at most {MAX_PRIZES} prizes; got {}", req.prizes.len()),
+        ));
+    }
+    let mut prizes: Vec<Prize> = Vec::with_capacity(req.prizes.len());
+    let mut total: i64 = 0;
+    for (i, p) in req.prizes.iter().enumerate() {
+        let player_id = PlayerId::parse(&format!("prizes[{i}].player_id"), &p.player_id)?;
+        if let Some(first) = prizes.iter().position(|q| q.player_id == player_id) {
+            return Err(LedgerError::invalid(
+                format!("prizes[{i}].player_id"),
+                format!(
+                    "{player_id} already has prizes[{first}]; each player gets at most one prize"
+                ),
+            ));
+        }
+        if p.amount_silver < 1 {
+            return Err(LedgerError::invalid(
+                format!("prizes[{i}].amount_silver"),
+                format!(
+                    "must be 1 or more (leave a place without silver out); got {}",
+                    p.amount_silver
+                ),
+            ));
+        }
+        total = total.checked_add(p.amount_silver).ok_or_else(|| {
+            LedgerError::invalid(
+                format!("prizes[{i}].amount_silver"),
+                "the prizes add up to more silver than a pool can hold",
+            )
+        })?;
+        prizes.push(Prize {
+            player_id,
+            amount_silver: p.amount_silver,
+        });
+    }
+    let reason = required("reason", &req.reason, MAX_REASON_CHARS)?.to_owned();
+    Ok(PrizesRequest {
+        request_id,
+        tournament_id,
+        prizes,
         reason,
     })
 }

@@ -8,7 +8,9 @@
 //! - [`settle`]: a finished game as reported ([`settle::GameReport`]), its validation,
 //!   and what settling it does ([`settle::plan`]);
 //! - [`grant`]: an operator's grant of silver;
-//! - [`audit`]: operator actions as the audit trail keeps them.
+//! - [`audit`]: operator actions as the audit trail keeps them;
+//! - [`tournament`]: tournament money: entry fees, refunds and prizes, their checked
+//!   requests and the rules that refuse them.
 
 pub mod audit;
 pub mod caps;
@@ -17,6 +19,7 @@ pub mod grant;
 pub mod rating;
 pub mod settle;
 pub mod titles;
+pub mod tournament;
 
 use gamehub_proto::common;
 use gamehub_proto::ledger as pb;

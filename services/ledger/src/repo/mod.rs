@@ -8,18 +8,22 @@
 //! - [`names`]: display names, set by players and operators, and profiles;
 //! - [`reads`]: accounts, history, games and records as the API reads them;
 //! - [`leaderboards`]: the points and rating boards;
+//! - [`tournament`]: tournament money: entry fees into a tournament's pool, refunds,
+//!   prizes, each idempotent by request id;
 //! - [`replica`]: the optional read replica the lag-tolerant reads use.
 //!
 //! Writes lock the players' `accounts` rows first, always in account-id order (the
-//! `COLLATE "C"` order Rust's sort agrees with), so concurrent settlements, grants and
-//! flag changes of the same players queue instead of deadlocking. Whatever still fails
+//! `COLLATE "C"` order Rust's sort agrees with; system accounts such as `#issuance`,
+//! `#house` and tournament pools start with `#` and so come first), so concurrent
+//! settlements, grants, tournament calls and flag changes of the same players queue
+//! instead of deadlocking. Whatever still fails
 //! with a serialization failure, a deadlock or a lost race on an idempotency key is
 //! retried as a whole transaction, a bounded number of times ([`MAX_ATTEMPTS`]).
 //!
 //! The SQL computes nothing the rules decide: a new player's rating, a game's counts,
 //! balances and caps are computed in Rust and passed in (see `migrations/0001_schema.sql`;
 //! `0002_names.sql` adds names and friends' tables, `0003_operator_actions.sql` the audit
-//! trail).
+//! trail, `0004_tournaments.sql` tournament pools and their requests).
 
 pub mod audit;
 pub mod leaderboards;
@@ -28,6 +32,7 @@ pub mod operator;
 pub mod reads;
 pub mod replica;
 pub mod settlement;
+pub mod tournament;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -46,6 +51,7 @@ pub use names::{ProfileRow, Renamer};
 pub use operator::Granted;
 pub use reads::{AccountRow, GamePlayerRow, GameRow, GameWithRecord, HistoryRecord, StandingRow};
 pub use settlement::Settled;
+pub use tournament::{FeeMoved, PrizePaid, PrizesPaid, TournamentAnswer};
 
 /// How many times a transaction is tried before its error is returned.
 pub const MAX_ATTEMPTS: u32 = 10;

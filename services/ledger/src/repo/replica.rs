@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `ListHistory`, `ListGames`, `GetLeaderboard` | the replica while it is usable, else the primary |
 //! | `GetGameRecord` | the replica while usable; a game the replica does not have yet is looked up again on the primary |
-//! | `GetAccount`, `CheckEligibility`, `SettleGame`, `GrantSilver`, `SetProfessional` | the primary, always (balances and decisions) |
+//! | `GetAccount`, `CheckEligibility`, `SettleGame`, `GrantSilver`, `SetProfessional`, `HoldEntryFee`, `RefundEntryFee`, `PayPrizes` | the primary, always (balances and decisions) |
 //!
 //! "Usable" is decided by a probe every `GAMEHUB_LEDGER_READ_PROBE_MS`: the replica
 //! answers, is in recovery (a standby, not a promoted or unrelated server), and has

@@ -14,7 +14,9 @@
 //! - `repository`: cap days, replays, the schema's constraints and triggers;
 //! - `concurrency`: 32 clients, thousands of games, every invariant;
 //! - `crash`: the binary killed with SIGKILL mid-load and restarted;
-//! - `read_replica`: `DATABASE_READ_URL` against a real streaming replica (lagging, down).
+//! - `read_replica`: `DATABASE_READ_URL` against a real streaming replica (lagging, down);
+//! - `tournament_money`: entry fees, refunds and prizes through a tournament's pool:
+//!   idempotency, the rules refusing them, who may call, conservation, concurrency.
 
 #![allow(clippy::unwrap_used)] // test helpers fail loudly on broken fixtures
 
@@ -31,3 +33,4 @@ mod reports;
 mod repository;
 mod settlement;
 mod support;
+mod tournament_money;

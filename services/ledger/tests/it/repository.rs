@@ -248,9 +248,9 @@ async fn contended_snapshots_are_redone_under_locks() {
 }
 
 /// A database made by the development schema history (migrations 0002–0004, squashed into
-/// one before the first release) is refused with what to do, never mis-migrated. (0002 is
-/// now the names migration: such a database's 0002 is refused as modified, its 0004 as
-/// missing.)
+/// one before the first release) is refused with what to do, never mis-migrated. (0002 and
+/// 0004 are now the names and tournaments migrations: such a database's 0001, 0002 and 0004
+/// are all refused as modified, the first of them named.)
 #[tokio::test]
 async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_do() {
     use gamehub_platform::config::Secret;
@@ -259,17 +259,27 @@ async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_
     config.common.database_url = Secret::new(database.url.clone());
     config.db_pool_size = 2;
     let pool = gamehub_ledger::connect_database(&config).await.unwrap();
+    let checksums: Vec<(i64, Vec<u8>)> =
+        sqlx::query_as("SELECT version, checksum FROM _sqlx_migrations ORDER BY version")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
     for (tamper, what) in [
         (
-            // A migration applied then that is no longer there.
-            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
-             VALUES (4, 'typed settlement record', true, '\\x00', 0)",
-            "previously applied but is missing",
+            // The development history's 0004 (the typed settlement record), not today's.
+            "UPDATE _sqlx_migrations SET checksum = '\\x00' WHERE version = 4",
+            "migration 4 was previously applied but has been modified",
         ),
         (
             // The first migration as it was then.
             "UPDATE _sqlx_migrations SET checksum = '\\x00' WHERE version = 1",
-            "previously applied but has been modified",
+            "migration 1 was previously applied but has been modified",
+        ),
+        (
+            // A migration applied then that is no longer there.
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (99, 'a migration this version lacks', true, '\\x00', 0)",
+            "migration 99 was previously applied but is missing",
         ),
     ] {
         sqlx::query(tamper).execute(&pool).await.unwrap();
@@ -282,10 +292,24 @@ async fn a_database_of_the_squashed_development_history_is_refused_with_what_to_
             error.contains("drop it") && error.contains("squashed"),
             "the error says what to do: {error}"
         );
-        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 4")
+        // Back as it was.
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 99")
             .execute(&pool)
             .await
             .unwrap();
+        for (version, checksum) in &checksums {
+            sqlx::query("UPDATE _sqlx_migrations SET checksum = $2 WHERE version = $1")
+                .bind(version)
+                .bind(checksum)
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        gamehub_ledger::connect_database(&config)
+            .await
+            .unwrap()
+            .close()
+            .await;
     }
     pool.close().await;
     database.drop().await;

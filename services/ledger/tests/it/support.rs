@@ -312,6 +312,7 @@ pub async fn fingerprint(pool: &PgPool) -> String {
         "audit_log",
         "operator_actions",
         "names",
+        "tournament_requests",
     ];
     let mut out = String::new();
     for table in tables {
@@ -396,6 +397,41 @@ pub async fn check_invariants(pool: &PgPool, caps: &Caps) {
         pool,
         "a negative player or house balance",
         "SELECT 1 FROM accounts WHERE kind <> 'issuance' AND balance_silver < 0",
+    )
+    .await;
+
+    // Tournament pools: each holds its fees minus its refunds and prizes, and each
+    // tournament transfer is its request's.
+    none(
+        pool,
+        "a tournament pool differs from its fees, refunds and prizes",
+        "SELECT a.account_id FROM accounts a LEFT JOIN ( \
+           SELECT '#tournament:' || tournament_id AS account_id, \
+                  sum(CASE kind WHEN 'entry_fee' THEN amount_silver ELSE -amount_silver END) AS s \
+           FROM tournament_requests GROUP BY tournament_id) r \
+           ON r.account_id = a.account_id \
+         WHERE a.kind = 'tournament' AND a.balance_silver <> coalesce(r.s, 0)",
+    )
+    .await;
+    none(
+        pool,
+        "a tournament transfer without its request, or of another kind",
+        "SELECT t.transfer_id FROM transfers t \
+           LEFT JOIN tournament_requests r ON r.transfer_id = t.transfer_id \
+         WHERE (t.kind IN ('entry_fee', 'refund', 'prizes') AND r.kind IS DISTINCT FROM t.kind) \
+            OR (t.kind NOT IN ('entry_fee', 'refund', 'prizes') AND r.request_id IS NOT NULL)",
+    )
+    .await;
+    none(
+        pool,
+        "a tournament request's entries differ from it",
+        "SELECT r.request_id FROM tournament_requests r JOIN entries e ON e.transfer_id = r.transfer_id \
+         GROUP BY r.request_id, r.kind, r.tournament_id, r.player_id, r.amount_silver \
+         HAVING sum(e.amount_silver) FILTER (WHERE e.account_id = '#tournament:' || r.tournament_id) \
+                  IS DISTINCT FROM CASE r.kind WHEN 'entry_fee' THEN r.amount_silver ELSE -r.amount_silver END \
+             OR (r.kind <> 'prizes' AND (count(*) <> 2 \
+                 OR sum(e.amount_silver) FILTER (WHERE e.account_id = r.player_id) \
+                    IS DISTINCT FROM CASE r.kind WHEN 'entry_fee' THEN -r.amount_silver ELSE r.amount_silver END))",
     )
     .await;
 

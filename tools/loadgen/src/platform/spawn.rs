@@ -150,6 +150,8 @@ pub async fn run_spawned(
         gomoku: url(addrs[1]),
         doudizhu: url(addrs[2]),
         ledger: url(addrs[3]),
+        // Not spawned: the load plays no tournament.
+        tournaments: gamehub_drive::api::NOT_STARTED.into(),
     };
     let mut common: Vec<(String, String)> = vec![
         (
@@ -263,6 +265,7 @@ pub async fn run_spawned(
                     gomoku: url.clone(),
                     doudizhu: url.clone(),
                     ledger: url,
+                    tournaments: gamehub_drive::api::NOT_STARTED.into(),
                 }
             }
             Err(e) => {
