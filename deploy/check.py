@@ -9,6 +9,9 @@
   missing path, a new workspace member or a file read at build time fails here;
 - the binaries that build lands in the image's /usr/local/bin are every binary
   docker-compose.yml and the Kubernetes manifests run (and the workspace builds them);
+- every service (each binary of a package under services/) is deployed everywhere:
+  built into the image, run by a compose service and by a Kubernetes Deployment, and
+  each compose service running one is scraped by deploy/prometheus.yml;
 - every file docker-compose.yml mounts exists;
 - the Kubernetes manifests (and the alternatives in its subdirectories, such as
   single-redis/) validate against the Kubernetes API schemas (`kubernetes-validate`
@@ -47,6 +50,9 @@ meta = json.loads(subprocess.run(
     ["cargo", "metadata", "--no-deps", "--format-version", "1", "--offline"],
     cwd=root, check=True, capture_output=True, text=True).stdout)
 bins = {t["name"] for p in meta["packages"] for t in p["targets"] if "bin" in t["kind"]}
+# The services: a new one under services/ is not deployed until every artefact runs it.
+service_bins = {t["name"] for p in meta["packages"] for t in p["targets"] if "bin" in t["kind"]
+                and (root / "services") in pathlib.Path(p["manifest_path"]).parents}
 
 
 # ---- Dockerfile: its instructions, per stage.
@@ -234,11 +240,20 @@ r = subprocess.run(["docker-compose", "-f", str(root / "docker-compose.yml"), "c
 if r.returncode != 0:
     problems.append("docker-compose config: " + r.stderr.strip())
 compose = yaml.safe_load((root / "docker-compose.yml").read_text())
+prometheus = yaml.safe_load((root / "deploy" / "prometheus.yml").read_text())
+scraped = {target for job in prometheus.get("scrape_configs", [])
+           for static in job.get("static_configs", []) for target in static.get("targets", [])}
+compose_runs = set()
 for name, service in compose["services"].items():
     cmd = service.get("command")
     if isinstance(cmd, list) and cmd and cmd[0].startswith("gamehub"):
+        compose_runs.add(cmd[0])
         if cmd[0] not in built:
             problems.append(f"compose service {name} runs {cmd[0]}, which the image does not contain")
+        metrics = str((service.get("environment") or {}).get("GAMEHUB_METRICS_ADDR", ""))
+        port = metrics.rpartition(":")[2]
+        if port and f"{name}:{port}" not in scraped:
+            problems.append(f"deploy/prometheus.yml does not scrape compose service {name} ({name}:{port})")
     test = service.get("healthcheck", {}).get("test", [])
     if len(test) > 1 and test[0] == "CMD" and test[1].startswith("gamehub"):
         if test[1] not in built:
@@ -269,6 +284,7 @@ for generator in kustomization.get("configMapGenerator", []):
             problems.append(f"kustomization.yaml: ConfigMap {generator['name']} reads {source}, "
                             "which does not exist")
 validated = 0
+k8s_runs = set()
 # Alternatives kept beside the listed manifests (e.g. single-redis/redis.yaml) validate too.
 for path in sorted(k8s.rglob("*.yaml")):
     if path.name == "kustomization.yaml":
@@ -291,6 +307,7 @@ for path in sorted(k8s.rglob("*.yaml")):
         for c in doc["spec"]["template"]["spec"]["containers"]:
             if not c["image"].startswith("gamehub"):
                 continue  # another image (the front door's nginx): not built here
+            k8s_runs.add(c["command"][0])
             if c["command"][0] not in built:
                 problems.append(f"{path.name}: runs {c['command'][0]}, not in the image")
             ports = {p["containerPort"] for p in c["ports"]}
@@ -304,8 +321,17 @@ for path in sorted(k8s.rglob("*.yaml")):
                     problems.append(f"{path.name}: {probe} is neither a gRPC probe on a container "
                                     "port nor the binary's health command")
 
+for service in sorted(service_bins):
+    if service not in built:
+        problems.append(f"the Dockerfile does not build the service {service}")
+    if service not in compose_runs:
+        problems.append(f"no docker-compose.yml service runs {service}")
+    if service not in k8s_runs:
+        problems.append(f"no Kubernetes Deployment in deploy/kubernetes runs {service}")
+
 for p in problems:
     print("deploy check:", p)
-print(f"deploy check: {len(problems)} problem(s); {len(built)} binaries, "
-      f"{len(compose['services'])} compose services, {validated} Kubernetes objects validated")
+print(f"deploy check: {len(problems)} problem(s); {len(built)} binaries "
+      f"({len(service_bins)} services), {len(compose['services'])} compose services, "
+      f"{validated} Kubernetes objects validated")
 sys.exit(1 if problems else 0)

@@ -20,7 +20,9 @@ one Gomoku game and one Dou Dizhu deal (`gamehub demo`, in the environment of th
 service that runs matchmaking, so with compose's service URLs), plays them again through
 the front door (every service URL set to it, as a player's client has them), checks that
 gRPC-Web over HTTP/1.1 passes the door and that a path it does not route is answered
-UNIMPLEMENTED, and checks in the compose database that the ledger settled every game.
+UNIMPLEMENTED, checks that the tournament service answers ListTournaments (from its
+database) both at compose's GAMEHUB_TOURNAMENTS_URL and through the front door, and
+checks in the compose database that the ledger settled every game.
 
 The one translation: containers have a network namespace each, processes here share one.
 So every (service, port) a service listens on (a `0.0.0.0:PORT` value in its environment,
@@ -35,8 +37,11 @@ point at a closed port. Published `ports` must be ports the service listens on.
 TLS: a directory a gamehub service bind-mounts (the certificates, ./deploy/tls at
 /etc/gamehub/tls) is made for the run with `gamehub tls generate` in the run's own
 directory (the working tree's copy is neither needed nor touched), and every environment
-value under the mount's target is rewritten to that directory. The certificates name
-127.0.0.1, so the rewritten https:// URLs verify as compose's service names do.
+value under the mount's target is rewritten to that directory; a file named there that
+`gamehub tls generate` does not make (a service's certificate it does not know) is a
+problem reported before anything runs, as the operator's `gamehub tls generate --dir
+deploy/tls` would not make it either. The certificates name 127.0.0.1, so the rewritten
+https:// URLs verify as compose's service names do.
 
 Usage: deploy/compose_run.py [--bin-dir DIR]
 Environment: DEPLOY_PORT_BASE (first local port to try; default: any free port),
@@ -221,6 +226,11 @@ def main():
     envs = {name: {k: unmount(rewrite(name, v)) for k, v in (svc.get("environment") or {}).items()}
             for name, svc in services.items()}
     for name, svc in services.items():
+        for key, value in (svc.get("environment") or {}).items():
+            local = unmount(str(value))
+            if local != str(value) and pathlib.PurePath(local).suffix and not os.path.exists(local):
+                problems.append(f"{name}: {key}={value}, which `gamehub tls generate` does not make")
+    for name, svc in services.items():
         if kinds[name] == "gamehub" and not svc.get("healthcheck", {}).get("test"):
             problems.append(f"{name} has no healthcheck")
         for dep, spec in (svc.get("depends_on") or {}).items():
@@ -391,12 +401,41 @@ def main():
                     os.killpg(p.pid, signal.SIGKILL)
                     p.wait()
 
+    def grpc_web(url, path, env):
+        """One unary gRPC-Web call over HTTP/1.1 with an empty request and a player token:
+        (response headers, [(frame flag, frame data)])."""
+        token = subprocess.run([str(bin_dir / "gamehub"), "token", "compose-run-web"], env=env,
+                               capture_output=True, text=True, check=True).stdout.strip()
+        tls = ssl.create_default_context(cafile=env["GAMEHUB_TLS_CA"])
+        request = urllib.request.Request(
+            url + path, data=b"\0\0\0\0\0", method="POST",
+            headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1",
+                     "authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, context=tls, timeout=30) as answer:
+            headers, body = dict(answer.headers), answer.read()
+        frames, at = [], 0
+        while at + 5 <= len(body):
+            size = int.from_bytes(body[at + 1:at + 5], "big")
+            frames.append((body[at], body[at + 5:at + 5 + size]))
+            at += 5 + size
+        return headers, frames
+
+    def grpc_status(headers, frames):
+        """The call's status: in the trailer frame, or in the headers of a trailers-only
+        answer."""
+        trailers = b"".join(data for flag, data in frames if flag & 0x80).decode(errors="replace")
+        m = re.search(r"grpc-status:\s*(\d+)", trailers)
+        if m:
+            return m.group(1)
+        return {k.lower(): v for k, v in headers.items()}.get("grpc-status")
+
     def front_door_checks(door, env):
         """Both games again with every service URL at the front door, as a player's client
         has them; gRPC-Web over HTTP/1.1 through it; a path it does not route."""
         url = f"https://127.0.0.1:{next(iter(listens[door].values()))}"
         door_env = dict(env, **{f"GAMEHUB_{s}_URL": url
-                                for s in ("MATCHMAKING", "GOMOKU", "DOUDIZHU", "LEDGER")})
+                                for s in ("MATCHMAKING", "GOMOKU", "DOUDIZHU", "LEDGER",
+                                          "TOURNAMENTS")})
         began = time.monotonic()
         demo = subprocess.run([str(bin_dir / "gamehub"), "demo", "--think-ms", "0"],
                               env=door_env, capture_output=True, text=True, timeout=600)
@@ -408,35 +447,32 @@ def main():
         print(f"compose run: gamehub demo played both games through {door} ({url}) in "
               f"{time.monotonic() - began:.1f} s", flush=True)
 
-        token = subprocess.run([str(bin_dir / "gamehub"), "token", "compose-run-web"], env=env,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        tls = ssl.create_default_context(cafile=env["GAMEHUB_TLS_CA"])
-
-        def grpc_web(path):
-            request = urllib.request.Request(
-                url + path, data=b"\0\0\0\0\0", method="POST",
-                headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1",
-                         "authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(request, context=tls, timeout=30) as answer:
-                return dict(answer.headers), answer.read()
-
-        headers, body = grpc_web("/gamehub.matchmaking.v1.MatchmakingService/ListRooms")
-        frames, at = [], 0
-        while at + 5 <= len(body):
-            size = int.from_bytes(body[at + 1:at + 5], "big")
-            frames.append((body[at], body[at + 5:at + 5 + size]))
-            at += 5 + size
-        trailers = b"".join(data for flag, data in frames if flag & 0x80).decode(errors="replace")
+        headers, frames = grpc_web(url, "/gamehub.matchmaking.v1.MatchmakingService/ListRooms", env)
         rooms = b"".join(data for flag, data in frames if not flag & 0x80)
-        if "grpc-status:0" not in trailers.replace(" ", "") or b"gomoku-renju" not in rooms:
-            fail(f"gRPC-Web ListRooms through {door}: headers {headers}, trailers {trailers!r}, "
+        if grpc_status(headers, frames) != "0" or b"gomoku-renju" not in rooms:
+            fail(f"gRPC-Web ListRooms through {door}: headers {headers}, frames {frames!r}, "
                  f"{len(rooms)} bytes of rooms")
-        headers, _ = grpc_web("/gamehub.operator.v1.TableOperatorService/ListDeadLetters")
-        status = {k.lower(): v for k, v in headers.items()}.get("grpc-status")
+        headers, frames = grpc_web(url, "/gamehub.operator.v1.TableOperatorService/ListDeadLetters", env)
+        status = grpc_status(headers, frames)
         if status != "12":
             fail(f"a path {door} does not route: grpc-status {status} (UNIMPLEMENTED, 12, expected)")
         print(f"compose run: gRPC-Web over HTTP/1.1 through {door}: ListRooms answered "
               f"({len(rooms)} bytes); an unrouted path answered UNIMPLEMENTED", flush=True)
+
+    def tournament_checks(door, env):
+        """ListTournaments (it reads the service's own schema) answers OK at the URL compose
+        gives the services, and through the front door as a player's client calls it."""
+        urls = {"GAMEHUB_TOURNAMENTS_URL": env.get("GAMEHUB_TOURNAMENTS_URL")}
+        if door:
+            urls[door] = f"https://127.0.0.1:{next(iter(listens[door].values()))}"
+        for where, url in urls.items():
+            if not url:
+                fail("the services' environment has no GAMEHUB_TOURNAMENTS_URL")
+            headers, frames = grpc_web(
+                url, "/gamehub.tournament.v1.TournamentService/ListTournaments", env)
+            if grpc_status(headers, frames) != "0":
+                fail(f"ListTournaments at {where} ({url}): headers {headers}, frames {frames!r}")
+        print(f"compose run: ListTournaments answered at {' and through '.join(urls)}", flush=True)
 
     ok = False
     try:
@@ -476,6 +512,7 @@ def main():
         if door:
             front_door_checks(door, env)
             demos += 1
+        tournament_checks(door, env)
 
         # The ledger's own record, read as compose's role from compose's database.
         # One row per settled game (the ledger's idempotency key), with its players.

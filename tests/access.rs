@@ -21,6 +21,7 @@ const IDENTITIES: &[(char, &str, Role)] = &[
     ('P', "access-player", Role::Player),
     ('O', "access-operator", Role::Operator),
     ('M', "matchmaking", Role::Service),
+    ('T', "tournaments", Role::Service),
     ('G', "gomoku-referee", Role::Service),
     ('D', "doudizhu-dealer", Role::Service),
     // The ledger calls nobody; a service token in its name may call nothing.
@@ -29,26 +30,51 @@ const IDENTITIES: &[(char, &str, Role)] = &[
     ('X', "some-service", Role::Service),
 ];
 
-/// Who may call each RPC: P player, O operator, M matchmaking, G the Gomoku referee,
-/// D the Dou Dizhu dealer (L, the ledger's identity, and X, an unknown service, may call
+/// Who may call each RPC: P player, O operator, M matchmaking, T the tournament service,
+/// G the Gomoku referee, D the Dou Dizhu dealer (L, the ledger's identity, and X, an unknown service, may call
 /// nothing).
 const TABLE: &[(&str, &str)] = &[
-    ("gamehub.ledger.v1.LedgerService/GetAccount", "POM"),
+    ("gamehub.ledger.v1.LedgerService/GetAccount", "POMT"),
     ("gamehub.ledger.v1.LedgerService/GrantSilver", "O"),
     ("gamehub.ledger.v1.LedgerService/SettleGame", "GD"),
     ("gamehub.ledger.v1.LedgerService/CheckEligibility", "POMGD"),
     ("gamehub.ledger.v1.LedgerService/ListHistory", "PO"),
     ("gamehub.ledger.v1.LedgerService/GetGameRecord", "PO"),
     ("gamehub.ledger.v1.LedgerService/ListGames", "PO"),
-    ("gamehub.ledger.v1.LedgerService/GetLeaderboard", "POMGD"),
+    ("gamehub.ledger.v1.LedgerService/GetLeaderboard", "POMTGD"),
     ("gamehub.ledger.v1.LedgerService/SetProfessional", "O"),
     ("gamehub.ledger.v1.LedgerService/SetName", "PO"),
-    ("gamehub.ledger.v1.LedgerService/GetProfiles", "POMGD"),
+    ("gamehub.ledger.v1.LedgerService/GetProfiles", "POMTGD"),
     ("gamehub.ledger.v1.LedgerService/RecordOperatorAction", "GD"),
     ("gamehub.ledger.v1.LedgerService/ListOperatorActions", "O"),
+    ("gamehub.ledger.v1.LedgerService/HoldEntryFee", "T"),
+    ("gamehub.ledger.v1.LedgerService/RefundEntryFee", "T"),
+    ("gamehub.ledger.v1.LedgerService/PayPrizes", "T"),
+    (
+        "gamehub.tournament.v1.TournamentService/CreateTournament",
+        "O",
+    ),
+    (
+        "gamehub.tournament.v1.TournamentService/ListTournaments",
+        "POMTGD",
+    ),
+    (
+        "gamehub.tournament.v1.TournamentService/GetTournament",
+        "POMTGD",
+    ),
+    ("gamehub.tournament.v1.TournamentService/Register", "P"),
+    ("gamehub.tournament.v1.TournamentService/Unregister", "P"),
+    (
+        "gamehub.tournament.v1.TournamentService/CancelTournament",
+        "O",
+    ),
+    (
+        "gamehub.tournament.v1.TournamentService/WatchTournament",
+        "POMTGD",
+    ),
     (
         "gamehub.matchmaking.v1.MatchmakingService/ListRooms",
-        "POMGD",
+        "POMTGD",
     ),
     ("gamehub.matchmaking.v1.MatchmakingService/Enqueue", "PO"),
     (
@@ -70,11 +96,11 @@ const TABLE: &[(&str, &str)] = &[
     ),
     (
         "gamehub.matchmaking.v1.MatchmakingService/GetFriendsTable",
-        "POMGD",
+        "POMTGD",
     ),
     (
         "gamehub.matchmaking.v1.MatchmakingService/WatchFriendsTable",
-        "POMGD",
+        "POMTGD",
     ),
     (
         "gamehub.matchmaking.v1.MatchmakingService/JoinFriendsTable",
@@ -100,8 +126,8 @@ const TABLE: &[(&str, &str)] = &[
     ),
     ("gamehub.operator.v1.TableOperatorService/Redeliver", "O"),
     ("gamehub.operator.v1.TableOperatorService/CloseTable", "O"),
-    ("gamehub.gomoku.v1.GomokuService/OpenTable", "M"),
-    ("gamehub.gomoku.v1.GomokuService/GetTable", "POMGD"),
+    ("gamehub.gomoku.v1.GomokuService/OpenTable", "MT"),
+    ("gamehub.gomoku.v1.GomokuService/GetTable", "POMTGD"),
     ("gamehub.gomoku.v1.GomokuService/PlaceStone", "P"),
     ("gamehub.gomoku.v1.GomokuService/ClaimForbidden", "P"),
     ("gamehub.gomoku.v1.GomokuService/Resign", "P"),
@@ -112,13 +138,13 @@ const TABLE: &[(&str, &str)] = &[
     ("gamehub.gomoku.v1.GomokuService/ChooseFifthMove", "P"),
     ("gamehub.gomoku.v1.GomokuService/Leave", "PM"),
     ("gamehub.gomoku.v1.GomokuService/NextGame", "P"),
-    ("gamehub.gomoku.v1.GomokuService/Watch", "POMGD"),
-    ("gamehub.gomoku.v1.GomokuService/GetRecord", "POMGD"),
-    ("gamehub.gomoku.v1.GomokuService/ExportRecord", "POMGD"),
-    ("gamehub.gomoku.v1.GomokuService/LoadRecord", "POMGD"),
-    ("gamehub.gomoku.v1.GomokuService/ListTables", "POMGD"),
-    ("gamehub.doudizhu.v1.DoudizhuService/OpenTable", "M"),
-    ("gamehub.doudizhu.v1.DoudizhuService/GetTable", "POMGD"),
+    ("gamehub.gomoku.v1.GomokuService/Watch", "POMTGD"),
+    ("gamehub.gomoku.v1.GomokuService/GetRecord", "POMTGD"),
+    ("gamehub.gomoku.v1.GomokuService/ExportRecord", "POMTGD"),
+    ("gamehub.gomoku.v1.GomokuService/LoadRecord", "POMTGD"),
+    ("gamehub.gomoku.v1.GomokuService/ListTables", "POMTGD"),
+    ("gamehub.doudizhu.v1.DoudizhuService/OpenTable", "MT"),
+    ("gamehub.doudizhu.v1.DoudizhuService/GetTable", "POMTGD"),
     ("gamehub.doudizhu.v1.DoudizhuService/Bid", "P"),
     ("gamehub.doudizhu.v1.DoudizhuService/Call", "P"),
     ("gamehub.doudizhu.v1.DoudizhuService/Rob", "P"),
@@ -130,9 +156,12 @@ const TABLE: &[(&str, &str)] = &[
     ("gamehub.doudizhu.v1.DoudizhuService/SetAutoPlay", "P"),
     ("gamehub.doudizhu.v1.DoudizhuService/Leave", "PM"),
     ("gamehub.doudizhu.v1.DoudizhuService/NextDeal", "P"),
-    ("gamehub.doudizhu.v1.DoudizhuService/Watch", "POMGD"),
-    ("gamehub.doudizhu.v1.DoudizhuService/GetDealRecord", "POMGD"),
-    ("gamehub.doudizhu.v1.DoudizhuService/ListTables", "POMGD"),
+    ("gamehub.doudizhu.v1.DoudizhuService/Watch", "POMTGD"),
+    (
+        "gamehub.doudizhu.v1.DoudizhuService/GetDealRecord",
+        "POMTGD",
+    ),
+    ("gamehub.doudizhu.v1.DoudizhuService/ListTables", "POMTGD"),
 ];
 
 /// Whether the access table refused the call (not its handler).
@@ -208,6 +237,7 @@ async fn every_rpc_is_callable_by_exactly_the_identities_of_the_table() {
             "gamehub.gomoku.v1" => vec![&tp.endpoints.gomoku],
             "gamehub.doudizhu.v1" => vec![&tp.endpoints.doudizhu],
             "gamehub.ledger.v1" => vec![&tp.endpoints.ledger],
+            "gamehub.tournament.v1" => vec![&tp.endpoints.tournaments],
             "gamehub.operator.v1" => vec![&tp.endpoints.gomoku, &tp.endpoints.doudizhu],
             other => panic!("no endpoint for package {other}"),
         };

@@ -729,6 +729,11 @@ impl Baselines {
             },
         );
         b.add(
+            "gamehub.tournament.v1.ListTournamentsRequest",
+            Role::Player,
+            tn::ListTournamentsRequest::default(),
+        );
+        b.add(
             "gamehub.tournament.v1.CancelTournamentRequest",
             Role::Operator,
             tn::CancelTournamentRequest {

@@ -7,6 +7,7 @@ import type { MatchmakingService } from "./gen/gamehub/matchmaking/v1/matchmakin
 import type { GomokuService } from "./gen/gamehub/gomoku/v1/gomoku_pb.js";
 import type { DoudizhuService } from "./gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 import type { LedgerService } from "./gen/gamehub/ledger/v1/ledger_pb.js";
+import type { TournamentService } from "./gen/gamehub/tournament/v1/tournament_pb.js";
 
 export { explain } from "./errors.js";
 
@@ -24,6 +25,8 @@ export interface Api {
   gomoku: Client<typeof GomokuService>;
   doudizhu: Client<typeof DoudizhuService>;
   ledger: Client<typeof LedgerService>;
+  /** Null when `/config.json` names no tournament service (an older server): no tournaments then. */
+  tournaments: Client<typeof TournamentService> | null;
 }
 
 /** The page's own `/config.json` (the web server beside the services). */
@@ -43,6 +46,7 @@ export function connect(config: SiteConfig, session: Session): Api {
     gomoku: clients.gomoku,
     doudizhu: clients.doudizhu,
     ledger: clients.ledger,
+    tournaments: clients.tournaments ?? null,
   };
 }
 

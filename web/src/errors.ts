@@ -135,3 +135,18 @@ export function fieldRefusal(err: unknown, field: string): string | null {
   const sentence = withoutCodes(err.rawMessage).trim();
   return sentence === "" ? null : sentence.charAt(0).toUpperCase() + sentence.slice(1);
 }
+
+/**
+ * A refusal of a tournament call (Register, Unregister), in a player's words: as
+ * `explain` says any refusal (`full`, `not_registering` by their codes), except a balance
+ * below the entry fee, which the general words put in terms of a room.
+ */
+export function explainTournament(err: unknown): string {
+  if (err instanceof ConnectError && lang() !== "en") {
+    const first = stableCode(err.rawMessage);
+    const reason = first === "not_eligible" ? stableCode(err.rawMessage.slice(first.length + 2)) : first;
+    const said = S().errors.tournament[reason];
+    if (said) return said;
+  }
+  return explain(err);
+}

@@ -26,6 +26,14 @@ export function tablesRoute(roomId: string): string {
   return `#/tables/${roomId}`;
 }
 
+/** The tournaments (比赛): open and running first. */
+export const TOURNAMENTS_ROUTE = "#/tournaments";
+
+/** A tournament's page. */
+export function tournamentRoute(tournamentId: string): string {
+  return `#/tournament/${tournamentId}`;
+}
+
 // The friends' table this tab's player sits at: a game screen goes back to it when its
 // table closes (the friends' table is then in its lobby again).
 const FRIENDS_KEY = "gamehub.friends";
@@ -65,6 +73,35 @@ export function isClosed(tableId: string): boolean {
   return closedTables().includes(tableId);
 }
 
+// The tournaments' tables this tab was sent to, each with its tournament: a game screen
+// at one offers the way back to the tournament (and comes back there after the game),
+// and the tournament's page opens a table by itself only the first time it sees it.
+const TOURNAMENT_TABLES_KEY = "gamehub.tournamentTables";
+const TOURNAMENT_TABLES_KEPT = 40;
+
+function tournamentTables(): [string, string][] {
+  try {
+    const pairs = JSON.parse(sessionStorage.getItem(TOURNAMENT_TABLES_KEY) ?? "[]") as unknown;
+    return Array.isArray(pairs)
+      ? pairs.filter((p): p is [string, string] => Array.isArray(p) && typeof p[0] === "string" && typeof p[1] === "string")
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Remembers that `tableId` is a table of `tournamentId` this tab was sent to. */
+export function rememberTournamentTable(tableId: string, tournamentId: string): void {
+  const pairs = tournamentTables().filter(([table]) => table !== tableId);
+  pairs.push([tableId, tournamentId]);
+  sessionStorage.setItem(TOURNAMENT_TABLES_KEY, JSON.stringify(pairs.slice(-TOURNAMENT_TABLES_KEPT)));
+}
+
+/** The tournament whose table `tableId` is, if this tab was sent there; else null. */
+export function tournamentOf(tableId: string): string | null {
+  return tournamentTables().find(([table]) => table === tableId)?.[1] ?? null;
+}
+
 /**
  * Leaving a friends' table's game table also gives up the seat at the friends' table
  * (matchmaking frees the seats of those who left when the game table closes). In the
@@ -78,10 +115,12 @@ export function relabelRoutes(): void {
 
 /**
  * Where a player goes when it leaves a game table, or the table closes: back to the
- * friends' table it was opened for, else the lobby.
+ * tournament or the friends' table it was opened for, else the lobby.
  */
 export function afterTable(tableId: string, friendsTable: boolean): string {
   markClosed(tableId);
+  const tournament = tournamentOf(tableId);
+  if (tournament) return tournamentRoute(tournament);
   const code = friendsTable ? friendsCode() : null;
   return code ? friendsRoute(code) : LOBBY_ROUTE;
 }

@@ -20,13 +20,14 @@ use rcgen::{
     Issuer, KeyPair, KeyUsagePurpose,
 };
 
-/// The certificates written: the four services by identity, `gamehub` (the
+/// The certificates written: the five services by identity, `gamehub` (the
 /// all-in-one `gamehub serve` and its web client), `front-door` (the players' proxy in
 /// front of the services, docs/front-door.md) and `client` (tools and tests that call
 /// services requiring client certificates).
-pub const CERTIFICATE_NAMES: [&str; 7] = [
+pub const CERTIFICATE_NAMES: [&str; 8] = [
     "ledger",
     "matchmaking",
+    "tournaments",
     "gomoku-referee",
     "doudizhu-dealer",
     "gamehub",

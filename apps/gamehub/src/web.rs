@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `/`, `/app.js`, `/app.css` | the client, built from `web/` into `web/dist/` and embedded in this binary (or read from `GAMEHUB_WEB_DIR`) |
 //! | `/fonts/gamehub-sc-ui.woff2`, `/fonts/gamehub-sc-common.woff2`, `/fonts/LICENSE-OFL.txt` | the client's CJK font subsets (Noto Sans SC, SIL OFL 1.1) and their licence |
-//! | `/config.json` | where the page finds the four services (gRPC-Web) and how it gets a token |
+//! | `/config.json` | where the page finds the five services (gRPC-Web) and how it gets a token |
 //! | `POST /dev-token?player=NAME` | a development player token for NAME; refused (403) when `GAMEHUB_ENV=production` |
 //!
 //! The page calls the services directly with gRPC-Web, cross-origin (each service
@@ -281,6 +281,7 @@ fn client_config(site: &Site, page_host: Option<String>) -> serde_json::Value {
             "gomoku": url(&site.services.gomoku),
             "doudizhu": url(&site.services.doudizhu),
             "ledger": url(&site.services.ledger),
+            "tournaments": url(&site.services.tournaments),
         },
         "devTokens": gamehub_drive::token::may_mint(&site.config),
         "tokenUrl": site.token_url,

@@ -88,6 +88,7 @@ fn serve_starts_everything_and_the_demo_plays_to_settlement() {
             ("gomoku referee", "GAMEHUB_GOMOKU_URL"),
             ("doudizhu dealer", "GAMEHUB_DOUDIZHU_URL"),
             ("ledger", "GAMEHUB_LEDGER_URL"),
+            ("tournaments", "GAMEHUB_TOURNAMENTS_URL"),
         ] {
             if let Some(rest) = line.trim().strip_prefix(name)
                 && let Some(url) = rest.split_whitespace().next()

@@ -13,16 +13,21 @@
 --
 -- Safe while the previous version still runs (replicas roll): it only adds. The two
 -- CHECKs replaced below allow a superset of what they allowed (the previous version
--- writes only the kinds it knows); a new constraint names pools. The ALTERs hold
--- `accounts` and `transfers` exclusively for the moment it takes to check their rows.
+-- writes only the kinds it knows); a new constraint names pools. Each ALTER holds its
+-- table exclusively for a moment only: the constraints are added NOT VALID, so existing
+-- rows (every transfer ever made) are not scanned under that lock, while every row
+-- written from now on is checked. The rows there are satisfy them already: the replaced
+-- CHECKs held for them and allow more, and no account is a pool yet nor has an id
+-- starting with '#tournament:' (players' ids hold no '#'; the others are '#house' and
+-- '#issuance'). A later migration may VALIDATE them (that takes no lock blocking writes).
 
 -- Accounts: pools are a kind of their own, named by their tournament.
 ALTER TABLE accounts
     DROP CONSTRAINT accounts_kind_check,
     ADD CONSTRAINT accounts_kind_check
-        CHECK (kind IN ('player', 'house', 'issuance', 'tournament')),
+        CHECK (kind IN ('player', 'house', 'issuance', 'tournament')) NOT VALID,
     ADD CONSTRAINT tournament_accounts_named_by_tournament
-        CHECK ((kind = 'tournament') = (left(account_id, 12) = '#tournament:'));
+        CHECK ((kind = 'tournament') = (left(account_id, 12) = '#tournament:')) NOT VALID;
 
 -- Transfers: an entry fee (player → pool), a refund (pool → player), prizes (pool → each
 -- winner, one transfer). They name no game and no grant (0001's two CHECKs tying
@@ -31,7 +36,7 @@ ALTER TABLE accounts
 ALTER TABLE transfers
     DROP CONSTRAINT transfers_kind_check,
     ADD CONSTRAINT transfers_kind_check
-        CHECK (kind IN ('grant', 'settlement', 'entry_fee', 'refund', 'prizes'));
+        CHECK (kind IN ('grant', 'settlement', 'entry_fee', 'refund', 'prizes')) NOT VALID;
 
 -- One row per tournament call that was done, by its request id (the idempotency key; a
 -- retry gets `response` back, a different payload under the id is refused). Written in

@@ -404,25 +404,32 @@ impl Tournament {
         let mut players: Vec<usize> = (0..self.entrants.len())
             .filter(|&i| !self.entrants[i].withdrawn)
             .collect();
-        if players.len() < usize::from(self.settings.min_players) {
+        let field = match self.settings.format {
+            Format::Swiss => players.len(),
+            Format::Elimination => usize::from(elimination::field_size(
+                u16::try_from(players.len()).unwrap_or(u16::MAX),
+            )),
+        };
+        if field < usize::from(self.settings.min_players) {
             let reason = format!(
-                "too few players at the start: {} of the {} needed",
+                "too few players at the start: {} of the {} needed{}",
                 players.len(),
-                self.settings.min_players
+                self.settings.min_players,
+                if field < players.len() {
+                    " (in whole tables of three)"
+                } else {
+                    ""
+                }
             );
             let _ = self.cancel(&reason, now_ms);
             return;
         }
-        if self.settings.format == Format::Elimination {
-            let field = usize::from(elimination::field_size(
-                u16::try_from(players.len()).unwrap_or(u16::MAX),
-            ));
-            for &i in &players[field..] {
-                self.entrants[i].withdrawn = true;
-                Self::give_back(&mut self.entrants[i]);
-            }
-            players.truncate(field);
+        // An elimination field is whole tables: the latest registered get their fee back.
+        for &i in &players[field..] {
+            self.entrants[i].withdrawn = true;
+            Self::give_back(&mut self.entrants[i]);
         }
+        players.truncate(field);
         for &i in &players {
             self.entrants[i].rating = ratings
                 .get(&self.entrants[i].player_id)
@@ -902,6 +909,67 @@ mod tests {
         assert_eq!(t.pool_silver(), 0);
         assert!(!t.needs_work());
         assert!(t.register("z", 6).is_err());
+    }
+
+    #[test]
+    fn an_elimination_field_is_cut_to_whole_tables_and_the_latest_refunded() {
+        let settings = Settings::parse(&pb::TournamentSettings {
+            name: "t".into(),
+            game_type: GameType::Doudizhu as i32,
+            room_id: "doudizhu-free".into(),
+            min_players: 3,
+            max_players: 12,
+            entry_fee_silver: 10,
+            starts_at_unix_ms: 100,
+            deals_per_round: 1,
+            ..Default::default()
+        })
+        .expect("valid");
+        let mut t = Tournament::new("tn-2".into(), settings, terms(), 7, 0);
+        for i in 0..11 {
+            let entry = t.register(&format!("p{i}"), i).expect("open").expect("new");
+            t.fee_held(entry);
+        }
+        assert!(t.start_due(100));
+        t.start(&HashMap::new(), 100);
+        assert_eq!(t.state, State::Running);
+        let cut: Vec<&str> = t
+            .entrants
+            .iter()
+            .filter(|e| e.withdrawn)
+            .map(|e| e.player_id.as_str())
+            .collect();
+        assert_eq!(cut, ["p9", "p10"]);
+        assert!(
+            t.entrants
+                .iter()
+                .filter(|e| e.withdrawn)
+                .all(|e| e.money == Money::Refunding)
+        );
+        assert_eq!(t.rounds_total, 3, "9, 6, then the final table");
+        assert!(!t.prizes_due(), "refunds owed first");
+        assert!(t.pair_next_round(101).expect("pairs"));
+        let seated: usize = t.rounds[0].matches.iter().map(|m| m.players.len()).sum();
+        assert_eq!(seated, 9);
+        // A deal at board 1 moves chips; its table is gone until the next deal opens.
+        let table = "ddz-1";
+        t.table_opened(1, 1, table);
+        t.game_ended(
+            1,
+            1,
+            table,
+            &GameEnd::Played {
+                points: vec![-4, 2, 2],
+                winners: vec![1, 2],
+            },
+        );
+        let m = &t.rounds[0].matches[0];
+        assert_eq!(
+            (m.deals_played, m.finished, m.table_id.clone()),
+            (1, true, None)
+        );
+        let first = t.entrant(&m.players[0].clone()).expect("in").chips;
+        assert_eq!(first, 996);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-// Typed clients of the four player-facing services over gRPC-Web (fetch), each call
+// Typed clients of the player-facing services over gRPC-Web (fetch), each call
 // carrying the player's bearer token, honouring the server's retry hints and, with a
 // token provider, asking it once for a fresh token when the server says UNAUTHENTICATED.
 
@@ -9,6 +9,7 @@ import { MatchmakingService } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.
 import { GomokuService } from "./gen/gamehub/gomoku/v1/gomoku_pb.js";
 import { DoudizhuService } from "./gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 import { LedgerService } from "./gen/gamehub/ledger/v1/ledger_pb.js";
+import { TournamentService } from "./gen/gamehub/tournament/v1/tournament_pb.js";
 import { asConnectError, retryAfterMs } from "./errors.js";
 import { DEFAULT_RETRY, retryDelay, retryKey, sleep, type RetryOptions } from "./retry.js";
 import { playerOf } from "./site.js";
@@ -19,6 +20,8 @@ export interface Services {
   gomoku: string;
   doudizhu: string;
   ledger: string;
+  /** Tournaments; absent from an older server's `/config.json`. */
+  tournaments?: string;
 }
 
 /** Why a token provider is asked: the first call, or the server refused the last token. */
@@ -44,12 +47,14 @@ export interface ConnectOptions {
   json?: boolean;
 }
 
-/** The four services' clients, every method typed from `proto/`. */
+/** The services' clients, every method typed from `proto/`. */
 export interface Gamehub {
   matchmaking: Client<typeof MatchmakingService>;
   gomoku: Client<typeof GomokuService>;
   doudizhu: Client<typeof DoudizhuService>;
   ledger: Client<typeof LedgerService>;
+  /** Tournaments, when `services.tournaments` names the service (else undefined). */
+  tournaments?: Client<typeof TournamentService>;
   /** The token calls carry now (asking the provider when there is none yet). */
   token(): Promise<string>;
   /** The player the token names (its `sub`), or null before a token is known. */
@@ -58,7 +63,7 @@ export interface Gamehub {
   setToken(token: string): void;
 }
 
-/** Typed clients of the four services; see `ConnectOptions`. */
+/** Typed clients of the services; see `ConnectOptions`. */
 export function connect(options: ConnectOptions): Gamehub {
   if (!options.token && !options.tokenProvider) throw new Error("connect: give a token or a tokenProvider");
   let token = options.token ?? "";
@@ -124,6 +129,7 @@ export function connect(options: ConnectOptions): Gamehub {
     gomoku: createClient(GomokuService, transport(options.services.gomoku)),
     doudizhu: createClient(DoudizhuService, transport(options.services.doudizhu)),
     ledger: createClient(LedgerService, transport(options.services.ledger)),
+    ...(options.services.tournaments ? { tournaments: createClient(TournamentService, transport(options.services.tournaments)) } : {}),
     token: current,
     player: () => (token ? playerOf(token) : null),
     setToken: (t) => {

@@ -33,6 +33,7 @@ export * as matchmaking from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
 export * as gomoku from "./gen/gamehub/gomoku/v1/gomoku_pb.js";
 export * as doudizhu from "./gen/gamehub/doudizhu/v1/doudizhu_pb.js";
 export * as ledger from "./gen/gamehub/ledger/v1/ledger_pb.js";
+export * as tournament from "./gen/gamehub/tournament/v1/tournament_pb.js";
 
 // What a front-end needs of Connect-ES and protobuf-es without depending on them itself.
 export { Code, ConnectError, type CallOptions, type Client, type Interceptor } from "@connectrpc/connect";
