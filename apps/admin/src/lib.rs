@@ -14,13 +14,18 @@
 //! | `redeliver` | `TableOperatorService.Redeliver` on both game services |
 //! | `close-table` | `TableOperatorService.CloseTable` at the service holding the table |
 //! | `audit` | `LedgerService.ListOperatorActions` |
+//! | `tournament create` | `TournamentService.CreateTournament` |
+//! | `tournament list` | `TournamentService.ListTournaments` |
+//! | `tournament show` | `TournamentService.GetTournament` |
+//! | `tournament cancel` | `TournamentService.CancelTournament` |
 //!
 //! Every action (grant, pro, name, close-table, redeliver) takes a `--reason` and a
 //! `--request-id` (a fresh one by default) and is written to the audit trail.
 //!
 //! One function per subcommand, by what it works on: [`accounts`] (the ledger),
 //! [`tables`] (live tables of either game), [`dead_letters`] (refused settlements),
-//! [`audit`] (the operator audit trail);
+//! [`audit`] (the operator audit trail), [`tournaments`] (creating, listing, showing and
+//! cancelling tournaments);
 //! [`run`] only dispatches. What the desk prints like the player's client (accounts,
 //! boards, refusals) comes from `gamehub-render`, the connection flags from
 //! `gamehub-drive`.
@@ -31,6 +36,7 @@ pub mod audit;
 pub mod dead_letters;
 pub mod tables;
 mod text;
+pub mod tournaments;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -226,6 +232,12 @@ enum AdminCommand {
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..=1000))]
         limit: i32,
     },
+    /// Tournaments (比赛): create one, list them, show one whole, cancel one with every
+    /// fee refunded (TournamentService).
+    Tournament {
+        #[command(subcommand)]
+        command: tournaments::TournamentCommand,
+    },
 }
 
 /// Calls taking longer than this fail with DEADLINE_EXCEEDED.
@@ -312,6 +324,11 @@ pub async fn run(args: AdminArgs, config: &CommonConfig) -> anyhow::Result<ExitC
             };
             audit::list(&mut clients.ledger, &filter, limit).await?;
         }
+        AdminCommand::Tournament { command } => {
+            for line in tournaments::run(&mut clients.tournaments, command).await? {
+                println!("{line}");
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -397,6 +414,152 @@ mod tests {
             Admin::try_parse_from(&with_reason)
                 .unwrap_or_else(|e| panic!("{with_reason:?} parses: {e}"));
         }
+    }
+
+    #[test]
+    fn tournament_create_takes_every_setting() {
+        let parsed = Admin::try_parse_from([
+            "admin",
+            "tournament",
+            "create",
+            "--name",
+            "周末斗地主",
+            "--game",
+            "doudizhu",
+            "--room",
+            "doudizhu-free",
+            "--format",
+            "elimination",
+            "--entry-fee",
+            "500",
+            "--min-players",
+            "6",
+            "--max-players",
+            "9",
+            "--starts-at",
+            "2026-12-05T20:00:00+08:00",
+            "--deals-per-round",
+            "2",
+            "--starting-chips",
+            "2000",
+            "--prizes",
+            "62.5,25,12.5",
+            "--unrated",
+            "--request-id",
+            "weekend-1",
+        ])
+        .expect("tournament create parses");
+        let AdminCommand::Tournament {
+            command: tournaments::TournamentCommand::Create(args),
+        } = &parsed.args.command
+        else {
+            panic!("{parsed:?}");
+        };
+        assert_eq!(args.request_id.as_deref(), Some("weekend-1"));
+        assert_eq!(
+            args.settings(),
+            gamehub_proto::tournament::TournamentSettings {
+                name: "周末斗地主".into(),
+                game_type: gamehub_proto::common::GameType::Doudizhu as i32,
+                room_id: "doudizhu-free".into(),
+                format: gamehub_proto::tournament::Format::Elimination as i32,
+                entry_fee_silver: 500,
+                min_players: 6,
+                max_players: 9,
+                starts_at_unix_ms: 1_796_472_000_000,
+                rounds: 0,
+                deals_per_round: 2,
+                starting_chips: 2000,
+                prize_shares_bp: vec![6250, 2500, 1250],
+                unrated: true,
+            }
+        );
+    }
+
+    #[test]
+    fn tournament_create_defaults_to_sit_and_go_winner_takes_all() {
+        let parsed = Admin::try_parse_from([
+            "admin",
+            "tournament",
+            "create",
+            "--name",
+            "SNG",
+            "--game",
+            "gomoku",
+            "--room",
+            "gomoku-free",
+            "--max-players",
+            "4",
+        ])
+        .expect("tournament create parses");
+        let AdminCommand::Tournament {
+            command: tournaments::TournamentCommand::Create(args),
+        } = &parsed.args.command
+        else {
+            panic!("{parsed:?}");
+        };
+        let settings = args.settings();
+        assert_eq!(settings.starts_at_unix_ms, 0, "when full");
+        assert_eq!(settings.min_players, 2, "Gomoku's fewest");
+        assert_eq!(settings.format, 0, "the game's format");
+        assert!(settings.prize_shares_bp.is_empty());
+        assert!(!settings.unrated);
+        assert_eq!(args.request_id, None);
+        for bad in [
+            &["--prizes", "33.333"][..],
+            &["--starts-at", "soon"],
+            &["--game", "chess"],
+        ] {
+            let mut args = vec![
+                "admin",
+                "tournament",
+                "create",
+                "--name",
+                "x",
+                "--game",
+                "gomoku",
+                "--room",
+                "r",
+                "--max-players",
+                "4",
+            ];
+            args.extend(bad);
+            assert!(Admin::try_parse_from(&args).is_err(), "{bad:?} is refused");
+        }
+    }
+
+    #[test]
+    fn tournament_list_show_and_cancel_parse() {
+        let list = Admin::try_parse_from([
+            "admin",
+            "tournament",
+            "list",
+            "--state",
+            "running",
+            "--game",
+            "gomoku",
+        ])
+        .expect("list parses");
+        assert!(
+            matches!(
+                &list.args.command,
+                AdminCommand::Tournament {
+                    command: tournaments::TournamentCommand::List {
+                        state: Some(tournaments::StateArg::Running),
+                        game: Some(tournaments::GameArg::Gomoku),
+                        limit: 50
+                    }
+                }
+            ),
+            "{list:?}"
+        );
+        Admin::try_parse_from(["admin", "tournament", "show", "tn-1"]).expect("show parses");
+        assert!(
+            Admin::try_parse_from(["admin", "tournament", "cancel", "tn-1"]).is_err(),
+            "cancel needs --reason"
+        );
+        Admin::try_parse_from(["admin", "tournament", "cancel", "tn-1", "--reason", "rain"])
+            .expect("cancel parses");
     }
 
     #[test]

@@ -2,6 +2,9 @@
 //! replies of the requests the screen made, and a clock tick, all turned into calls
 //! of an [`App`], whose frame is then drawn. The app itself does no I/O: it returns
 //! requests, which the loop performs in tasks so the screen never freezes.
+//!
+//! [`run_controlled`] also takes orders from the command running the screen
+//! ([`Control`]): a notice to show, or stop (a tournament moving its player on).
 
 use std::time::Duration;
 
@@ -29,6 +32,8 @@ pub trait App {
     fn on_reply(&mut self, reply: Self::Reply, now_ms: i64) -> Vec<Self::Request>;
     /// A key was pressed.
     fn on_key(&mut self, key: KeyEvent, now_ms: i64) -> Vec<Self::Request>;
+    /// The command running the screen has something to tell the player.
+    fn on_notice(&mut self, _text: String, _now_ms: i64) {}
     /// The screen at `now_ms` for a terminal of `width` columns and `height` rows.
     fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame;
     /// Whether the screen is done (the loop returns).
@@ -43,14 +48,43 @@ pub fn now_ms() -> i64 {
 /// How often the screen is redrawn without input (running clocks, spinners).
 const TICK: Duration = Duration::from_millis(200);
 
+/// What the command running a screen tells it from outside the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    /// Show this to the player ([`App::on_notice`]).
+    Notice(String),
+    /// Close the screen now.
+    Stop,
+}
+
 /// Runs `app` on `terminal` until it is finished or the keyboard goes away.
 pub async fn run<A, P>(
     terminal: &mut Terminal,
     keys: &mut EventStream,
     app: &mut A,
-    mut feed: mpsc::Receiver<A::Feed>,
+    feed: mpsc::Receiver<A::Feed>,
     perform: P,
 ) -> std::io::Result<()>
+where
+    A: App,
+    P: Fn(A::Request) -> BoxFuture<'static, A::Reply>,
+{
+    let (_no_orders, control) = mpsc::channel(1);
+    run_controlled(terminal, keys, app, feed, perform, control)
+        .await
+        .map(|_| ())
+}
+
+/// Runs `app` on `terminal` until it is finished, the keyboard goes away or `control`
+/// says stop; whether it was stopped.
+pub async fn run_controlled<A, P>(
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    app: &mut A,
+    mut feed: mpsc::Receiver<A::Feed>,
+    perform: P,
+    mut control: mpsc::Receiver<Control>,
+) -> std::io::Result<bool>
 where
     A: App,
     P: Fn(A::Request) -> BoxFuture<'static, A::Reply>,
@@ -59,11 +93,12 @@ where
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut feed_open = true;
+    let mut control_open = true;
     loop {
         let (width, height) = crossterm::terminal::size().unwrap_or((80, 24));
         terminal.draw(&app.frame(now_ms(), width, height))?;
         if app.finished() {
-            return Ok(());
+            return Ok(false);
         }
         let requests = tokio::select! {
             _ = tick.tick() => Vec::new(),
@@ -76,6 +111,17 @@ where
                 }
             },
             Some(reply) = replies.recv() => app.on_reply(reply, now_ms()),
+            order = control.recv(), if control_open => match order {
+                Some(Control::Notice(text)) => {
+                    app.on_notice(text, now_ms());
+                    Vec::new()
+                }
+                Some(Control::Stop) => return Ok(true),
+                None => {
+                    control_open = false;
+                    Vec::new()
+                }
+            },
             event = keys.next() => match event {
                 Some(Ok(Event::Key(key))) if key.kind != KeyEventKind::Release => {
                     app.on_key(key, now_ms())
@@ -86,7 +132,7 @@ where
                 }
                 Some(Ok(_)) => Vec::new(),
                 Some(Err(e)) => return Err(e),
-                None => return Ok(()),
+                None => return Ok(false),
             },
         };
         for request in requests {

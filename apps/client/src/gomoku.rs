@@ -190,6 +190,14 @@ impl GomokuApp {
     /// What to print on the normal screen when the client closes: the last result
     /// and, when the player is still seated, how to come back.
     pub fn farewell(&self) -> Vec<String> {
+        let mut out = self.result_farewell();
+        out.extend(self.screen.come_back());
+        out
+    }
+
+    /// The last result as [`farewell`](Self::farewell) prints it, without how to come
+    /// back (a tournament says that itself).
+    pub fn result_farewell(&self) -> Vec<String> {
         let mut out = Vec::new();
         let Some(table) = self.screen.table() else {
             return out;
@@ -201,8 +209,18 @@ impl GomokuApp {
                 !l.starts_with('`') && !l.starts_with("ready:") && !l.starts_with("the table")
             }));
         }
-        out.extend(self.screen.come_back());
         out
+    }
+
+    /// Whether the player still sits at a table that goes on (it quit the screen,
+    /// not the table).
+    pub fn still_seated(&self) -> bool {
+        self.screen.come_back().is_some()
+    }
+
+    /// Whether a game is being played at the table (leaving it would be an escape).
+    pub fn in_progress(&self) -> bool {
+        self.game_running()
     }
 
     /// The room to queue in again when the player asked for another table.
@@ -335,6 +353,11 @@ impl App for GomokuApp {
             Edit::Submit(text) if !text.is_empty() => self.command(&text, now_ms),
             _ => Vec::new(),
         }
+    }
+
+    fn on_notice(&mut self, text: String, _now_ms: i64) {
+        self.screen.note(text.clone());
+        self.screen.footer.info(text);
     }
 
     fn frame(&self, now_ms: i64, width: u16, height: u16) -> Frame {

@@ -1,5 +1,5 @@
-//! The terminal client: `gamehub play`, `watch`, `wallet` and `record`. It talks to a
-//! running platform through the public gRPC API only, like any front-end.
+//! The terminal client: `gamehub play`, `watch`, `wallet`, `record` and `tournaments`.
+//! It talks to a running platform through the public gRPC API only, like any front-end.
 //!
 //! - [`term`]: the terminal (raw mode, a frame redrawn line by line) and the command
 //!   line editor;
@@ -10,8 +10,8 @@
 //!   flight, the server's messages, the prompt);
 //! - [`table`]: what the Gomoku and Dou Dizhu screens keep and do alike (the table
 //!   as last described, catching up with the stream, the log, leave / next / quit);
-//! - [`queue`], [`gomoku`], [`doudizhu`], [`record`]: the screens, pure state, input
-//!   parsing and rendering;
+//! - [`queue`], [`gomoku`], [`doudizhu`], [`record`], [`tournament`]: the screens, pure
+//!   state, input parsing and rendering;
 //! - [`commands`]: the subcommands, which connect, fetch and run the screens.
 //!
 //! Beside it: `gamehub-drive` (where the services are, tokens, retries, seating) and
@@ -35,6 +35,7 @@ pub mod record;
 pub mod screen;
 pub mod table;
 pub mod term;
+pub mod tournament;
 
 use std::path::PathBuf;
 
@@ -74,6 +75,65 @@ pub enum ClientCommand {
     /// and verify a Dou Dizhu deal.
     #[command(subcommand)]
     Record(RecordCommand),
+    /// Tournaments (比赛): list them, register (the entry fee is held) or unregister,
+    /// show the standings and pairings, and play: follow a tournament and play each of
+    /// your games in this terminal as it seats you.
+    #[command(subcommand, alias = "tournament")]
+    Tournaments(TournamentsCommand),
+}
+
+/// `gamehub tournaments …`.
+#[derive(Subcommand, Debug)]
+pub enum TournamentsCommand {
+    /// Tournaments open for registration and running, newest first: id, name, game,
+    /// room, players, fee, pool, start or round (--all: finished and cancelled too).
+    List(TournamentListArgs),
+    /// One tournament: its settings and prizes, where you stand, the last round's
+    /// pairings and results (--rounds: every round), the standings and prizes paid.
+    Show(TournamentShowArgs),
+    /// Register for a tournament. Its entry fee is held at once and given back in full
+    /// if you unregister before the start or it is cancelled.
+    Register(TournamentArgs),
+    /// Unregister before the start; the entry fee is given back in full.
+    Unregister(TournamentArgs),
+    /// Follow a tournament and play it: each time it seats you at a new table, that
+    /// table's screen opens (as in `gamehub play`); when the game is over you are back
+    /// with the tournament, until it ends with the final standings and prizes.
+    Play(TournamentArgs),
+}
+
+/// `gamehub tournaments list`.
+#[derive(Args, Debug, Clone)]
+pub struct TournamentListArgs {
+    #[command(flatten)]
+    pub connect: Connect,
+    /// Only tournaments of this game.
+    #[arg(long, value_enum)]
+    pub game: Option<GameArg>,
+    /// Also the finished and cancelled ones.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// `gamehub tournaments show`.
+#[derive(Args, Debug, Clone)]
+pub struct TournamentShowArgs {
+    #[command(flatten)]
+    pub connect: Connect,
+    /// The tournament's id (tn-…, from `gamehub tournaments list`).
+    pub tournament: String,
+    /// Every round's pairings and results, not only the last round's.
+    #[arg(long)]
+    pub rounds: bool,
+}
+
+/// A tournament to register for, leave or play.
+#[derive(Args, Debug, Clone)]
+pub struct TournamentArgs {
+    #[command(flatten)]
+    pub connect: Connect,
+    /// The tournament's id (tn-…, from `gamehub tournaments list`).
+    pub tournament: String,
 }
 
 /// `gamehub play …`.

@@ -49,7 +49,8 @@ enum Command {
     /// Exit 0 if the server at ADDR reports SERVING on the standard gRPC health protocol.
     Health(HealthArgs),
     /// The operator's desk: grant silver, professional dans, names, look up a player or a
-    /// table, close a stuck table, list and redeliver dead letters (an operator token:
+    /// table, close a stuck table, list and redeliver dead letters, create, list, show
+    /// and cancel tournaments (an operator token:
     /// GAMEHUB_OPERATOR_TOKEN, or minted from the development key on a development
     /// platform).
     Admin(gamehub_admin::AdminArgs),

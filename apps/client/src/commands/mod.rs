@@ -3,13 +3,15 @@
 //! modules beside it.
 //!
 //! [`run`] dispatches to one function per subcommand: `play`, `rooms` and `watch` in
-//! `play`, the record commands in `records`, the wallet's views in `wallet`; `screens`
-//! runs a table's screen (its stream and its requests) for `play` and `watch`.
+//! `play`, the record commands in `records`, the wallet's views in `wallet`, the
+//! tournaments in [`tournaments`]; `screens` runs a table's screen (its stream and its
+//! requests) for `play`, `watch` and a tournament's tables.
 
 mod friends;
 mod play;
 mod records;
 mod screens;
+pub mod tournaments;
 mod wallet;
 
 use std::process::ExitCode;
@@ -41,6 +43,7 @@ pub async fn run(command: ClientCommand, config: &CommonConfig) -> anyhow::Resul
         ClientCommand::Record(RecordCommand::Export(args)) => record_export(args, config).await,
         ClientCommand::Record(RecordCommand::Replay(args)) => replay(args, config).await,
         ClientCommand::Record(RecordCommand::Deal(args)) => record_deal(args, config).await,
+        ClientCommand::Tournaments(command) => tournaments::tournaments(command, config).await,
     }
 }
 

@@ -14,7 +14,7 @@ use gamehub_render::describe;
 use tokio::sync::mpsc;
 
 use crate::GameArg;
-use crate::app::{self, App};
+use crate::app::{self, App, Control};
 use crate::doudizhu::{self, DoudizhuApp};
 use crate::follow;
 use crate::gomoku::{self, GomokuApp};
@@ -36,27 +36,97 @@ pub(super) async fn table_screen(
     spectator: bool,
     note: Option<String>,
 ) -> anyhow::Result<(Vec<String>, Option<String>)> {
+    let (_no_orders, control) = mpsc::channel(1);
     Ok(match game {
         GameArg::Gomoku => {
-            let app = gomoku_table(terminal, keys, clients, table_id, spectator, note).await?;
+            let (app, _) =
+                gomoku_table(terminal, keys, clients, table_id, spectator, note, control).await?;
             (app.farewell(), app.requeue())
         }
         GameArg::Doudizhu => {
-            let app = doudizhu_table(terminal, keys, clients, table_id, spectator, note).await?;
+            let (app, _) =
+                doudizhu_table(terminal, keys, clients, table_id, spectator, note, control).await?;
             (app.farewell(), app.requeue())
         }
     })
 }
 
-/// Runs `app` until it is finished, its feed being the table stream that
-/// `watch(after_event_id)` opens, followed across drops; `perform` answers its requests.
+/// How a tournament's table screen ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TableEnd {
+    /// The last result, to print.
+    pub result: Vec<String>,
+    /// The player quit the screen while still seated at a table that goes on.
+    pub still_seated: bool,
+    /// A game (a deal) is being played at the table.
+    pub in_progress: bool,
+    /// `control` closed the screen (the tournament moved the player on).
+    pub stopped: bool,
+}
+
+/// Runs the table screen of `game` for the player at `table_id` (a tournament's
+/// table), its log starting with `note`, until the player quits or leaves or
+/// `control` says stop.
+pub(super) async fn controlled_table_screen(
+    game: GameArg,
+    terminal: &mut Terminal,
+    keys: &mut EventStream,
+    clients: &Clients,
+    table_id: &str,
+    note: String,
+    control: mpsc::Receiver<Control>,
+) -> anyhow::Result<TableEnd> {
+    Ok(match game {
+        GameArg::Gomoku => {
+            let (app, stopped) = gomoku_table(
+                terminal,
+                keys,
+                clients,
+                table_id,
+                false,
+                Some(note),
+                control,
+            )
+            .await?;
+            TableEnd {
+                result: app.result_farewell(),
+                still_seated: app.still_seated(),
+                in_progress: app.in_progress(),
+                stopped,
+            }
+        }
+        GameArg::Doudizhu => {
+            let (app, stopped) = doudizhu_table(
+                terminal,
+                keys,
+                clients,
+                table_id,
+                false,
+                Some(note),
+                control,
+            )
+            .await?;
+            TableEnd {
+                result: app.result_farewell(),
+                still_seated: app.still_seated(),
+                in_progress: app.in_progress(),
+                stopped,
+            }
+        }
+    })
+}
+
+/// Runs `app` until it is finished or `control` says stop, its feed being the table
+/// stream that `watch(after_event_id)` opens, followed across drops; `perform` answers
+/// its requests. The app, and whether `control` stopped it.
 async fn run_table<A, M, W, Fut, P>(
     terminal: &mut Terminal,
     keys: &mut EventStream,
     mut app: A,
     watch: W,
     perform: P,
-) -> anyhow::Result<A>
+    control: mpsc::Receiver<Control>,
+) -> anyhow::Result<(A, bool)>
 where
     A: App<Feed = follow::FeedOf<M>>,
     M: follow::WatchMessage,
@@ -66,14 +136,15 @@ where
 {
     let (tx, rx) = mpsc::channel(FEED_BACKLOG);
     let follower = follow::spawn(watch, tx);
-    let result = app::run(terminal, keys, &mut app, rx, perform).await;
+    let result = app::run_controlled(terminal, keys, &mut app, rx, perform, control).await;
     follower.abort();
-    result?;
-    Ok(app)
+    let stopped = result?;
+    Ok((app, stopped))
 }
 
-/// Runs the Gomoku screen for `table_id` until the player quits or leaves, its log
-/// starting with `note` if given.
+/// Runs the Gomoku screen for `table_id` until the player quits or leaves or
+/// `control` says stop, its log starting with `note` if given; the screen, and whether
+/// `control` stopped it.
 pub(super) async fn gomoku_table(
     terminal: &mut Terminal,
     keys: &mut EventStream,
@@ -81,7 +152,8 @@ pub(super) async fn gomoku_table(
     table_id: &str,
     spectator: bool,
     note: Option<String>,
-) -> anyhow::Result<GomokuApp> {
+    control: mpsc::Receiver<Control>,
+) -> anyhow::Result<(GomokuApp, bool)> {
     let client = clients.gomoku.clone();
     let watched = table_id.to_owned();
     let watch = move |after_event_id| {
@@ -101,7 +173,7 @@ pub(super) async fn gomoku_table(
     if let Some(note) = note {
         app.note(note);
     }
-    run_table(terminal, keys, app, watch, perform).await
+    run_table(terminal, keys, app, watch, perform, control).await
 }
 
 type GomokuClient = gamehub_proto::gomoku::gomoku_service_client::GomokuServiceClient<
@@ -250,8 +322,9 @@ async fn gomoku_perform(
     Reply::Acted(action, acted.map_err(|s| describe(&s)))
 }
 
-/// Runs the Dou Dizhu screen for `table_id` until the player quits or leaves, its log
-/// starting with `note` if given.
+/// Runs the Dou Dizhu screen for `table_id` until the player quits or leaves or
+/// `control` says stop, its log starting with `note` if given; the screen, and whether
+/// `control` stopped it.
 pub(super) async fn doudizhu_table(
     terminal: &mut Terminal,
     keys: &mut EventStream,
@@ -259,7 +332,8 @@ pub(super) async fn doudizhu_table(
     table_id: &str,
     spectator: bool,
     note: Option<String>,
-) -> anyhow::Result<DoudizhuApp> {
+    control: mpsc::Receiver<Control>,
+) -> anyhow::Result<(DoudizhuApp, bool)> {
     let client = clients.doudizhu.clone();
     let watched = table_id.to_owned();
     let watch = move |after_event_id| {
@@ -285,7 +359,7 @@ pub(super) async fn doudizhu_table(
     if let Some(note) = note {
         app.note(note);
     }
-    run_table(terminal, keys, app, watch, perform).await
+    run_table(terminal, keys, app, watch, perform, control).await
 }
 
 type DoudizhuClient = gamehub_proto::doudizhu::doudizhu_service_client::DoudizhuServiceClient<
