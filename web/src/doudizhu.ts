@@ -12,7 +12,9 @@ import { S } from "./i18n/index.js";
 import { displayName, isBot, standingLine } from "./names.js";
 import { afterTable, friendsCode } from "./routes.js";
 import { sound } from "./settings.js";
+import { tournamentLink } from "./tournament-link.js";
 import { clock, h, mount, num, signed } from "./ui.js";
+import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import { cardWords, comboWords, highToLow, isWild, meantWords, playWords, rankWord, readingsOf, sameCards } from "./cards.js";
 import { stableCode } from "./errors.js";
 import {
@@ -408,6 +410,11 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
 
   function leaveButton(t: Table) {
     const closed = t.status === TableStatus.CLOSED;
+    if (link && (closed || t.status === TableStatus.BETWEEN_DEALS)) {
+      // A tournament's deal is played once at its table: after it, back to the
+      // tournament (or on to the next deal's table), leaving this one.
+      return h("button", { class: "primary", id: "back-to-tournament", onclick: () => link.back() }, S().tournaments.backToTournament);
+    }
     const back = t.friendsTable && friendsCode() ? T().backToFriends : T().backToLobby;
     return h(
       "button",
@@ -503,7 +510,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
         ),
       );
     }
-    if (t.status === TableStatus.BETWEEN_DEALS) {
+    if (t.status === TableStatus.BETWEEN_DEALS && !link) {
       const ready = t.seats[me()!]?.ready ?? false;
       list.push(
         h(
@@ -636,7 +643,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
   }
 
   function nextDealOffer(t: Table) {
-    if (t.status !== TableStatus.BETWEEN_DEALS || Number(t.nextDealDeadlineUnixMs) <= 0) return null;
+    if (t.status !== TableStatus.BETWEEN_DEALS || Number(t.nextDealDeadlineUnixMs) <= 0 || link) return null;
     nextDealEl = h("div", { class: "next-deal-clock", id: "next-deal-clock" });
     return nextDealEl;
   }
@@ -734,6 +741,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
           ].join(" · "),
           h("span", { class: "table-id" }, ` · ${T().table(t.tableId)}`),
         ),
+        link?.bar,
       ),
       closed ? h("div", { class: "closed-note", id: "closed", "data-close-reason": CloseReason[t.closeReason], role: "status" }, h("strong", {}, T().closedTitle), " ", tableCloseWords(t)) : null,
       h(
@@ -876,6 +884,9 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     }
   }
 
+  // A tournament's table (this tab was sent here from the tournament): the way back.
+  const link = spectator ? null : tournamentLink(api, tableId, GameType.DOUDIZHU, () => api.doudizhu.leave(req()));
+
   const feed = openFeed<Table, WatchResponse>({
     tableId: spectator ? `${tableId}.spectator` : tableId,
     read: async () => (await api.doudizhu.getTable({ tableId, asSpectator: spectator })).table!,
@@ -891,6 +902,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
       // the leave button goes back to the friends' table (or the lobby).
       table = t;
       render();
+      link?.gameOver(t.status === TableStatus.BETWEEN_DEALS || t.status === TableStatus.CLOSED, t.status === TableStatus.CLOSED);
     },
     status: (lines, state) => {
       log = lines;
@@ -907,6 +919,7 @@ export function doudizhuTable(api: Api, root: HTMLElement, tableId: string, spec
     stop: () => {
       clearInterval(timer);
       feed.stop();
+      link?.stop();
     },
   };
 }

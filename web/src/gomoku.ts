@@ -17,7 +17,9 @@ import { S, type Strings } from "./i18n/index.js";
 import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
 import { LOBBY_ROUTE, afterTable, friendsCode } from "./routes.js";
 import { sound, type Sound } from "./settings.js";
+import { tournamentLink } from "./tournament-link.js";
 import { clock, h, mount, num, signed, svg, toast } from "./ui.js";
+import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import {
   CloseReason,
   Color,
@@ -532,7 +534,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       return why ? g.closedBecause(why) : g.closed;
     }
     if (!game || game.phase === Phase.OVER) {
-      if (t.status !== TableStatus.BETWEEN_GAMES) return g.gameOver;
+      if (t.status !== TableStatus.BETWEEN_GAMES || link) return g.gameOver;
       return t.leavingEscapes ? g.pairNext : g.playAgain;
     }
     const who = nameOf(game.toActSeat);
@@ -676,7 +678,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
           g.resign,
         ),
       );
-    } else if (t.status === TableStatus.BETWEEN_GAMES) {
+    } else if (t.status === TableStatus.BETWEEN_GAMES && !link) {
       const ready = me !== undefined && t.players[me]?.wantsNextGame;
       list.push(
         h(
@@ -695,6 +697,12 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       );
     }
     const leaving = t.status === TableStatus.CLOSED;
+    if (link && (leaving || t.status === TableStatus.BETWEEN_GAMES)) {
+      // A tournament's game is one game: after it, back to the tournament (or on to the
+      // next table), leaving this one.
+      list.push(h("button", { class: "primary", id: "back-to-tournament", onclick: () => link.back() }, S().tournaments.backToTournament));
+      return h("div", { class: "buttons", id: "actions" }, ...list);
+    }
     list.push(
       h(
         "button",
@@ -790,6 +798,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
         t.friendsTable ? h("span", { class: "badge" }, g.friendsTable) : null,
         h("span", { class: "sub room-game", "data-room-id": t.roomId }, `${ruleShort(t.ruleSet)} · ${g.gameN(t.game?.number ?? 1)}`),
       ),
+      link?.bar,
       h("div", { class: "sub table-id" }, `${t.roomId} · ${g.tableId(t.tableId)}`),
       t.game?.opening ? h("div", { class: "sub", id: "opening" }, g.openingLine(openingName(t.game.opening))) : null,
     );
@@ -839,6 +848,9 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
     tick();
   }
 
+  // A tournament's table (this tab was sent here from the tournament): the way back.
+  const link = spectator ? null : tournamentLink(api, tableId, GameType.GOMOKU, () => api.gomoku.leave(req()));
+
   const feed = openFeed<Table, WatchResponse>({
     tableId: spectator ? `${tableId}.spectator` : tableId,
     read: async () => (await api.gomoku.getTable({ tableId })).table!,
@@ -863,6 +875,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       }
       sounds(t);
       render();
+      link?.gameOver(t.status === TableStatus.BETWEEN_GAMES || t.status === TableStatus.CLOSED, t.status === TableStatus.CLOSED);
     },
     status: (lines, state) => {
       log = lines;
@@ -928,6 +941,7 @@ export function gomokuTable(api: Api, root: HTMLElement, tableId: string, specta
       clearInterval(timer);
       closeDialog?.();
       feed.stop();
+      link?.stop();
     },
   };
 }

@@ -1,4 +1,5 @@
-// The lobby: the rooms first (those the player can play now, then those that need more
+// The lobby: the tournaments (one line with how many are open, leading to their list),
+// the rooms (those the player can play now, then those that need more
 // silver, each saying why and how silver is had), the queue (shown in the room card
 // that was pressed and in a bar kept in view, with Cancel), the player's account (name,
 // silver, today's caps, points, titles, rating, and what those mean), joining a
@@ -12,12 +13,13 @@ import { explain, explainFriends, fieldRefusal, friendsWords } from "./errors.js
 import { RULES, designatedOpening } from "./gomoku.js";
 import { S } from "./i18n/index.js";
 import { codeProblem, displayName, nameProblem, normaliseCode, rankWords } from "./names.js";
-import { friendsCode, friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
+import { TOURNAMENTS_ROUTE, friendsCode, friendsRoute, rememberFriends, tableRoute, tablesRoute } from "./routes.js";
 import { sound } from "./settings.js";
 import { clock, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import { Board, Refusal, type Account, type LeaderboardRow } from "./gen/gamehub/ledger/v1/ledger_pb.js";
 import { FriendsTableState, TicketState, type Room, type Seat, type Ticket } from "./gen/gamehub/matchmaking/v1/matchmaking_pb.js";
+import { State as TournamentState } from "./gen/gamehub/tournament/v1/tournament_pb.js";
 
 const TICKET_KEY = "gamehub.ticket";
 
@@ -102,6 +104,17 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
   const boardBox = h("section", { class: "leaderboard", id: "leaderboard" });
   const queueBox = h("section", { class: "queue", id: "queue", "aria-live": "polite" });
   const roomsBox = h("section", { class: "rooms", id: "rooms" }, h("p", { class: "loading" }, S().common.loading));
+  // The tournaments (比赛): one line above the rooms, with how many are open and running.
+  const tournamentsLine = h("span", { class: "sub", id: "tournaments-count" }, S().tournaments.lobbyLine(0, 0));
+  const tournamentsBox = api.tournaments
+    ? h(
+        "a",
+        { class: "tn-entry", id: "open-tournaments", href: TOURNAMENTS_ROUTE },
+        h("span", { class: "tn-entry-icon", "aria-hidden": "true" }, "★"),
+        h("span", { class: "tn-entry-text" }, h("strong", {}, S().tournaments.lobbyButton), tournamentsLine),
+        h("span", { class: "tn-entry-go", "aria-hidden": "true" }, "→"),
+      )
+    : null;
   const watchInput = h("input", { id: "watch-table", placeholder: L.watchPlaceholder, spellcheck: "false", "aria-label": L.watchLabel });
   const watchBox = h(
     "section",
@@ -127,7 +140,7 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     h(
       "div",
       { class: "lobby" },
-      h("div", { class: "lobby-main" }, roomsBox),
+      h("div", { class: "lobby-main" }, tournamentsBox, roomsBox),
       h("div", { class: "lobby-side" }, h("div", { class: "account-card" }, accountBox, nameBox), friendsBox, boardBox, watchBox),
     ),
     queueBox,
@@ -581,7 +594,23 @@ export function lobby(api: Api, root: HTMLElement, onAccount: (a: Account) => vo
     }
   }
 
+  /** How many tournaments are open and running, for the lobby's line. */
+  async function countTournaments() {
+    const client = api.tournaments;
+    if (!client) return;
+    try {
+      const [open, running] = await Promise.all([
+        client.listTournaments({ state: TournamentState.REGISTERING, pageSize: 100 }),
+        client.listTournaments({ state: TournamentState.RUNNING, pageSize: 100 }),
+      ]);
+      if (!stopped) tournamentsLine.textContent = S().tournaments.lobbyLine(open.tournaments.length, running.tournaments.length);
+    } catch {
+      // the line keeps what it said
+    }
+  }
+
   async function load() {
+    void countTournaments();
     try {
       const [roomList, accountAnswer] = await Promise.all([api.matchmaking.listRooms({}), api.ledger.getAccount({})]);
       if (stopped) return;

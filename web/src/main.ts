@@ -8,6 +8,8 @@
 //   #/watch/<game>/<table> any table, as a spectator
 //   #/friends/<code>       a friends' table (好友房): its lobby, seats and ready marks
 //   #/tables/<room>        a room's live tables, to pick one to watch
+//   #/tournaments          the tournaments (比赛): open and running first
+//   #/tournament/<id>      a tournament: register, follow it, go to each round's table
 //
 // A shared friends' table address (`?code=K7QX2M`) opens that table, after the sign-in
 // if the page needs one. The header holds the player's name, silver and a menu: the
@@ -24,6 +26,8 @@ import { codeFromSearch, devPlayerId, displayName, nameProblem, relabel, usableA
 import { friendsRoute, rememberFriends, relabelRoutes, tableRoute } from "./routes.js";
 import { applyPrefs, getPrefs, setPref, type Prefs } from "./settings.js";
 import { tableList } from "./tables.js";
+import { followRegistered } from "./tournament-link.js";
+import { tournamentList, tournamentPage } from "./tournaments.js";
 import { clearToasts, h, mount, num, toast } from "./ui.js";
 import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import type { Account } from "./gen/gamehub/ledger/v1/ledger_pb.js";
@@ -32,6 +36,8 @@ import { FriendsTableState, TableStage } from "./gen/gamehub/matchmaking/v1/matc
 const page = document.getElementById("page")!;
 const who = document.getElementById("who")!;
 let current: { stop: () => void } | null = null;
+/** The tournaments the player registered for, followed from every page. */
+let registeredTournaments: { sync: () => void } | null = null;
 let signedIn: { player: string } | null = null;
 /** The header's last account, so a redraw (a language switch) keeps name and silver. */
 let shown: { name: string; silver: bigint | null } = { name: "", silver: null };
@@ -183,7 +189,10 @@ function route(a: Api) {
   else if (first === "watch" && second === "doudizhu" && third) current = doudizhuTable(a, page, third, true);
   else if (first === "friends" && second) current = friendsTable(a, page, second);
   else if (first === "tables" && second) current = tableList(a, page, second);
+  else if (first === "tournaments") current = tournamentList(a, page);
+  else if (first === "tournament" && second) current = tournamentPage(a, page, second);
   else current = lobby(a, page, showAccount);
+  registeredTournaments?.sync();
 }
 
 /**
@@ -345,6 +354,7 @@ async function main() {
   else if (params.has("player")) history.replaceState(null, "", `${location.pathname}${location.hash || "#/"}`);
   renderHeader();
   await rejoin(a, shared !== null);
+  registeredTournaments = followRegistered(a);
   redraw = () => route(a);
   window.addEventListener("hashchange", () => route(a));
   setInterval(() => refreshSilver(a), 20000);

@@ -9,12 +9,15 @@
 //
 // A table is a tournament's when this tab was sent to it from the tournament
 // (`rememberTournamentTable`); the game services do not mark tournament tables.
+//
+// Below, `followRegistered`: the tournaments the player registered for in this tab,
+// followed from every other page, so that a round's table opens wherever the player waits.
 
 import { follow, type Api } from "./api.js";
 import { S } from "./i18n/index.js";
 import { isClosed, markClosed, rememberTournamentTable, tableRoute, tournamentOf, tournamentRoute } from "./routes.js";
-import { h, mount } from "./ui.js";
-import type { GameType } from "./gen/gamehub/common/v1/common_pb.js";
+import { h, mount, toast } from "./ui.js";
+import { GameType } from "./gen/gamehub/common/v1/common_pb.js";
 import { State, type Tournament } from "./gen/gamehub/tournament/v1/tournament_pb.js";
 
 /** How long a finished game stays on screen before the player goes on. */
@@ -40,9 +43,10 @@ export interface TournamentLink {
  * table at its game's service.
  */
 export function tournamentLink(api: Api, tableId: string, game: GameType, leave: () => Promise<unknown>): TournamentLink | null {
-  const id = tournamentOf(tableId);
+  const found = tournamentOf(tableId);
   const client = api.tournaments;
-  if (!id || !client) return null;
+  if (!found || !client) return null;
+  const id: string = found;
   const T = () => S().tournaments;
   let tournament: Tournament | undefined;
   let next: string | null = null;
@@ -96,10 +100,10 @@ export function tournamentLink(api: Api, tableId: string, game: GameType, leave:
     const go = () => {
       markClosed(tableId);
       if (next) {
-        rememberTournamentTable(next, id!);
+        rememberTournamentTable(next, id);
         location.hash = tableRoute(game, next);
       } else {
-        location.hash = tournamentRoute(id!);
+        location.hash = tournamentRoute(id);
       }
     };
     // Between games leaving is no escape; a refusal (the table closed meanwhile) changes nothing.
@@ -150,4 +154,93 @@ export function tournamentLink(api: Api, tableId: string, game: GameType, leave:
       stream.stop();
     },
   };
+}
+
+// ---- the tournaments the player registered for, followed from every page ---------------
+
+// The tournaments this tab registered its player for: followed from any page (the lobby,
+// another tournament's page) so that a round's table opens by itself wherever the player
+// waits, as on the tournament's own page; not from a game table (that game goes on).
+const REGISTERED_KEY = "gamehub.tournaments.registered";
+
+function registered(): string[] {
+  try {
+    const ids = JSON.parse(sessionStorage.getItem(REGISTERED_KEY) ?? "[]") as unknown;
+    return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The player is registered for `tournamentId` (or plays in it): follow it from every page. */
+export function rememberRegistered(tournamentId: string): void {
+  if (registered().includes(tournamentId)) return;
+  const ids = registered();
+  ids.push(tournamentId);
+  sessionStorage.setItem(REGISTERED_KEY, JSON.stringify(ids.slice(-20)));
+}
+
+/** Not any more (unregistered, or the tournament is over). */
+export function forgetRegistered(tournamentId: string): void {
+  sessionStorage.setItem(REGISTERED_KEY, JSON.stringify(registered().filter((x) => x !== tournamentId)));
+}
+
+/**
+ * Follows every tournament `rememberRegistered` named; `sync()` (on every page change)
+ * starts and stops followers to match. When one brings the player a table this tab has
+ * not been sent to, and the player is not at a game table, the page goes there.
+ */
+export function followRegistered(api: Api): { sync: () => void } {
+  const client = api.tournaments;
+  const followers = new Map<string, { stop: () => void }>();
+  const T = () => S().tournaments;
+
+  function onTournament(id: string, t: Tournament | undefined) {
+    if (!t) return;
+    const over = t.state === State.FINISHED || t.state === State.CANCELLED;
+    if (over || !t.players.some((p) => p.playerId === api.player)) {
+      forgetRegistered(id);
+      followers.get(id)?.stop();
+      followers.delete(id);
+      return;
+    }
+    const table = t.yourTableId;
+    const at = location.hash;
+    const busy = at.startsWith("#/gomoku/") || at.startsWith("#/doudizhu/") || at === tournamentRoute(id);
+    if (!table || t.state !== State.RUNNING || busy || isClosed(table) || tournamentOf(table) !== null) return;
+    rememberTournamentTable(table, id);
+    toast(T().yourTable(t.currentRound), "info", true);
+    location.hash = tableRoute(t.settings?.gameType ?? GameType.GOMOKU, table);
+  }
+
+  function sync() {
+    if (!client) return;
+    const wanted = new Set(registered());
+    for (const [id, follower] of followers) {
+      if (!wanted.has(id)) {
+        follower.stop();
+        followers.delete(id);
+      }
+    }
+    for (const id of wanted) {
+      if (followers.has(id)) continue;
+      followers.set(
+        id,
+        follow({
+          open: (_after, signal) => client.watchTournament({ tournamentId: id }, { signal }),
+          eventId: () => null,
+          onItem: (item) => onTournament(id, item.tournament),
+          onState: (state) => {
+            // A tournament that cannot be followed (gone) is forgotten.
+            if (state === "stopped") {
+              forgetRegistered(id);
+              followers.delete(id);
+            }
+          },
+        }),
+      );
+    }
+  }
+
+  return { sync };
 }

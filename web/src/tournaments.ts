@@ -23,6 +23,7 @@ import { roomName } from "./lobby.js";
 import { BOT_MARK, displayName, isBot, standingLine } from "./names.js";
 import { LOBBY_ROUTE, TOURNAMENTS_ROUTE, isClosed, rememberTournamentTable, tableRoute, tournamentOf, tournamentRoute, watchRoute } from "./routes.js";
 import { sound } from "./settings.js";
+import { forgetRegistered, rememberRegistered } from "./tournament-link.js";
 import { h, mount, num, signed, toast } from "./ui.js";
 import { GameType, type PlayerProfile } from "./gen/gamehub/common/v1/common_pb.js";
 import {
@@ -133,9 +134,9 @@ export function tournamentList(api: Api, root: HTMLElement): TournamentsView {
       formatWords(s),
       feeWords(s),
       T.playersOf(t.players, s?.maxPlayers ?? 0),
-      t.state === State.REGISTERING ? startWords(s) : null,
+      t.state === State.REGISTERING ? ((s?.startsAtUnixMs ?? 0n) > 0n ? T.startsAt(when(s!.startsAtUnixMs)) : T.whenFull) : null,
       t.state === State.RUNNING && t.roundsTotal > 0 ? T.roundOf(t.currentRound, t.roundsTotal) : null,
-      t.state !== State.REGISTERING && t.createdAtUnixMs > 0n && over(t) ? when(t.createdAtUnixMs) : null,
+      over(t) && t.createdAtUnixMs > 0n ? T.createdOn(when(t.createdAtUnixMs)) : null,
     ];
     return h(
       "a",
@@ -215,6 +216,14 @@ export function tournamentList(api: Api, root: HTMLElement): TournamentsView {
 
 // ---- a tournament's page ------------------------------------------------------------------
 
+/**
+ * Profiles read this session, by game and player: a page opened again (back from a
+ * table) names its players at once. Names change rarely; each page still reads the
+ * players it has not seen.
+ */
+const knownProfiles = new Map<string, PlayerProfile>();
+const KNOWN_PROFILES_KEPT = 5000;
+
 export function tournamentPage(api: Api, root: HTMLElement, id: string): TournamentsView {
   const T = S().tournaments;
   const C = S().common;
@@ -235,15 +244,16 @@ export function tournamentPage(api: Api, root: HTMLElement, id: string): Tournam
 
   const ended = (x: Tournament | undefined) => x?.state === State.FINISHED || x?.state === State.CANCELLED;
   const registered = () => t?.players.some((p) => p.playerId === api.player) ?? false;
-  const nameOf = (playerId: string) => displayName(playerId, profiles.get(playerId));
   const game = () => gameOf(t?.settings);
+  const profileOf = (playerId: string) => profiles.get(playerId) ?? knownProfiles.get(`${game()}:${playerId}`);
+  const nameOf = (playerId: string) => displayName(playerId, profileOf(playerId));
 
   /** A player's name, marked when it is the viewer (or a bot). */
   function who(playerId: string) {
-    const profile = profiles.get(playerId);
+    const profile = profileOf(playerId);
     return h(
       "span",
-      { class: `tn-name${playerId === api.player ? " me" : ""}`, title: playerId, "data-player": playerId },
+      { class: `tn-name${playerId === api.player ? " tn-me" : ""}`, title: playerId, "data-player": playerId },
       nameOf(playerId),
       playerId === api.player ? h("span", { class: "badge" }, C.you) : null,
       isBot(playerId, profile) ? h("span", { class: "badge bot" }, BOT_MARK) : null,
@@ -256,6 +266,9 @@ export function tournamentPage(api: Api, root: HTMLElement, id: string): Tournam
     if (t && next.version < t.version) return;
     t = next;
     if (ended(t)) stream?.stop();
+    // Followed from every page while the player is in it (tournament-link.ts).
+    if (registered() && !ended(t)) rememberRegistered(id);
+    else forgetRegistered(id);
     const table = t.yourTableId;
     if (table && t.state === State.RUNNING && !isClosed(table) && tournamentOf(table) === null) {
       rememberTournamentTable(table, id);
@@ -283,7 +296,12 @@ export function tournamentPage(api: Api, root: HTMLElement, id: string): Tournam
     try {
       for (let i = 0; i < missing.length; i += 100) {
         const answer = await api.ledger.getProfiles({ playerIds: missing.slice(i, i + 100), gameType: game() });
-        for (const p of answer.profiles) profiles.set(p.playerId, p.profile);
+        for (const p of answer.profiles) {
+          profiles.set(p.playerId, p.profile);
+          if (!p.profile) continue;
+          if (knownProfiles.size >= KNOWN_PROFILES_KEPT) knownProfiles.clear();
+          knownProfiles.set(`${game()}:${p.playerId}`, p.profile);
+        }
       }
     } catch {
       // shown by id, as a player without a name is
@@ -400,7 +418,7 @@ export function tournamentPage(api: Api, root: HTMLElement, id: string): Tournam
     const rows = x.standings.map((s) =>
       h(
         "tr",
-        { "data-place": s.place, "data-player": s.playerId, class: `${s.playerId === api.player ? "me" : ""}${s.place === 1 ? " first" : ""}`.trim() },
+        { "data-place": s.place, "data-player": s.playerId, class: `${s.playerId === api.player ? "tn-me" : ""}${s.place === 1 ? " first" : ""}`.trim() },
         h("td", { class: "place" }, `${s.place}`),
         h("td", { class: "name" }, who(s.playerId)),
         ...(elimination
@@ -538,10 +556,10 @@ export function tournamentPage(api: Api, root: HTMLElement, id: string): Tournam
             ...x.players.map((p, i) =>
               h(
                 "li",
-                { "data-player": p.playerId, class: p.playerId === api.player ? "me" : "" },
+                { "data-player": p.playerId, class: p.playerId === api.player ? "tn-me" : "" },
                 h("span", { class: "seat-number" }, `${p.seed || i + 1}`),
-                h("span", { class: "tn-player" }, who(p.playerId), h("span", { class: "sub standing" }, standingLine(profiles.get(p.playerId)))),
-                elimination && started ? h("span", { class: "sub" }, `${num(p.chips)} ${T.colChips}`) : null,
+                h("span", { class: "tn-player" }, who(p.playerId), h("span", { class: "sub standing" }, standingLine(profileOf(p.playerId)))),
+                elimination && started ? h("span", { class: "sub" }, T.chipsOf(num(p.chips))) : null,
                 elimination && p.outAfterRound > 0 ? h("span", { class: "sub" }, T.outAfter(p.outAfterRound)) : null,
               ),
             ),

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { explain, explainFriends, fieldRefusal, friendsWords, stableCode, waitWords, withoutCodes } from "../src/errors.js";
+import { explain, explainFriends, explainTournament, fieldRefusal, friendsWords, stableCode, waitWords, withoutCodes } from "../src/errors.js";
 import { setLang, stringsOf } from "../src/i18n/index.js";
 
 // The server's sentences are English: the English page shows them; the Chinese page
@@ -127,6 +127,33 @@ test("a forbidden point's refusal keeps the point and the rule in Chinese", () =
   try {
     assert.equal(refused(Code.FailedPrecondition, "forbidden: g8 is forbidden for black: double three"), "G8 是黑方禁手（三三），不能下在这里。");
     assert.equal(refused(Code.FailedPrecondition, "forbidden: k10 is forbidden for black: overline"), "K10 是黑方禁手（长连），不能下在这里。");
+  } finally {
+    setLang("en");
+  }
+});
+
+test("a tournament's refusals: full and not registering by their codes, a short balance as the entry fee's", () => {
+  const tournament = (message: string, code = Code.FailedPrecondition) => explainTournament(new ConnectError(message, code));
+  // English: the server's sentence without its codes.
+  assert.equal(tournament("full: all 8 places are taken"), "all 8 places are taken");
+  assert.equal(tournament("not_registering: the tournament is running"), "the tournament is running");
+  assert.equal(
+    tournament("not_eligible: insufficient_balance: balance 5 silver is below the entry fee of 10 silver"),
+    "balance 5 silver is below the entry fee of 10 silver",
+  );
+  setLang("zh-CN");
+  try {
+    const zh = stringsOf("zh-CN").errors;
+    assert.equal(tournament("full: all 8 places are taken"), zh.codes.full);
+    assert.equal(refused(Code.FailedPrecondition, "full: all 8 places are taken"), zh.codes.full, "explain knows the code too");
+    assert.equal(tournament("not_registering: the tournament is running; a player who does not come to a game loses it"), zh.codes.not_registering);
+    assert.equal(
+      tournament("not_eligible: insufficient_balance: balance 5 silver is below the entry fee of 10 silver"),
+      zh.tournament.insufficient_balance,
+      "the fee, not a room",
+    );
+    assert.equal(tournament("p-1 is not registered", Code.NotFound), zh.refused);
+    for (const words of Object.values(zh.tournament)) assert.doesNotMatch(words, /[a-z]+_[a-z]+/, `no code in ${words}`);
   } finally {
     setLang("en");
   }

@@ -70,6 +70,6 @@ test("a sentence with values says them in both languages, and the Chinese has no
     if (typeof v === "string") words.push(...(v.replace(/K7QX2M/g, "").match(/[A-Za-z]+/g) ?? []).filter((w) => !allowed.test(w)));
     else if (v && typeof v === "object") Object.values(v).forEach(walk);
   };
-  for (const section of ["common", "lobby", "friends", "errors"] as const) walk(zh[section]);
+  for (const section of ["common", "lobby", "friends", "tournaments", "errors"] as const) walk(zh[section]);
   assert.deepEqual(words, []);
 });

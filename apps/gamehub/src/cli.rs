@@ -54,7 +54,7 @@ enum Command {
     /// GAMEHUB_OPERATOR_TOKEN, or minted from the development key on a development
     /// platform).
     Admin(gamehub_admin::AdminArgs),
-    /// The terminal client: play, watch, wallet, record.
+    /// The terminal client: play, watch, wallet, record, tournaments.
     #[command(flatten)]
     Client(gamehub_client::ClientCommand),
 }
