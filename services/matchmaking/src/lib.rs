@@ -116,28 +116,14 @@ impl MatchmakingConfig {
             value: env.string("GAMEHUB_ROOMS_FILE", "(the shipped rooms.toml)"),
             reason: e.to_string(),
         })?;
-        let positive = |name: &str, value: u64| -> Result<u64, ConfigError> {
-            if value == 0 {
-                Err(ConfigError {
-                    name: name.to_owned(),
-                    value: "0".into(),
-                    reason: "expected a positive number".into(),
-                })
-            } else {
-                Ok(value)
-            }
-        };
         let sd = StoreSettings::default();
         let store = StoreSettings {
             ticket_ttl: env.millis("GAMEHUB_MATCHMAKING_TICKET_TTL_MS", sd.ticket_ttl)?,
             retention: env.millis("GAMEHUB_MATCHMAKING_TICKET_RETENTION_MS", sd.retention)?,
-            max_queue: positive(
+            max_queue: env.positive(
                 "GAMEHUB_MATCHMAKING_MAX_QUEUE",
-                env.parse(
-                    "GAMEHUB_MATCHMAKING_MAX_QUEUE",
-                    sd.max_queue,
-                    "a number of tickets",
-                )?,
+                sd.max_queue,
+                "a number of tickets",
             )?,
             claim_timeout: env.millis("GAMEHUB_MATCHMAKING_CLAIM_TIMEOUT_MS", sd.claim_timeout)?,
             ..sd
@@ -147,13 +133,10 @@ impl MatchmakingConfig {
             interval: env.millis("GAMEHUB_MATCHMAKING_INTERVAL_MS", md.interval)?,
             reaper_interval: env
                 .millis("GAMEHUB_MATCHMAKING_REAPER_INTERVAL_MS", md.reaper_interval)?,
-            batch_tables: usize::try_from(positive(
+            batch_tables: usize::try_from(env.positive(
                 "GAMEHUB_MATCHMAKING_BATCH_TABLES",
-                env.parse(
-                    "GAMEHUB_MATCHMAKING_BATCH_TABLES",
-                    md.batch_tables as u64,
-                    "a number of tables",
-                )?,
+                md.batch_tables as u64,
+                "a number of tables",
             )?)
             .unwrap_or(md.batch_tables)
             .min(1024),
@@ -198,21 +181,15 @@ impl MatchmakingConfig {
         let friends = FriendsSettings {
             idle_close: env.millis("GAMEHUB_FRIENDS_IDLE_CLOSE_MS", fd.idle_close)?,
             paid_tables: env.flag("GAMEHUB_FRIENDS_PAID_TABLES", fd.paid_tables)?,
-            max_tables: positive(
+            max_tables: env.positive(
                 "GAMEHUB_FRIENDS_MAX_TABLES",
-                env.parse(
-                    "GAMEHUB_FRIENDS_MAX_TABLES",
-                    fd.max_tables,
-                    "a number of tables",
-                )?,
+                fd.max_tables,
+                "a number of tables",
             )?,
-            code_misses: positive(
+            code_misses: env.positive(
                 "GAMEHUB_FRIENDS_CODE_MISSES",
-                env.parse(
-                    "GAMEHUB_FRIENDS_CODE_MISSES",
-                    fd.code_misses,
-                    "a number of codes",
-                )?,
+                fd.code_misses,
+                "a number of codes",
             )?,
             code_window: env.millis("GAMEHUB_FRIENDS_CODE_WINDOW_MS", fd.code_window)?,
             reconcile_every: env.millis("GAMEHUB_FRIENDS_RECONCILE_MS", fd.reconcile_every)?,

@@ -70,40 +70,22 @@ impl TournamentsConfig {
             "GAMEHUB_TOURNAMENTS_ADDR",
             &format!("0.0.0.0:{}", ports::TOURNAMENTS),
         )?;
-        let positive = |name: &str, value: u64| -> Result<u64, ConfigError> {
-            if value == 0 {
-                Err(ConfigError {
-                    name: name.to_owned(),
-                    value: "0".into(),
-                    reason: "expected a positive number".into(),
-                })
-            } else {
-                Ok(value)
-            }
-        };
-        let db_pool_size = positive(
+        let db_pool_size = env.positive(
             "GAMEHUB_TOURNAMENTS_DB_POOL_SIZE",
-            env.parse(
-                "GAMEHUB_TOURNAMENTS_DB_POOL_SIZE",
-                8,
-                "a number of connections",
-            )?,
+            8,
+            "a number of connections",
         )?;
-        let tick = env.millis(
+        let default_tick =
+            u64::try_from(DirectorSettings::default().tick.as_millis()).unwrap_or(500);
+        let tick = Duration::from_millis(env.positive(
             "GAMEHUB_TOURNAMENTS_TICK_MS",
-            DirectorSettings::default().tick,
-        )?;
-        positive(
-            "GAMEHUB_TOURNAMENTS_TICK_MS",
-            u64::try_from(tick.as_millis()).unwrap_or(1),
-        )?;
-        let max_watchers = positive(
+            default_tick,
+            "a whole number of milliseconds",
+        )?);
+        let max_watchers = env.positive(
             "GAMEHUB_TOURNAMENTS_MAX_WATCHERS",
-            env.parse(
-                "GAMEHUB_TOURNAMENTS_MAX_WATCHERS",
-                10_000,
-                "a number of streams",
-            )?,
+            10_000,
+            "a number of streams",
         )?;
         Ok(Self {
             common,

@@ -105,6 +105,19 @@ impl Env {
         }
     }
 
+    /// A positive whole number (a size, a count): 0 is refused as well as anything that
+    /// is not a number.
+    pub fn positive(&self, name: &str, default: u64, what: &str) -> Result<u64, ConfigError> {
+        match self.parse(name, default, what)? {
+            0 => Err(ConfigError {
+                name: name.to_owned(),
+                value: "0".into(),
+                reason: format!("expected {what} (1 or more)"),
+            }),
+            value => Ok(value),
+        }
+    }
+
     /// A duration given in milliseconds.
     pub fn millis(&self, name: &str, default: Duration) -> Result<Duration, ConfigError> {
         let ms = self.parse(
