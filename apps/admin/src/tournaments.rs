@@ -7,10 +7,14 @@ use gamehub_platform::client::ServiceChannel;
 use gamehub_proto::common::GameType;
 use gamehub_proto::tournament as tn;
 use gamehub_proto::tournament::tournament_service_client::TournamentServiceClient;
-use gamehub_render::{ledger, signed, thousands};
+use gamehub_render::tournament::{
+    count, format_of, format_word, game_word, ordinal, prize_table, score, starts_text, state_of,
+    state_word,
+};
+use gamehub_render::{signed, thousands};
 
 use crate::status;
-use crate::text::{age, now_ms, when};
+use crate::text::{now_ms, when};
 
 /// The tournament service, called with the operator's token.
 pub type TournamentClient = TournamentServiceClient<ServiceChannel>;
@@ -259,27 +263,6 @@ pub fn parse_starts_at(text: &str) -> Result<i64, String> {
         })
 }
 
-/// Basis points as a percentage: 5000 → `50%`, 1250 → `12.5%`, 3333 → `33.33%`.
-pub fn percent(bp: i32) -> String {
-    let text = format!("{}.{:02}", bp / 100, (bp % 100).abs());
-    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
-}
-
-/// A score or tie-break (`1`, `2.5`, `3.25`).
-fn score(x: f64) -> String {
-    let text = format!("{x:.2}");
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-/// `1 round`, `3 rounds`.
-fn count(n: i32, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 /// Runs a tournament subcommand; the lines to print.
 pub async fn run(
     client: &mut TournamentClient,
@@ -404,84 +387,11 @@ async fn cancel(
     Ok(out)
 }
 
-fn state_of(state: i32) -> tn::State {
-    tn::State::try_from(state).unwrap_or(tn::State::Unspecified)
-}
-
-fn state_word(state: i32) -> &'static str {
-    match state_of(state) {
-        tn::State::Registering => "registering",
-        tn::State::Running => "running",
-        tn::State::Finished => "finished",
-        tn::State::Cancelled => "cancelled",
-        tn::State::Unspecified => "?",
-    }
-}
-
-fn format_of(settings: &tn::TournamentSettings) -> tn::Format {
-    match tn::Format::try_from(settings.format).unwrap_or(tn::Format::Unspecified) {
-        tn::Format::Unspecified if settings.game_type == GameType::Doudizhu as i32 => {
-            tn::Format::Elimination
-        }
-        tn::Format::Unspecified => tn::Format::Swiss,
-        format => format,
-    }
-}
-
-fn format_word(format: tn::Format) -> &'static str {
-    match format {
-        tn::Format::Elimination => "elimination (打立出局)",
-        _ => "Swiss (瑞士制)",
-    }
-}
-
-fn game_word(settings: &tn::TournamentSettings) -> &'static str {
-    ledger::game_name(GameType::try_from(settings.game_type).unwrap_or(GameType::Unspecified))
-}
-
-/// When it starts: a time with how far off, or when full.
-fn starts(settings: &tn::TournamentSettings, now: i64) -> String {
-    if settings.starts_at_unix_ms == 0 {
-        "when full (sit-and-go)".into()
-    } else {
-        format!(
-            "{} ({})",
-            when(settings.starts_at_unix_ms),
-            age(now, settings.starts_at_unix_ms)
-        )
-    }
-}
-
-/// The prize table in percentages.
-pub fn prize_table(shares_bp: &[i32]) -> String {
-    if shares_bp.is_empty() {
-        return "the winner takes the pool".into();
-    }
-    shares_bp
-        .iter()
-        .enumerate()
-        .map(|(i, bp)| format!("{} {}", place(i + 1), percent(*bp)))
-        .collect::<Vec<_>>()
-        .join(" · ")
-}
-
-/// 1 → `1st`, 2 → `2nd`, 11 → `11th`, 23 → `23rd`.
-fn place(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 /// One tournament of a list as a line.
 pub fn summary_line(s: &tn::TournamentSummary, now: i64) -> String {
     let settings = s.settings.clone().unwrap_or_default();
     let round = match state_of(s.state) {
-        tn::State::Registering => format!("starts {}", starts(&settings, now)),
+        tn::State::Registering => format!("starts {}", starts_text(&settings, now)),
         tn::State::Running => format!("round {}/{}", s.current_round, s.rounds_total),
         _ => count(s.rounds_total, "round"),
     };
@@ -539,7 +449,7 @@ pub fn tournament_lines(t: &tn::Tournament, now: i64) -> Vec<String> {
         settings.max_players,
         thousands(settings.entry_fee_silver),
         thousands(t.pool_silver),
-        starts(&settings, now)
+        starts_text(&settings, now)
     ));
     out.push(format!(
         "prizes: {}",
@@ -608,7 +518,7 @@ pub fn tournament_lines(t: &tn::Tournament, now: i64) -> Vec<String> {
         for p in &t.prizes {
             out.push(format!(
                 "  {:>4}  {}  {} silver",
-                place(usize::try_from(p.place).unwrap_or(0)),
+                ordinal(p.place),
                 p.player_id,
                 thousands(p.amount_silver)
             ));
@@ -737,22 +647,6 @@ mod tests {
         assert!(parse_starts_at("2026-12-05").is_err());
         assert!(parse_starts_at("tomorrow").is_err());
         assert!(parse_starts_at("").is_err());
-    }
-
-    #[test]
-    fn basis_points_read_as_percentages() {
-        assert_eq!(percent(5000), "50%");
-        assert_eq!(percent(1250), "12.5%");
-        assert_eq!(percent(3333), "33.33%");
-        assert_eq!(percent(1), "0.01%");
-        assert_eq!(percent(10_000), "100%");
-        assert_eq!(
-            prize_table(&[5000, 3000, 2000]),
-            "1st 50% · 2nd 30% · 3rd 20%"
-        );
-        assert_eq!(prize_table(&[]), "the winner takes the pool");
-        assert_eq!(place(11), "11th");
-        assert_eq!(place(22), "22nd");
     }
 
     #[test]

@@ -164,7 +164,7 @@ async fn an_operator_creates_lists_shows_and_cancels_a_tournament() {
     );
     assert!(
         text.contains(
-            "players 2 (min 2, max 8) · entry fee 100 · pool 200 · starts 2096-01-01 00:00:00 UTC"
+            "players 2 (min 2, max 8) · entry fee 100 · pool 200 · starts 2096-01-01 00:00 UTC"
         ),
         "{text}"
     );

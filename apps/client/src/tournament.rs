@@ -7,9 +7,12 @@
 use std::collections::HashSet;
 
 use crossterm::event::KeyEvent;
-use gamehub_proto::common::GameType;
 use gamehub_proto::tournament as tn;
-use gamehub_render::{ledger, signed, thousands};
+use gamehub_render::tournament::{
+    self, count, format_of, format_word, game_word, ordinal, prize_table, score, starts_text,
+    state_word,
+};
+use gamehub_render::{signed, thousands};
 
 use super::app::App;
 use super::follow::Feed;
@@ -18,82 +21,12 @@ use super::term::{Edit, Frame};
 
 /// A tournament's state.
 pub fn state_of(t: &tn::Tournament) -> tn::State {
-    tn::State::try_from(t.state).unwrap_or(tn::State::Unspecified)
-}
-
-/// A state as a word.
-pub fn state_word(state: i32) -> &'static str {
-    match tn::State::try_from(state).unwrap_or(tn::State::Unspecified) {
-        tn::State::Registering => "open for registration",
-        tn::State::Running => "running",
-        tn::State::Finished => "finished",
-        tn::State::Cancelled => "cancelled",
-        tn::State::Unspecified => "?",
-    }
+    tournament::state_of(t.state)
 }
 
 /// Whether the tournament is over (finished or cancelled).
 pub fn is_over(t: &tn::Tournament) -> bool {
     matches!(state_of(t), tn::State::Finished | tn::State::Cancelled)
-}
-
-/// The format the tournament plays (unset: the game's).
-pub fn format_of(settings: &tn::TournamentSettings) -> tn::Format {
-    match tn::Format::try_from(settings.format).unwrap_or(tn::Format::Unspecified) {
-        tn::Format::Unspecified if settings.game_type == GameType::Doudizhu as i32 => {
-            tn::Format::Elimination
-        }
-        tn::Format::Unspecified => tn::Format::Swiss,
-        format => format,
-    }
-}
-
-fn format_word(format: tn::Format) -> &'static str {
-    match format {
-        tn::Format::Elimination => "elimination rounds (打立出局)",
-        _ => "Swiss (瑞士制)",
-    }
-}
-
-fn game_word(settings: &tn::TournamentSettings) -> &'static str {
-    ledger::game_name(GameType::try_from(settings.game_type).unwrap_or(GameType::Unspecified))
-}
-
-/// Basis points as a percentage: 5000 → `50%`, 1250 → `12.5%`.
-pub fn percent(bp: i32) -> String {
-    let text = format!("{}.{:02}", bp / 100, (bp % 100).abs());
-    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
-}
-
-/// 1 → `1st`, 2 → `2nd`, 3 → `3rd`, 11 → `11th`.
-pub fn ordinal(n: i32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
-/// The prize table: `1st 50% · 2nd 30% · 3rd 20%`, or the winner takes all.
-pub fn prize_table(shares_bp: &[i32]) -> String {
-    if shares_bp.is_empty() {
-        return "the winner takes the pool".into();
-    }
-    shares_bp
-        .iter()
-        .zip(1..)
-        .map(|(bp, place)| format!("{} {}", ordinal(place), percent(*bp)))
-        .collect::<Vec<_>>()
-        .join(" · ")
-}
-
-/// A score or tie-break: `1`, `2.5`, `3.25`.
-fn score(x: f64) -> String {
-    let text = format!("{x:.2}");
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// A score in points: `1 pt`, `2.5 pts`, `0 pts`.
@@ -104,47 +37,6 @@ fn points(x: f64) -> String {
         "pts"
     };
     format!("{} {unit}", score(x))
-}
-
-/// `1 round`, `3 rounds`.
-fn count(n: i32, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// A time as `YYYY-MM-DD HH:MM UTC`.
-fn when(unix_ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(unix_ms)
-        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-        .unwrap_or_else(|| "-".into())
-}
-
-/// How far off `at_ms` is: `in 3h`, `in 5m`, `now`.
-fn until(now_ms: i64, at_ms: i64) -> String {
-    let secs = (at_ms - now_ms) / 1000;
-    match secs {
-        s if s <= 0 => "now".into(),
-        s if s < 120 => format!("in {s}s"),
-        s if s < 7200 => format!("in {}m", s / 60),
-        s if s < 172_800 => format!("in {}h", s / 3600),
-        s => format!("in {}d", s / 86_400),
-    }
-}
-
-/// When it starts: `when full (sit-and-go)` or the time and how far off.
-pub fn starts_text(settings: &tn::TournamentSettings, now_ms: i64) -> String {
-    if settings.starts_at_unix_ms == 0 {
-        "when full (sit-and-go)".into()
-    } else {
-        format!(
-            "{} ({})",
-            when(settings.starts_at_unix_ms),
-            until(now_ms, settings.starts_at_unix_ms)
-        )
-    }
 }
 
 /// A player, marked when it is the viewer.
@@ -159,7 +51,7 @@ fn who(player_id: &str, me: &str) -> String {
 /// One tournament of a list as a line.
 pub fn summary_line(s: &tn::TournamentSummary, now_ms: i64) -> String {
     let settings = s.settings.clone().unwrap_or_default();
-    let progress = match tn::State::try_from(s.state).unwrap_or(tn::State::Unspecified) {
+    let progress = match tournament::state_of(s.state) {
         tn::State::Registering => format!("starts {}", starts_text(&settings, now_ms)),
         tn::State::Running => format!("round {} of {}", s.current_round, s.rounds_total),
         _ => state_word(s.state).to_owned(),
@@ -836,6 +728,8 @@ impl App for TournamentApp {
 
 #[cfg(test)]
 mod tests {
+    use gamehub_proto::common::GameType;
+
     use super::*;
 
     fn swiss(state: tn::State) -> tn::Tournament {
@@ -1089,20 +983,6 @@ mod tests {
             vec![
                 "round 2:".to_owned(),
                 "  table 1: a -40, b (you) +80, c -40 · deal 1 of 3 · ddz-7".to_owned()
-            ]
-        );
-    }
-
-    #[test]
-    fn shares_read_as_percentages_and_places_as_ordinals() {
-        assert_eq!(percent(6250), "62.5%");
-        assert_eq!(percent(3333), "33.33%");
-        assert_eq!(percent(10_000), "100%");
-        assert_eq!(prize_table(&[]), "the winner takes the pool");
-        assert_eq!(
-            [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal),
-            [
-                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
             ]
         );
     }

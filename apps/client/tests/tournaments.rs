@@ -141,7 +141,7 @@ async fn a_player_lists_registers_shows_and_unregisters() {
     let text = shown.join("\n");
     assert_eq!(
         shown[0],
-        format!("Tournament {name:?} · {id} · open for registration")
+        format!("Tournament {name:?} · {id} · registering")
     );
     assert!(
         text.contains("1 of 4 players (at least 2) · entry fee 50 silver · pool 50"),

@@ -27,7 +27,7 @@ pub fn board_name(board: lg::Board) -> &'static str {
 }
 
 /// A time as `YYYY-MM-DD HH:MM` UTC.
-fn when(unix_ms: i64) -> String {
+pub(crate) fn when(unix_ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(unix_ms)
         .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
         .unwrap_or_else(|| "-".into())

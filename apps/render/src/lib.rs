@@ -3,6 +3,7 @@
 //!
 //! - boards and cards ([`gomoku_board`], [`hand`], [`turn`], …), here;
 //! - [`ledger`]: accounts, history, finished games and leaderboards;
+//! - [`tournament`]: tournaments' states, formats, prize tables, places and start;
 //! - [`describe`]: a refusal or a failure as one line;
 //! - [`signed`], [`thousands`]: numbers.
 #![forbid(unsafe_code)]
@@ -10,6 +11,7 @@
 pub mod ledger;
 mod numbers;
 mod status;
+pub mod tournament;
 
 pub use numbers::{signed, thousands};
 pub use status::describe;

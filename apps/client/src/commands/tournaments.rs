@@ -247,7 +247,7 @@ fn registered_text(answer: &tn::RegisterResponse) -> Vec<String> {
             t.players.len(),
             settings.max_players,
             thousands(t.pool_silver),
-            view::starts_text(&settings, app::now_ms())
+            gamehub_render::tournament::starts_text(&settings, app::now_ms())
         ),
         _ => format!(
             "it has started with {} players: `gamehub tournaments play {}` plays your games",
