@@ -225,6 +225,8 @@ def main():
 
     envs = {name: {k: unmount(rewrite(name, v)) for k, v in (svc.get("environment") or {}).items()}
             for name, svc in services.items()}
+    # A file under a mount that this run's `gamehub tls generate` did not make would be
+    # missing from the operator's deploy/tls too (a service not in its list of names).
     for name, svc in services.items():
         for key, value in (svc.get("environment") or {}).items():
             local = unmount(str(value))

@@ -25,8 +25,9 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run all four services in one process, each on its own port (50051 matchmaking,
-    /// 50052 gomoku, 50053 doudizhu, 50054 ledger; GAMEHUB_*_ADDR to change), against
+    /// Run all five services in one process, each on its own port (50051 matchmaking,
+    /// 50052 gomoku, 50053 doudizhu, 50054 ledger, 50055 tournaments; GAMEHUB_*_ADDR to
+    /// change), against
     /// PostgreSQL (DATABASE_URL) and Redis (REDIS_URL). Plaintext unless --tls (or
     /// GAMEHUB_TLS_CERT and GAMEHUB_TLS_KEY) is given.
     Serve(ServeArgs),

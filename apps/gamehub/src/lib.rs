@@ -3,7 +3,7 @@
 //! line ([`cli`]). The library half, so tests drive the same code as the CLI.
 //!
 //! Here:
-//! - `serve` — [`serve`]: all four services in one process, each on its own port, and
+//! - `serve` — [`serve`]: all five services in one process, each on its own port, and
 //!   beside them [`web`]: the browser client, its configuration and development tokens
 //!   on `GAMEHUB_WEB_ADDR`;
 //! - `tls generate` — [`tls`]: a CA and a certificate per service (also what

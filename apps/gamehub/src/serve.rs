@@ -140,8 +140,9 @@ fn ephemeral() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 0))
 }
 
-/// Starts the four services in dependency order: the ledger, the game services (which
-/// settle at the ledger), then matchmaking (which calls all three), then the web client
+/// Starts the five services in dependency order: the ledger, the game services (which
+/// settle at the ledger), then matchmaking (which calls all three), then the tournament
+/// service (which calls all four), then the web client
 /// that calls them all from a browser. Each later one is pointed at the addresses the
 /// earlier ones actually bound.
 pub async fn start_all(env: &Env, ports: Ports, shutdown: Shutdown) -> anyhow::Result<Platform> {

@@ -3,7 +3,7 @@
 //! `tools/loadgen`, and the all-in-one `gamehub` app's own tests). No service depends
 //! on it, not even to test itself, so no arrow points from the services back up here.
 //!
-//! - [`platform`]: [`platform::TestPlatform`], all four services as `gamehub serve` runs
+//! - [`platform`]: [`platform::TestPlatform`], all five services as `gamehub serve` runs
 //!   them, over a scratch database and a Redis key prefix of the test's own.
 //!
 //! The generic parts (scratch databases, Redis helpers, clocks, tokens, fakes of a peer)

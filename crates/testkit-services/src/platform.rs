@@ -1,4 +1,4 @@
-//! The whole platform in the test's process, as `gamehub serve` runs it (four services,
+//! The whole platform in the test's process, as `gamehub serve` runs it (five services,
 //! each on its own free port) over a scratch database and a Redis key prefix of the
 //! test's own, and clients holding tokens of any role.
 
@@ -19,7 +19,7 @@ const TEST_DB_PREFIX: &str = "gamehub_platform_test_";
 
 /// A running platform for one test.
 pub struct TestPlatform {
-    /// The four services.
+    /// The five services.
     pub platform: Platform,
     /// How to reach them.
     pub endpoints: Endpoints,
@@ -34,7 +34,7 @@ pub struct TestPlatform {
 }
 
 impl TestPlatform {
-    /// Starts the four services with a fresh database and key prefix, no per-player
+    /// Starts the five services with a fresh database and key prefix, no per-player
     /// rate limit and a fast matcher and sweeper; `extra` adds or overrides
     /// configuration.
     pub async fn start(extra: &[(&str, &str)]) -> anyhow::Result<TestPlatform> {
