@@ -656,3 +656,64 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_scheduled_daily_tournament_is_created_once_when_its_registration_opens() {
+    // Starts in half an hour (UTC), open for registration an hour before: open now.
+    let now_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let at = (now_s + 30 * 60) % 86_400;
+    let dir = tempfile_dir();
+    let schedule = dir.join("schedule.toml");
+    std::fs::write(
+        &schedule,
+        format!(
+            "[[tournament]]\nkey = \"nightly\"\nat = \"{:02}:{:02}\"\nopen_minutes = 60\n\
+             name = \"Nightly\"\ngame = \"gomoku\"\nroom = \"gomoku-free\"\nmin_players = 2\nmax_players = 8\n",
+            at / 3600,
+            at % 3600 / 60
+        ),
+    )
+    .unwrap();
+    let tp = TestPlatform::start(&[("GAMEHUB_TOURNAMENTS_SCHEDULE", schedule.to_str().unwrap())])
+        .await
+        .unwrap();
+    let list = || async {
+        operator(&tp)
+            .tournaments
+            .list_tournaments(tn::ListTournamentsRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .tournaments
+    };
+    let deadline = Instant::now() + PATIENCE;
+    while list().await.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the scheduled tournament was not created"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A few more passes of the director make no second one.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let made = list().await;
+    assert_eq!(made.len(), 1, "{made:?}");
+    let settings = made[0].settings.clone().unwrap();
+    assert_eq!(settings.name, "Nightly");
+    assert_eq!(made[0].state, tn::State::Registering as i32);
+    let starts_in_s = settings.starts_at_unix_ms / 1000 - i64::try_from(now_s).unwrap();
+    assert!(
+        (29 * 60..=31 * 60).contains(&starts_in_s),
+        "starts in {starts_in_s} s"
+    );
+    // Players register for it as for any other.
+    let names = players("nightly", 1);
+    register(&tp.clients(&names[0], Role::Player), &made[0].tournament_id)
+        .await
+        .unwrap();
+    tp.stop().await;
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -16,7 +16,7 @@ use tonic::{Request, Response, Status};
 
 use crate::hub::Hub;
 use crate::peers::{Fee, Peers};
-use crate::settings::{RoomTerms, Settings};
+use crate::settings::Settings;
 use crate::store::Store;
 use crate::tournament::{State, Tournament};
 use crate::view;
@@ -85,20 +85,14 @@ impl TournamentApi {
             &m.settings
                 .ok_or_else(|| invalid("settings", "is required"))?,
         )?;
-        let room = self.peers.room(&settings.room_id).await?;
-        let terms = RoomTerms::of(&room, &settings)?;
-        let sha256 = settings.sha256();
-        let tournament = Tournament::new(
-            tournament_id(request_id),
+        let ((t, version), replayed) = crate::schedule::create(
+            &self.store,
+            &self.peers,
+            request_id,
             settings,
-            terms,
-            rand::random(),
             self.now_ms(),
-        );
-        let ((t, version), replayed) = self.store.create(request_id, &sha256, &tournament).await?;
-        if !replayed {
-            tracing::info!(tournament_id = %t.id, name = %t.settings.name, "tournament created");
-        }
+        )
+        .await?;
         Ok(pb::CreateTournamentResponse {
             tournament: Some(view::tournament(&t, version, None)),
             replayed,

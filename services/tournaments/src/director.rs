@@ -21,6 +21,7 @@ use gamehub_platform::server::Shutdown;
 use sqlx::Connection;
 
 use crate::peers::{Fee, Peers};
+use crate::schedule::Schedule;
 use crate::settings::Format;
 use crate::store::Store;
 use crate::tournament::{Money, State, Tournament};
@@ -33,12 +34,15 @@ const DIRECTOR_LOCK: i64 = 0x6768_746f_7572_6e73;
 pub struct DirectorSettings {
     /// `GAMEHUB_TOURNAMENTS_TICK_MS`: the pause between passes (default 500 ms).
     pub tick: Duration,
+    /// `GAMEHUB_TOURNAMENTS_SCHEDULE`: the daily tournaments to create.
+    pub schedule: Schedule,
 }
 
 impl Default for DirectorSettings {
     fn default() -> Self {
         Self {
             tick: Duration::from_millis(500),
+            schedule: Schedule::default(),
         }
     }
 }
@@ -51,6 +55,8 @@ pub struct Director {
     clock: Clock,
     settings: DirectorSettings,
     database_url: String,
+    /// The scheduled tournaments this process created (their request ids).
+    scheduled: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Director {
@@ -67,6 +73,7 @@ impl Director {
             clock,
             settings,
             database_url,
+            scheduled: Arc::default(),
         }
     }
 
@@ -118,8 +125,48 @@ impl Director {
         Ok(locked.then_some(connection))
     }
 
-    /// One pass over every tournament with work left.
+    /// Creates the scheduled tournaments whose registration has opened (once each).
+    async fn create_scheduled(&self) {
+        let Some(now) = chrono::DateTime::from_timestamp_millis(self.now_ms()) else {
+            return;
+        };
+        let due = self.settings.schedule.due(now);
+        // What this process made already is not asked again (the store would answer it
+        // as a replay); what is no longer due is forgotten, so the set stays small.
+        let made: Vec<String> = {
+            let mut made = self
+                .scheduled
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            made.retain(|id| due.iter().any(|(due_id, _)| due_id == id));
+            made.iter().cloned().collect()
+        };
+        for (request_id, settings) in due {
+            if made.contains(&request_id) {
+                continue;
+            }
+            let now_ms = self.now_ms();
+            match crate::schedule::create(&self.store, &self.peers, &request_id, settings, now_ms)
+                .await
+            {
+                Ok(_) => {
+                    self.scheduled
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(request_id);
+                }
+                Err(e) => {
+                    tracing::warn!(%request_id, error = %e, "cannot create a scheduled tournament; retrying on the next pass")
+                }
+            }
+        }
+    }
+
+    /// One pass: the scheduled tournaments due, then every tournament with work left.
     pub async fn pass(&self) {
+        if !self.settings.schedule.is_empty() {
+            self.create_scheduled().await;
+        }
         let ids = match self.store.needing_work().await {
             Ok(ids) => ids,
             Err(e) => {

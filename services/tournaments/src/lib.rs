@@ -10,6 +10,8 @@
 //!   compare-and-set;
 //! - [`peers`]: matchmaking's rooms, the ledger and the game services, over gRPC;
 //! - [`director`]: the loop that starts, pairs, seats, reads results and pays prizes;
+//! - [`schedule`]: daily tournaments from a schedule file, and the one way any
+//!   tournament is created;
 //! - [`hub`]: fan-out of changes to `WatchTournament` streams;
 //! - [`api`], [`view`]: the gRPC adapter and the answers it gives;
 //! - this file: [`TournamentsConfig`] and [`start`], which the `gamehub-tournaments`
@@ -20,6 +22,7 @@ pub mod api;
 pub mod director;
 pub mod hub;
 pub mod peers;
+pub mod schedule;
 pub mod settings;
 pub mod store;
 pub mod tournament;
@@ -51,7 +54,8 @@ pub struct TournamentsConfig {
     /// `GAMEHUB_TOURNAMENTS_DB_STATEMENT_TIMEOUT_MS`: a statement taking longer is
     /// cancelled (default 5,000 ms).
     pub db_statement_timeout: Duration,
-    /// The director: `GAMEHUB_TOURNAMENTS_TICK_MS`.
+    /// The director: `GAMEHUB_TOURNAMENTS_TICK_MS`, and the daily tournaments of
+    /// `GAMEHUB_TOURNAMENTS_SCHEDULE` (a TOML file; unset: none; see [`schedule`]).
     pub director: DirectorSettings,
     /// `GAMEHUB_TOURNAMENTS_MAX_WATCHERS`: WatchTournament streams per process (default
     /// 10,000).
@@ -87,6 +91,17 @@ impl TournamentsConfig {
             10_000,
             "a number of streams",
         )?;
+        let schedule = match env.raw("GAMEHUB_TOURNAMENTS_SCHEDULE") {
+            None => schedule::Schedule::default(),
+            Some(path) => std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read it: {e}"))
+                .and_then(|text| schedule::Schedule::parse(&text))
+                .map_err(|reason| ConfigError {
+                    name: "GAMEHUB_TOURNAMENTS_SCHEDULE".into(),
+                    value: path.clone(),
+                    reason,
+                })?,
+        };
         Ok(Self {
             common,
             listen,
@@ -95,7 +110,7 @@ impl TournamentsConfig {
                 "GAMEHUB_TOURNAMENTS_DB_STATEMENT_TIMEOUT_MS",
                 Duration::from_secs(5),
             )?,
-            director: DirectorSettings { tick },
+            director: DirectorSettings { tick, schedule },
             max_watchers: usize::try_from(max_watchers).unwrap_or(usize::MAX),
             peer_timeout: env.millis(
                 "GAMEHUB_TOURNAMENTS_PEER_TIMEOUT_MS",
