@@ -6,7 +6,7 @@ use gamehub_platform::error::{ApiError, invalid, required};
 use gamehub_proto::common::{GameType, RoomStakes};
 use gamehub_proto::matchmaking as mm;
 use gamehub_proto::tournament as pb;
-use gamehub_terms::games::{self, Game, TimeControl};
+use gamehub_terms::games::{self, ClockKind, Game, TimeControl};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tournament_rules::prizes::PrizeTable;
@@ -340,17 +340,16 @@ impl RoomTerms {
         }
     }
 
-    /// The clock, of the game's kind.
+    /// The clock, of the kind the game's registry entry gives.
     pub fn time_control(&self, game: &Game) -> TimeControl {
-        if game.seats == 2 {
-            TimeControl::PerMoveAndTotal {
+        match game.clock {
+            ClockKind::PerMoveAndTotal { .. } => TimeControl::PerMoveAndTotal {
                 move_time_ms: self.move_time_ms,
                 total_time_ms: self.total_time_ms,
-            }
-        } else {
-            TimeControl::PerTurn {
+            },
+            ClockKind::PerTurn { .. } => TimeControl::PerTurn {
                 turn_time_ms: self.turn_time_ms,
-            }
+            },
         }
     }
 }
