@@ -11,7 +11,6 @@ use gamehub_platform::clock::Clock;
 use gamehub_platform::error::{ApiError, id, invalid, required};
 use gamehub_proto::common::GameType;
 use gamehub_proto::tournament::{self as pb, tournament_service_server::TournamentService};
-use sha2::{Digest, Sha256};
 use tonic::{Request, Response, Status};
 
 use crate::hub::Hub;
@@ -36,12 +35,6 @@ pub struct TournamentApi {
     peers: Arc<Peers>,
     hub: Hub,
     clock: Clock,
-}
-
-/// The id of the tournament made by `request_id`: a retry makes the same one.
-pub fn tournament_id(request_id: &str) -> String {
-    let digest = Sha256::digest(request_id.as_bytes());
-    format!("tn-{}", &hex::encode(digest)[..24])
 }
 
 fn tournament_id_of(value: &str) -> Result<&str, ApiError> {
@@ -368,17 +361,5 @@ impl TournamentService for TournamentApi {
         request: Request<pb::WatchTournamentRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         respond(self.watch(request).await)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_retry_makes_the_same_tournament_id() {
-        assert_eq!(tournament_id("r-1"), tournament_id("r-1"));
-        assert_ne!(tournament_id("r-1"), tournament_id("r-2"));
-        assert_eq!(tournament_id("r-1").len(), 27);
     }
 }

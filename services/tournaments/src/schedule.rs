@@ -25,8 +25,8 @@ use gamehub_platform::error::ApiError;
 use gamehub_proto::common::GameType;
 use gamehub_proto::tournament as pb;
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
-use crate::api::tournament_id;
 use crate::peers::Peers;
 use crate::settings::{RoomTerms, Settings};
 use crate::store::{Store, Versioned};
@@ -37,6 +37,12 @@ pub const MAX_ENTRIES: usize = 100;
 /// The longest registration window, in minutes: one day, so one tournament per entry is
 /// open at a time.
 pub const MAX_OPEN_MINUTES: i64 = 24 * 60;
+
+/// The id of the tournament made by `request_id`: a retry makes the same one.
+fn tournament_id(request_id: &str) -> String {
+    let digest = Sha256::digest(request_id.as_bytes());
+    format!("tn-{}", &hex::encode(digest)[..24])
+}
 
 /// Creates the tournament `settings` for `request_id` (or answers the one it made before,
 /// `true` = replayed): the room is read from matchmaking and its terms kept with it.
@@ -232,6 +238,13 @@ impl Schedule {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn a_retry_makes_the_same_tournament_id() {
+        assert_eq!(tournament_id("r-1"), tournament_id("r-1"));
+        assert_ne!(tournament_id("r-1"), tournament_id("r-2"));
+        assert_eq!(tournament_id("r-1").len(), 27);
+    }
 
     const DAILY: &str = r#"
 [[tournament]]
