@@ -9,7 +9,8 @@
 //! - [`ledger`]: settlements against one ledger (or one in this process);
 //! - [`matcher`]: the matcher alone on the real Redis, with instant peers;
 //! - [`baseline`]: what the machine itself does, printed beside every figure:
-//!   `redis-benchmark` EVAL/s, `pgbench` TPC-B tps (and latency quantiles).
+//!   `redis-benchmark` EVAL/s, `pgbench` TPC-B tps (and latency quantiles);
+//! - [`redis_stats`]: which Redis commands a load ran, per move (`INFO commandstats`).
 //!
 //! Every load plays through [`players`], the random players over the bots and rule
 //! crates. The fakes and scratch databases are the tests' own (`gamehub-testkit`).
@@ -22,4 +23,5 @@ pub mod ledger;
 pub mod matcher;
 pub mod platform;
 pub mod players;
+pub mod redis_stats;
 pub mod referee;

@@ -30,6 +30,7 @@ use tonic::transport::Channel;
 
 use crate::baseline::{self, quantile_ms};
 use crate::players::gomoku::{self as player, RandomGomoku};
+use crate::redis_stats::{CommandCosts, CommandStats};
 
 type Client = GomokuServiceClient<ServiceChannel>;
 
@@ -103,6 +104,8 @@ pub struct Report {
     /// Health checks per second through the same connections (the gRPC floor), when
     /// measured.
     pub grpc_checks_per_second: Option<f64>,
+    /// What Redis's commands cost during the load (`INFO commandstats`), when read.
+    pub redis_commands: Option<CommandCosts>,
 }
 
 impl Report {
@@ -168,6 +171,11 @@ impl fmt::Display for Report {
                 self.moves_per_second() / eval.max(1e-9)
             )?;
         }
+        if let Some(commands) = &self.redis_commands {
+            let calls = (self.moves + self.other_calls) as f64;
+            let calls_per_second = calls / self.elapsed.as_secs_f64().max(1e-9);
+            write!(f, "{}", commands.render(calls_per_second, 12))?;
+        }
         Ok(())
     }
 }
@@ -218,6 +226,10 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
     }
     let run_id = uuid::Uuid::new_v4().simple().to_string();
     let run_id = Arc::<str>::from(&run_id[..8]);
+    let commands_before = CommandStats::read(&config.redis)
+        .await
+        .inspect_err(|e| tracing::warn!(error = %e, "INFO commandstats could not be read"))
+        .ok();
     let deadline = Instant::now() + Duration::from_secs(args.duration);
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -270,6 +282,9 @@ pub async fn run(args: &Args, config: &CommonConfig) -> anyhow::Result<Report> {
         }
     }
     report.elapsed = started.elapsed();
+    if let (Some(before), Ok(after)) = (&commands_before, CommandStats::read(&config.redis).await) {
+        report.redis_commands = Some(before.since(&after, report.elapsed.as_secs_f64()));
+    }
     latencies.sort_unstable();
     report.p50_ms = quantile_ms(&latencies, 0.50);
     report.p99_ms = quantile_ms(&latencies, 0.99);

@@ -33,6 +33,7 @@ use gamehub_proto::common::GameType;
 use tokio::sync::mpsc;
 
 use crate::baseline::quantile_ms;
+use crate::redis_stats::CommandCosts;
 
 pub use spawn::run_spawned;
 
@@ -296,6 +297,8 @@ pub struct Report {
     pub redis_eval_per_second: Option<f64>,
     /// `pgbench` TPC-B transactions/s of the same PostgreSQL (spawned mode).
     pub pgbench_tps: Option<f64>,
+    /// What Redis's commands cost during the measurement (spawned mode).
+    pub redis_commands: Option<CommandCosts>,
 }
 
 /// The load generator's own line among [`Report::processes`].
@@ -392,6 +395,11 @@ impl Report {
                 "  pgbench TPC-B tps        {tps:>10.0}   (settlements/s ÷ tps = {:.3})\n",
                 self.settlements_per_second / tps
             ));
+        }
+        if let Some(commands) = &self.redis_commands {
+            // Per move as CPU per move is: over the whole sampled time, at the
+            // measurement's rate of moves, bids, plays and passes.
+            out.push_str(&commands.render(self.moves_per_second, 14));
         }
         out
     }

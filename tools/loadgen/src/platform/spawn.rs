@@ -16,6 +16,7 @@ use gamehub_platform::config::CommonConfig;
 
 use super::{LoadOptions, ProcessCost, Report, run};
 use crate::baseline::{self, Pgbench};
+use crate::redis_stats::CommandStats;
 
 /// A service process started by [`run_spawned`].
 struct Spawned {
@@ -286,12 +287,14 @@ pub async fn run_spawned(
     let before: Vec<Option<Sample>> = spawned.iter().map(|s| proc_sample(s.child.id())).collect();
     let named_before: Vec<Option<Sample>> = named.iter().map(|n| named_sample(n)).collect();
     let own_before = proc_sample(std::process::id());
+    let commands_before = CommandStats::read(&config.redis).await.ok();
     let wall = Instant::now();
     let result = run(&load_endpoints, config, options, warm_up, &metrics_urls).await;
     let elapsed = wall.elapsed().as_secs_f64();
     let after: Vec<Option<Sample>> = spawned.iter().map(|s| proc_sample(s.child.id())).collect();
     let named_after: Vec<Option<Sample>> = named.iter().map(|n| named_sample(n)).collect();
     let own_after = proc_sample(std::process::id());
+    let commands_after = CommandStats::read(&config.redis).await.ok();
 
     let cost = |name: &str, before: Option<Sample>, after: Option<Sample>| {
         let (b, a) = (before.unwrap_or_default(), after.unwrap_or_default());
@@ -329,6 +332,9 @@ pub async fn run_spawned(
     stop_front_door(door.take());
     stop_all(&mut spawned);
     report.processes = processes;
+    if let (Some(before), Some(after)) = (&commands_before, &commands_after) {
+        report.redis_commands = Some(before.since(after, elapsed));
+    }
     // The baselines, on the same Redis and PostgreSQL, right after the load.
     report.redis_eval_per_second =
         baseline::redis_eval(&config.redis, baseline::REDIS_EVAL_REQUESTS)
