@@ -44,13 +44,15 @@ deploy/tls` would not make it either. The certificates name 127.0.0.1, so the re
 https:// URLs verify as compose's service names do.
 
 Usage: deploy/compose_run.py [--bin-dir DIR]
-Environment: DEPLOY_PORT_BASE (first local port to try; default: any free port),
+Environment: DEPLOY_PORT_BASE (first local port to try; default: a random one below the
+             kernel's ephemeral range, see local_port_base),
              DEPLOY_IMAGE_DIR (as for deploy/check.py; the default bin dir is its out/).
 Exits non-zero with the problem and the tail of each service's log.
 """
 import glob
 import os
 import pathlib
+import random
 import re
 import shlex
 import shutil
@@ -83,6 +85,23 @@ def duration(text, default):
     for value, unit in re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s|us)", str(text)):
         total += float(value) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6}[unit]
     return total
+
+
+def local_port_base():
+    """A first port to try, below the kernel's ephemeral range. A port the kernel handed
+    out free (bind to port 0) sits inside that range: between choosing it and the
+    service binding it, any outbound connection (a service to Redis, PostgreSQL or its
+    peers) may take it as its local port, and the service then fails with "Address
+    already in use" (seen once in CI, by the last service to start). Ports below the
+    range are never given to outbound connections. Random within 2,000 ports, so two
+    runs at once rarely start at the same place (taken ports are skipped anyway)."""
+    low = 32768
+    try:
+        low = int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    top = max(low - 200, 1224)
+    return random.randrange(max(top - 2000, 1024), top)
 
 
 def main():
@@ -135,7 +154,7 @@ def main():
         fail(f"{name} mounts no {NGINX_CONF}")
 
     # ---- Ports: what each service listens on, and a local port for each.
-    next_port = [int(os.environ.get("DEPLOY_PORT_BASE", "0"))]
+    next_port = [int(os.environ.get("DEPLOY_PORT_BASE") or local_port_base())]
 
     def free_port():
         while True:
