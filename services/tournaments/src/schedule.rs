@@ -22,7 +22,6 @@
 
 use chrono::{DateTime, Duration as Days, NaiveTime, Utc};
 use gamehub_platform::error::ApiError;
-use gamehub_proto::common::GameType;
 use gamehub_proto::tournament as pb;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -160,11 +159,16 @@ impl Schedule {
                     "open_minutes: must be 1 to {MAX_OPEN_MINUTES}"
                 )));
             }
-            let game_type = match entry.game.as_str() {
-                "gomoku" => GameType::Gomoku,
-                "doudizhu" => GameType::Doudizhu,
-                other => return Err(named(format!("game: {other:?} is not gomoku or doudizhu"))),
-            };
+            // The game registry names the games, not this file.
+            let game_type = gamehub_terms::games::by_key(&entry.game)
+                .map(|game| game.game_type)
+                .ok_or_else(|| {
+                    named(format!(
+                        "game: {:?} is not {}",
+                        entry.game,
+                        gamehub_terms::games::keys()
+                    ))
+                })?;
             let format = match entry.format.as_deref() {
                 None => pb::Format::Unspecified,
                 Some("swiss") => pb::Format::Swiss,
